@@ -1,0 +1,158 @@
+# cuprobe - one Makefile for the shim, the analyzer, the fake driver and tests.
+#
+#   make            build everything into build/
+#   make test       build, then run the whole CI suite (prints "N passed, N failed")
+#   make demo       run a bundled program on the fake driver and print a report
+#   make install PREFIX=/usr/local
+#   make SAN=address,undefined   or   make SAN=thread   (sanitizer builds into build-san-*/)
+#   V=1             show commands
+
+PREFIX  ?= /usr/local
+CC      ?= gcc
+Q       := $(if $(filter 1,$(V)),,@)
+SAN     ?=
+B       ?= $(if $(SAN),build-san-$(subst $(comma),-,$(SAN)),build)
+comma   := ,
+
+WARN    := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
+           -Wno-missing-field-initializers
+OPT     ?= -O2 -g
+SANFLAGS:= $(if $(SAN),-fsanitize=$(SAN) -fno-omit-frame-pointer,)
+CFLAGS  := -std=gnu11 $(OPT) $(WARN) -D_GNU_SOURCE -Iinclude $(SANFLAGS) $(EXTRA_CFLAGS)
+DEPFLAGS = -MMD -MP
+
+# --- vendored libunwind, built position-independent so it can live inside
+# --- libcuprobe.so (Debian's libunwind.a is not PIC).
+UNW_VER := 1.6.2
+UNW_DIR := $(B)/libunwind-$(UNW_VER)
+UNW_LIB := $(UNW_DIR)/src/.libs/libunwind.a
+UNW_INC := $(UNW_DIR)/include
+ZSTD_A  := $(shell $(CC) -print-file-name=libzstd.a)
+
+SHIM_SRC := $(wildcard interpose/*.c)
+SHIM_OBJ := $(patsubst %.c,$(B)/%.o,$(SHIM_SRC))
+ANA_SRC  := $(wildcard analyzer/*.c)
+ANA_OBJ  := $(patsubst %.c,$(B)/%.o,$(ANA_SRC))
+FAKE_SRC := $(wildcard tests/fakecuda/*.c)
+FAKE_OBJ := $(patsubst %.c,$(B)/%.o,$(FAKE_SRC))
+UNIT_SRC := $(wildcard tests/unit/test_*.c)
+UNIT_BIN := $(patsubst tests/unit/%.c,$(B)/tests/unit/%,$(UNIT_SRC))
+PROG_SRC := $(wildcard tests/progs/*.c) $(wildcard tests/scenarios/*.c) $(wildcard bench/*.c)
+PROG_BIN := $(patsubst %.c,$(B)/%,$(PROG_SRC))
+
+SHIM     := $(B)/libcuprobe.so
+ANALYZER := $(B)/cuprobe-analyze
+FRONT    := $(B)/cuprobe
+FAKECUDA := $(B)/fakecuda/libcuda.so.1
+
+SHIM_CFLAGS := $(CFLAGS) -fPIC -fvisibility=hidden -ftls-model=initial-exec \
+               -fno-omit-frame-pointer -I$(UNW_INC) -DUNW_LOCAL_ONLY
+SHIM_LIBS   := -Wl,--exclude-libs,ALL $(UNW_LIB) $(ZSTD_A) -ldl -lpthread \
+               -Wl,--version-script=interpose/exports.map -Wl,-Bsymbolic-functions \
+               -Wl,-z,nodelete
+
+.PHONY: all
+## all: build the shim, the analyzer, the front end, the fake driver and tests
+all: $(SHIM) $(ANALYZER) $(FRONT) $(FAKECUDA) $(UNIT_BIN) $(PROG_BIN)
+
+$(UNW_LIB):
+	$(Q)mkdir -p $(B)
+	$(Q)tar xzf third_party/libunwind_$(UNW_VER).orig.tar.gz -C $(B)
+	$(Q)cd $(UNW_DIR) && ./configure --quiet --disable-shared --enable-static \
+	    --disable-minidebuginfo --disable-zlibdebuginfo --disable-coredump \
+	    --disable-ptrace --disable-setjmp --disable-tests --disable-documentation \
+	    CC="$(CC)" CFLAGS="-O2 -g -fPIC -fvisibility=hidden" >/dev/null
+	$(Q)$(MAKE) -s -C $(UNW_DIR)/src libunwind.la >/dev/null
+	@echo "  UNWIND  $@"
+
+$(B)/interpose/%.o: interpose/%.c | $(UNW_LIB)
+	@mkdir -p $(dir $@)
+	@echo "  CC      $<"
+	$(Q)$(CC) $(SHIM_CFLAGS) $(DEPFLAGS) -c $< -o $@
+
+$(SHIM): $(SHIM_OBJ) $(UNW_LIB) interpose/exports.map
+	@echo "  LD      $@"
+	$(Q)$(CC) -shared $(SANFLAGS) -o $@ $(SHIM_OBJ) $(SHIM_LIBS)
+
+$(B)/analyzer/%.o: analyzer/%.c
+	@mkdir -p $(dir $@)
+	@echo "  CC      $<"
+	$(Q)$(CC) $(CFLAGS) $(DEPFLAGS) -c $< -o $@
+
+$(ANALYZER): $(ANA_OBJ)
+	@echo "  LD      $@"
+	$(Q)$(CC) $(SANFLAGS) -o $@ $(ANA_OBJ) $(ZSTD_A) -ldw -lelf -ldl -lpthread -lm
+
+$(FRONT): scripts/cuprobe
+	@mkdir -p $(dir $@)
+	$(Q)cp $< $@ && chmod +x $@
+
+$(B)/tests/fakecuda/%.o: tests/fakecuda/%.c
+	@mkdir -p $(dir $@)
+	@echo "  CC      $<"
+	$(Q)$(CC) $(CFLAGS) -fPIC $(DEPFLAGS) -c $< -o $@
+
+$(FAKECUDA): $(FAKE_OBJ) tests/fakecuda/fakecuda.map
+	@mkdir -p $(dir $@)
+	@echo "  LD      $@"
+	$(Q)$(CC) -shared $(SANFLAGS) -Wl,-soname,libcuda.so.1 \
+	    -Wl,--version-script=tests/fakecuda/fakecuda.map -o $@ $(FAKE_OBJ) -ldl -lpthread
+	$(Q)ln -sf libcuda.so.1 $(B)/fakecuda/libcuda.so
+
+# Unit tests: one file each, linked with the objects named in a
+# "// link: ..." comment on their first lines (e.g. build/interpose/cp_imap.o).
+.SECONDEXPANSION:
+LINK_SED := s|^// link: ||p
+$(B)/tests/unit/%: tests/unit/%.c $$(shell sed -n '$$(LINK_SED)' tests/unit/$$*.c | sed 's|build/|$(B)/|g') | $(UNW_LIB)
+	@mkdir -p $(dir $@)
+	@echo "  CC      $<"
+	$(Q)$(CC) $(CFLAGS) $(shell sed -n 's|^// cflags: ||p' $<) -I$(UNW_INC) -Iinterpose -Ianalyzer -o $@ $< \
+	    $(shell sed -n 's|^// link: ||p' $< | sed 's|build/|$(B)/|g') $(UNW_LIB) $(ZSTD_A) -ldw -lelf -ldl -lpthread -lm
+
+# Helper objects for unit tests (tests/unit/*.c that are not test_*).
+$(B)/tests/unit/%.o: tests/unit/%.c
+	@mkdir -p $(dir $@)
+	@echo "  CC      $<"
+	$(Q)$(CC) $(CFLAGS) $(shell sed -n 's|^// cflags: ||p' $<) -Iinterpose -c $< -o $@
+
+# Programs run under the shim: linked against the fake driver like a real
+# CUDA program links against libcuda (-lcuda), unless they say "// nolink".
+$(B)/tests/progs/% $(B)/tests/scenarios/% $(B)/bench/%: CUDALINK = $(if $(shell grep -l '^// nolink' $<),,-L$(B)/fakecuda -lcuda)
+$(B)/tests/progs/%: tests/progs/%.c $(FAKECUDA)
+	@mkdir -p $(dir $@)
+	@echo "  CC      $<"
+	$(Q)$(CC) $(CFLAGS) -fno-omit-frame-pointer -o $@ $< $(CUDALINK) -ldl -lpthread
+$(B)/tests/scenarios/%: tests/scenarios/%.c $(FAKECUDA)
+	@mkdir -p $(dir $@)
+	@echo "  CC      $<"
+	$(Q)$(CC) $(CFLAGS) -fno-omit-frame-pointer -o $@ $< $(CUDALINK) -ldl -lpthread
+$(B)/bench/%: bench/%.c $(FAKECUDA)
+	@mkdir -p $(dir $@)
+	@echo "  CC      $<"
+	$(Q)$(CC) $(CFLAGS) -o $@ $< $(CUDALINK) -ldl -lpthread
+
+.PHONY: test
+## test: build and run every CI test; the last line is "N passed, N failed"
+test: all
+	$(Q)B=$(B) sh tests/run.sh
+
+.PHONY: demo
+## demo: trace a bundled program on the fake driver and print the report
+demo: all
+	$(Q)B=$(B) sh scripts/demo.sh
+
+.PHONY: install
+## install: install into $(PREFIX) (bin/, lib/cuprobe/, share/cuprobe/)
+install: all
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/cuprobe $(DESTDIR)$(PREFIX)/share/cuprobe
+	install -m 0755 $(SHIM) $(DESTDIR)$(PREFIX)/lib/cuprobe/libcuprobe.so
+	install -m 0755 $(ANALYZER) $(DESTDIR)$(PREFIX)/lib/cuprobe/cuprobe-analyze
+	install -m 0755 $(FRONT) $(DESTDIR)$(PREFIX)/bin/cuprobe
+	if [ -d scripts/python ]; then cp -r scripts/python $(DESTDIR)$(PREFIX)/share/cuprobe/; fi
+
+.PHONY: clean
+## clean: remove build outputs
+clean:
+	rm -rf build build-san-*
+
+-include $(SHIM_OBJ:.o=.d) $(ANA_OBJ:.o=.d) $(FAKE_OBJ:.o=.d)

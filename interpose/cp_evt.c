@@ -1,0 +1,243 @@
+/*
+ * cp_evt.c - event prefix, contexts, classification, devices and OOM
+ * snapshots (see cp_evt.h).
+ */
+#include <dlfcn.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cp_evt.h"
+#include "cp_imap.h"
+#include "cp_resolve.h"
+#include "cp_launch.h"
+#include "cp_stack.h"
+
+/* --- driver functions cuprobe calls itself -------------------------------- */
+
+void *cp_real(void **slot, const char *name)
+{
+    void *p = __atomic_load_n(slot, __ATOMIC_ACQUIRE);
+    if (!p) {
+        p = cp_resolve_in_libcuda(name);
+        __atomic_store_n(slot, p, __ATOMIC_RELEASE);
+    }
+    return p;
+}
+
+static void *cp_slot_get_current, *cp_slot_get_device, *cp_slot_ptr_attrs;
+
+/* --- capture state ------------------------------------------------------------ */
+
+static atomic_int cp_captures;
+static __thread CUcontext cp_tls_ctx;
+
+int cp_ev_capturing(void)
+{
+    return atomic_load_explicit(&cp_captures, memory_order_relaxed) > 0;
+}
+
+void cp_ev_capture_delta(int d)
+{
+    if (atomic_fetch_add(&cp_captures, d) + d < 0)
+        atomic_store(&cp_captures, 0);  /* an end without a begin we saw */
+}
+
+void cp_ev_set_tls_ctx(CUcontext ctx)
+{
+    cp_tls_ctx = ctx;
+}
+
+/* --- context -> device ----------------------------------------------------- */
+
+#define CP_CTX_SLOTS 256
+static _Atomic(CUcontext) cp_ctx_key[CP_CTX_SLOTS];
+static atomic_int cp_ctx_dev[CP_CTX_SLOTS];
+
+static unsigned cp_ctx_slot(CUcontext ctx)
+{
+    uintptr_t v = (uintptr_t)ctx;
+    return (unsigned)((v >> 4) ^ (v >> 13)) & (CP_CTX_SLOTS - 1);
+}
+
+void cp_ctx_learn(CUcontext ctx, int dev)
+{
+    if (!ctx)
+        return;
+    unsigned h = cp_ctx_slot(ctx);
+    for (unsigned i = 0; i < CP_CTX_SLOTS; i++, h = (h + 1) & (CP_CTX_SLOTS - 1)) {
+        CUcontext k = atomic_load(&cp_ctx_key[h]);
+        if (k == ctx) {
+            atomic_store(&cp_ctx_dev[h], dev);
+            return;
+        }
+        if (k == NULL || k == (CUcontext)-1) {
+            CUcontext expect = k;
+            atomic_store(&cp_ctx_dev[h], dev);
+            if (atomic_compare_exchange_strong(&cp_ctx_key[h], &expect, ctx))
+                return;
+        }
+    }
+}
+
+void cp_ctx_forget(CUcontext ctx)
+{
+    unsigned h = cp_ctx_slot(ctx);
+    for (unsigned i = 0; i < CP_CTX_SLOTS; i++, h = (h + 1) & (CP_CTX_SLOTS - 1)) {
+        CUcontext k = atomic_load(&cp_ctx_key[h]);
+        if (k == NULL)
+            return;
+        if (k == ctx) {
+            atomic_store(&cp_ctx_key[h], (CUcontext)-1);  /* tombstone */
+            return;
+        }
+    }
+}
+
+int cp_ctx_device(CUcontext ctx)
+{
+    if (!ctx)
+        return -1;
+    unsigned h = cp_ctx_slot(ctx);
+    for (unsigned i = 0; i < CP_CTX_SLOTS; i++, h = (h + 1) & (CP_CTX_SLOTS - 1)) {
+        CUcontext k = atomic_load_explicit(&cp_ctx_key[h], memory_order_acquire);
+        if (k == ctx)
+            return atomic_load_explicit(&cp_ctx_dev[h], memory_order_relaxed);
+        if (k == NULL)
+            return -1;
+    }
+    return -1;
+}
+
+void cp_ev_ctx(cp_where *w, int want_stack)
+{
+    w->ctx = cp_tls_ctx;
+    w->dev = -1;
+    w->stack = 0;
+    if (!cp_ev_capturing()) {
+        CUresult (*get_current)(CUcontext *) = cp_real(&cp_slot_get_current, "cuCtxGetCurrent");
+        CUcontext ctx = NULL;
+        if (get_current && get_current(&ctx) == CUDA_SUCCESS)
+            w->ctx = ctx;
+        w->dev = cp_ctx_device(w->ctx);
+        if (w->dev < 0 && w->ctx) {
+            /* A context made before we saw it (or by another route): ask
+             * once, then remember. */
+            CUresult (*get_device)(CUdevice *) = cp_real(&cp_slot_get_device, "cuCtxGetDevice");
+            CUdevice d;
+            if (get_device && get_device(&d) == CUDA_SUCCESS) {
+                w->dev = d;
+                cp_ctx_learn(w->ctx, d);
+            }
+        }
+    } else {
+        w->dev = cp_ctx_device(w->ctx);
+    }
+    if (want_stack)
+        w->stack = cp_stack_capture(2, 1);
+}
+
+/* --- API announcements and the EV prefix -------------------------------------- */
+
+static _Atomic uint32_t cp_api_gen[CP_ID_COUNT];
+
+static void cp_ev_announce(uint32_t api)
+{
+    uint32_t gen = cp_rec_generation() + 1;
+    uint32_t seen = atomic_load_explicit(&cp_api_gen[api], memory_order_relaxed);
+    if (seen == gen || !atomic_compare_exchange_strong(&cp_api_gen[api], &seen, gen))
+        return;
+    const char *name = cp_api_name(api);
+    size_t n = strlen(name);
+    uint8_t *p = cp_rec_begin(CP_REC_API, n + 3 * CP_VARINT_MAX);
+    if (!p)
+        return;
+    p = cp_put_u(p, api);
+    p = cp_put_str(p, name, n);
+    p = cp_put_u(p, cp_api_routes(api));
+    cp_rec_commit(p);
+}
+
+uint8_t *cp_ev_begin(unsigned type, const cp_call *c, const cp_where *w, CUstream stream,
+                     size_t extra)
+{
+    cp_ev_announce(c->api);
+    uint8_t *p = cp_rec_begin(type, CP_EV_MAX + extra);
+    if (!p)
+        return NULL;
+    p = cp_put_u(p, c->api);
+    p = cp_put_u(p, (uint64_t)c->res);
+    p = cp_put_u(p, (uint64_t)(uintptr_t)w->ctx);
+    p = cp_put_s(p, w->dev);
+    p = cp_put_u(p, (uint64_t)(uintptr_t)stream);
+    p = cp_put_u(p, c->dur);
+    return cp_put_u(p, w->stack);
+}
+
+void cp_ev_call(const cp_call *c, CUstream stream, int want_stack)
+{
+    cp_where w;
+    cp_ev_ctx(&w, want_stack);
+    uint8_t *p = cp_ev_begin(CP_REC_CALL, c, &w, stream, 0);
+    if (p)
+        cp_rec_commit(p);
+}
+
+/* --- classification ------------------------------------------------------------- */
+
+void cp_classify(uint64_t addr, int host_side, int may_query, int *mclass, int *dev)
+{
+    cp_range r;
+    *dev = -1;
+    if (!host_side && cp_imap_find(CP_IMAP_DEV, addr, &r) == 0) {
+        *mclass = r.mclass;
+        *dev = r.dev;
+        return;
+    }
+    if (cp_imap_find(CP_IMAP_HOST, addr, &r) == 0) {
+        *mclass = r.mclass;
+        return;
+    }
+    *mclass = CP_MC_UNKNOWN;
+    if (!may_query || cp_ev_capturing())
+        return;
+    /* Memory CUDA got before we were loaded, or by a route we do not hook:
+     * one query.  cuPointerGetAttributes never fails on a pageable pointer,
+     * it reports memory type 0 (interposition.md section 5). */
+    CUresult (*attrs)(unsigned, CUpointer_attribute *, void **, CUdeviceptr) =
+        cp_real(&cp_slot_ptr_attrs, "cuPointerGetAttributes");
+    if (!attrs)
+        return;
+    CUpointer_attribute which[3] = { CU_POINTER_ATTRIBUTE_MEMORY_TYPE,
+                                     CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL,
+                                     CU_POINTER_ATTRIBUTE_IS_MANAGED };
+    unsigned memtype = 0;
+    int ordinal = -1;
+    int managed = 0;    /* the driver writes a bool-sized value, zero the int */
+    void *data[3] = { &memtype, &ordinal, &managed };
+    if (attrs(3, which, data, (CUdeviceptr)addr) != CUDA_SUCCESS)
+        return;
+    if (managed & 0xff) {
+        *mclass = CP_MC_MANAGED;
+        *dev = ordinal;
+    } else if (memtype == CU_MEMORYTYPE_DEVICE) {
+        *mclass = CP_MC_DEVICE;
+        *dev = ordinal;
+    } else if (memtype == CU_MEMORYTYPE_HOST) {
+        *mclass = CP_MC_PINNED;
+    } else if (memtype == 0) {
+        *mclass = CP_MC_PAGEABLE;
+    }
+}
+
+/* Until call-site capture is linked in, events carry no stack. */
+__attribute__((weak)) uint64_t cp_stack_capture(int skip, int with_python)
+{
+    (void)skip, (void)with_python;
+    return 0;
+}
+
+uint64_t cp_stack_capture_for_finding(void)
+{
+    return cp_stack_capture(2, 1);
+}

@@ -1,0 +1,212 @@
+/*
+ * cp_hooks_ctx.c - initialisation, contexts, streams, captures and
+ * synchronisation.
+ */
+#include "cp_evt.h"
+#include "cp_imap.h"
+
+void cp_devinfo_on_new_file(void);
+
+/* Registered before main: every trace file (a forked child's too) repeats
+ * the environment section. */
+__attribute__((constructor(200))) static void cp_hooks_ctx_init(void)
+{
+    cp_rec_on_new_file(cp_devinfo_on_new_file);
+}
+
+void cp_hook_init(cp_call *c, unsigned int Flags)
+{
+    (void)Flags;
+    cp_ev_call(c, NULL, 1);
+    if (c->res == CUDA_SUCCESS)
+        cp_ev_devices();
+}
+
+/* cudart asks the driver's version before anything else and gives up
+ * ("driver insufficient") without calling cuInit when it is too old: this
+ * record is then the only witness. */
+void cp_hook_driver_version(cp_call *c, int *driverVersion)
+{
+    uint8_t *p = cp_rec_begin(CP_REC_DRIVER, 2 * CP_VARINT_MAX);
+    if (!p)
+        return;
+    p = cp_put_s(p, (c->res == CUDA_SUCCESS && driverVersion) ? *driverVersion : 0);
+    p = cp_put_u(p, (uint64_t)c->res);
+    cp_rec_commit(p);
+}
+
+static void cp_ctx_ev(const cp_call *c, int op, CUcontext target, int target_dev, uint64_t flags,
+                      int want_stack)
+{
+    cp_where w;
+    cp_ev_ctx(&w, want_stack);
+    uint8_t *p = cp_ev_begin(CP_REC_CTX, c, &w, NULL, 4 * CP_VARINT_MAX);
+    if (!p)
+        return;
+    p = cp_put_u(p, (uint64_t)op);
+    p = cp_put_u(p, (uint64_t)(uintptr_t)target);
+    p = cp_put_s(p, target_dev);
+    p = cp_put_u(p, flags);
+    cp_rec_commit(p);
+}
+
+static void cp_ctx_created(const cp_call *c, CUcontext *pctx, unsigned flags, CUdevice dev)
+{
+    CUcontext ctx = (c->res == CUDA_SUCCESS && pctx) ? *pctx : NULL;
+    if (ctx) {
+        cp_ctx_learn(ctx, dev);
+        cp_ev_set_tls_ctx(ctx);     /* cuCtxCreate pushes the new context */
+    }
+    cp_ctx_ev(c, CP_CTX_CREATE, ctx, dev, flags, 1);
+}
+
+void cp_hook_ctx_create2(cp_call *c, CUcontext *pctx, unsigned int flags, CUdevice dev)
+{
+    cp_ctx_created(c, pctx, flags, dev);
+}
+
+void cp_hook_ctx_create3(cp_call *c, CUcontext *pctx, CUexecAffinityParam *paramsArray,
+                         int numParams, unsigned int flags, CUdevice dev)
+{
+    (void)paramsArray, (void)numParams;
+    cp_ctx_created(c, pctx, flags, dev);
+}
+
+void cp_hook_ctx_create4(cp_call *c, CUcontext *pctx, CUctxCreateParams *params,
+                         unsigned int flags, CUdevice dev)
+{
+    (void)params;
+    cp_ctx_created(c, pctx, flags, dev);
+}
+
+void cp_hook_ctx_destroy(cp_call *c, CUcontext ctx)
+{
+    int dev = cp_ctx_device(ctx);
+    cp_ctx_ev(c, CP_CTX_DESTROY, ctx, dev, 0, 0);
+    if (c->res == CUDA_SUCCESS)
+        cp_ctx_forget(ctx);
+}
+
+void cp_hook_ctx_retain(cp_call *c, CUcontext *pctx, CUdevice dev)
+{
+    CUcontext ctx = (c->res == CUDA_SUCCESS && pctx) ? *pctx : NULL;
+    if (ctx)
+        cp_ctx_learn(ctx, dev);
+    cp_ctx_ev(c, CP_CTX_RETAIN, ctx, dev, 0, 1);
+}
+
+void cp_hook_ctx_release(cp_call *c, CUdevice dev)
+{
+    cp_ctx_ev(c, CP_CTX_RELEASE, NULL, dev, 0, 0);
+}
+
+void cp_hook_ctx_reset(cp_call *c, CUdevice dev)
+{
+    cp_ctx_ev(c, CP_CTX_RESET, NULL, dev, 0, 1);
+}
+
+void cp_hook_ctx_set(cp_call *c, CUcontext ctx)
+{
+    if (c->res == CUDA_SUCCESS)
+        cp_ev_set_tls_ctx(ctx);
+    cp_ctx_ev(c, CP_CTX_SET, ctx, cp_ctx_device(ctx), 0, 0);
+}
+
+void cp_hook_ctx_push(cp_call *c, CUcontext ctx)
+{
+    if (c->res == CUDA_SUCCESS)
+        cp_ev_set_tls_ctx(ctx);
+    cp_ctx_ev(c, CP_CTX_PUSH, ctx, cp_ctx_device(ctx), 0, 0);
+}
+
+void cp_hook_ctx_pop(cp_call *c, CUcontext *pctx)
+{
+    CUcontext popped = (c->res == CUDA_SUCCESS && pctx) ? *pctx : NULL;
+    cp_ctx_ev(c, CP_CTX_POP, popped, cp_ctx_device(popped), 0, 0);
+}
+
+static void cp_stream_ev(const cp_call *c, int op, CUstream s, uint64_t flags, int prio)
+{
+    cp_where w;
+    cp_ev_ctx(&w, 0);
+    uint8_t *p = cp_ev_begin(CP_REC_STREAM, c, &w, s, 4 * CP_VARINT_MAX);
+    if (!p)
+        return;
+    p = cp_put_u(p, (uint64_t)op);
+    p = cp_put_u(p, (uint64_t)(uintptr_t)s);
+    p = cp_put_u(p, flags);
+    p = cp_put_s(p, prio);
+    cp_rec_commit(p);
+}
+
+void cp_hook_stream_create(cp_call *c, CUstream *ph, unsigned int Flags)
+{
+    cp_stream_ev(c, CP_STREAM_CREATE, (c->res == CUDA_SUCCESS && ph) ? *ph : NULL, Flags, 0);
+}
+
+void cp_hook_stream_create_prio(cp_call *c, CUstream *ph, unsigned int flags, int priority)
+{
+    cp_stream_ev(c, CP_STREAM_CREATE, (c->res == CUDA_SUCCESS && ph) ? *ph : NULL, flags,
+                 priority);
+}
+
+void cp_hook_stream_destroy(cp_call *c, CUstream s)
+{
+    cp_stream_ev(c, CP_STREAM_DESTROY, s, 0, 0);
+}
+
+/* Captures: counted first, so that from here on no hook makes an extra
+ * driver call (it would invalidate the capture, CUDA_ERROR_STREAM_CAPTURE_*). */
+void cp_hook_capture_begin(cp_call *c, CUstream s, CUstreamCaptureMode mode)
+{
+    if (c->res == CUDA_SUCCESS)
+        cp_ev_capture_delta(1);
+    cp_stream_ev(c, CP_STREAM_BEGIN_CAPTURE, s, (uint64_t)mode, 0);
+}
+
+/* CUDA 10.0's form, without a mode: it captures in global mode. */
+void cp_hook_capture_begin1(cp_call *c, CUstream s)
+{
+    cp_hook_capture_begin(c, s, CU_STREAM_CAPTURE_MODE_GLOBAL);
+}
+
+void cp_hook_capture_end(cp_call *c, CUstream s, CUgraph *g)
+{
+    (void)g;
+    cp_stream_ev(c, CP_STREAM_END_CAPTURE, s, 0, 0);
+    /* The capture is over whatever the result (an invalidated one ends too). */
+    cp_ev_capture_delta(-1);
+}
+
+static void cp_sync_ev(const cp_call *c, int op, CUstream s)
+{
+    cp_where w;
+    cp_ev_ctx(&w, 1);
+    uint8_t *p = cp_ev_begin(CP_REC_SYNC, c, &w, s, CP_VARINT_MAX);
+    if (!p)
+        return;
+    p = cp_put_u(p, (uint64_t)op);
+    cp_rec_commit(p);
+}
+
+void cp_hook_ctx_sync(cp_call *c)
+{
+    cp_sync_ev(c, CP_SYNC_CTX, NULL);
+}
+
+void cp_hook_ctx_sync2(cp_call *c, CUcontext ctx)
+{
+    (void)ctx;
+    cp_sync_ev(c, CP_SYNC_CTX, NULL);
+}
+
+void cp_hook_stream_sync(cp_call *c, CUstream s)
+{
+    cp_sync_ev(c, CP_SYNC_STREAM, s);
+}
+
+void cp_hook_event_sync(cp_call *c, CUevent e)
+{
+    (void)e;
+    cp_sync_ev(c, CP_SYNC_EVENT, NULL);
+}

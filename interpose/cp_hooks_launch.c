@@ -1,0 +1,350 @@
+/*
+ * cp_hooks_launch.c - kernel launches: counted per function, and checked for
+ * pointer arguments into another device's memory.
+ *
+ * The launch path is the hot one (about a thousand a step in a PyTorch
+ * training loop), so it records no event: it bumps a per-thread counter,
+ * and the counts leave as CP_REC_LAUNCH_COUNT deltas every
+ * CP_LC_EMIT_EVERY launches of a thread and at flush points.  The
+ * cross-device check runs only while two or more devices hold memory.
+ */
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cp_evt.h"
+#include "cp_imap.h"
+#include "cp_launch.h"
+
+#define CP_LC_SLOTS 1024            /* per thread, open addressing */
+#define CP_LC_EMIT_EVERY 4096
+
+typedef struct cp_lc_slot {
+    _Atomic(uintptr_t) func;
+    atomic_uint_fast64_t pending;   /* launches not yet recorded */
+    uint32_t api;
+} cp_lc_slot;
+
+typedef struct cp_lc_table {
+    cp_lc_slot slot[CP_LC_SLOTS];
+    struct cp_lc_table *next;
+    unsigned since_emit;
+} cp_lc_table;
+
+static __thread cp_lc_table *cp_tls_lc;
+static _Atomic(cp_lc_table *) cp_lc_all;
+static pthread_mutex_t cp_lc_emit_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* --- function names ------------------------------------------------------------ */
+
+#define CP_NAME_SLOTS 8192
+static _Atomic(uintptr_t) cp_name_key[CP_NAME_SLOTS];
+static _Atomic(char *) cp_name_val[CP_NAME_SLOTS];
+static void *cp_slot_func_name, *cp_slot_param_info, *cp_slot_kparam_info;
+
+static unsigned cp_ptr_hash(uintptr_t v, unsigned mask)
+{
+    return (unsigned)((v >> 4) * 0x9E3779B97F4A7C15ull >> 40) & mask;
+}
+
+void cp_launch_name_set(const void *handle, const char *name)
+{
+    if (!handle || !name)
+        return;
+    unsigned h = cp_ptr_hash((uintptr_t)handle, CP_NAME_SLOTS - 1);
+    for (unsigned i = 0; i < CP_NAME_SLOTS; i++, h = (h + 1) & (CP_NAME_SLOTS - 1)) {
+        uintptr_t k = atomic_load(&cp_name_key[h]);
+        if (k == (uintptr_t)handle)
+            return;
+        if (k == 0) {
+            uintptr_t expect = 0;
+            char *copy = strdup(name);
+            if (!copy)
+                return;
+            if (atomic_compare_exchange_strong(&cp_name_key[h], &expect, (uintptr_t)handle)) {
+                atomic_store(&cp_name_val[h], copy);
+                return;
+            }
+            free(copy);
+        }
+    }
+}
+
+const char *cp_launch_name(const void *handle)
+{
+    unsigned h = cp_ptr_hash((uintptr_t)handle, CP_NAME_SLOTS - 1);
+    for (unsigned i = 0; i < CP_NAME_SLOTS; i++, h = (h + 1) & (CP_NAME_SLOTS - 1)) {
+        uintptr_t k = atomic_load(&cp_name_key[h]);
+        if (k == (uintptr_t)handle)
+            return atomic_load(&cp_name_val[h]);
+        if (k == 0)
+            break;
+    }
+    /* Functions we did not see being looked up: ask the driver (12.3+). */
+    CUresult (*fname)(const char **, CUfunction) = cp_real(&cp_slot_func_name, "cuFuncGetName");
+    const char *n = NULL;
+    if (fname && !cp_ev_capturing() && fname(&n, (CUfunction)handle) == CUDA_SUCCESS && n) {
+        cp_launch_name_set(handle, n);
+        return n;
+    }
+    return NULL;
+}
+
+void cp_hook_module_get_function(cp_call *c, CUfunction *hfunc, CUmodule hmod, const char *name)
+{
+    (void)hmod;
+    if (c->res == CUDA_SUCCESS && hfunc)
+        cp_launch_name_set(*hfunc, name);
+}
+
+void cp_hook_library_get_kernel(cp_call *c, CUkernel *pKernel, CUlibrary library,
+                                const char *name)
+{
+    (void)library;
+    if (c->res == CUDA_SUCCESS && pKernel)
+        cp_launch_name_set(*pKernel, name);
+}
+
+void cp_hook_kernel_get_function(cp_call *c, CUfunction *pFunc, CUkernel kernel)
+{
+    if (c->res == CUDA_SUCCESS && pFunc) {
+        const char *n = cp_launch_name(kernel);
+        if (n)
+            cp_launch_name_set(*pFunc, n);
+    }
+}
+
+/* --- counting ----------------------------------------------------------------- */
+
+static cp_lc_table *cp_lc_mine(void)
+{
+    cp_lc_table *t = cp_tls_lc;
+    if (__builtin_expect(t != NULL, 1))
+        return t;
+    t = calloc(1, sizeof(*t));
+    if (!t)
+        return NULL;
+    /* Tables are never freed: a thread's counts outlive it until emitted. */
+    t->next = atomic_load(&cp_lc_all);
+    while (!atomic_compare_exchange_weak(&cp_lc_all, &t->next, t))
+        ;
+    cp_tls_lc = t;
+    return t;
+}
+
+static void cp_lc_emit_table(cp_lc_table *t)
+{
+    for (unsigned i = 0; i < CP_LC_SLOTS; i++) {
+        uintptr_t f = atomic_load_explicit(&t->slot[i].func, memory_order_acquire);
+        if (!f)
+            continue;
+        uint64_t n = atomic_exchange(&t->slot[i].pending, 0);
+        if (!n)
+            continue;
+        const char *name = cp_launch_name((const void *)f);
+        size_t len = name ? strnlen(name, 1024) : 0;
+        uint8_t *p = cp_rec_begin(CP_REC_LAUNCH_COUNT, len + 4 * CP_VARINT_MAX);
+        if (!p)
+            return;
+        p = cp_put_u(p, t->slot[i].api);
+        p = cp_put_u(p, f);
+        p = cp_put_u(p, n);
+        p = cp_put_str(p, name, len);
+        cp_rec_commit(p);
+    }
+}
+
+void cp_launch_flush(void)
+{
+    pthread_mutex_lock(&cp_lc_emit_lock);
+    for (cp_lc_table *t = atomic_load(&cp_lc_all); t; t = t->next)
+        cp_lc_emit_table(t);
+    pthread_mutex_unlock(&cp_lc_emit_lock);
+}
+
+static inline void cp_lc_count(uint32_t api, const void *func)
+{
+    cp_lc_table *t = cp_lc_mine();
+    if (!t)
+        return;
+    uintptr_t f = (uintptr_t)func;
+    unsigned h = cp_ptr_hash(f, CP_LC_SLOTS - 1);
+    for (unsigned i = 0; i < CP_LC_SLOTS; i++, h = (h + 1) & (CP_LC_SLOTS - 1)) {
+        cp_lc_slot *s = &t->slot[h];
+        uintptr_t k = atomic_load_explicit(&s->func, memory_order_relaxed);
+        if (k == f && s->api == api) {
+            atomic_fetch_add_explicit(&s->pending, 1, memory_order_relaxed);
+            goto counted;
+        }
+        if (k == 0) {
+            s->api = api;
+            atomic_store_explicit(&s->pending, 1, memory_order_relaxed);
+            atomic_store_explicit(&s->func, f, memory_order_release);
+            goto counted;
+        }
+    }
+    return;     /* a thread launching over 1024 distinct functions: uncounted */
+counted:
+    if (++t->since_emit >= CP_LC_EMIT_EVERY) {
+        t->since_emit = 0;
+        if (pthread_mutex_trylock(&cp_lc_emit_lock) == 0) {
+            cp_lc_emit_table(t);
+            pthread_mutex_unlock(&cp_lc_emit_lock);
+        }
+    }
+}
+
+/* --- the cross-device check ------------------------------------------------------ */
+
+#define CP_PI_SLOTS 4096
+#define CP_PI_MAX 64
+
+typedef struct cp_pinfo {
+    uintptr_t func;
+    int n;                          /* 8-byte parameters found; -1: no info */
+    uint16_t off[CP_PI_MAX];
+    uint16_t idx[CP_PI_MAX];
+} cp_pinfo;
+
+static _Atomic(cp_pinfo *) cp_pi[CP_PI_SLOTS];
+
+/* Parameter layout of f, cached per function: offsets of the 8-byte
+ * parameters (pointer candidates; the allocation map decides). */
+static const cp_pinfo *cp_pinfo_get(const void *f)
+{
+    unsigned h = cp_ptr_hash((uintptr_t)f, CP_PI_SLOTS - 1);
+    for (unsigned i = 0; i < CP_PI_SLOTS; i++, h = (h + 1) & (CP_PI_SLOTS - 1)) {
+        cp_pinfo *e = atomic_load_explicit(&cp_pi[h], memory_order_acquire);
+        if (!e)
+            break;
+        if (e->func == (uintptr_t)f)
+            return e;
+    }
+    if (cp_ev_capturing())
+        return NULL;
+    cp_pinfo *e = calloc(1, sizeof(*e));
+    if (!e)
+        return NULL;
+    e->func = (uintptr_t)f;
+    CUresult (*fpi)(CUfunction, size_t, size_t *, size_t *) =
+        cp_real(&cp_slot_param_info, "cuFuncGetParamInfo");
+    CUresult (*kpi)(CUkernel, size_t, size_t *, size_t *) =
+        cp_real(&cp_slot_kparam_info, "cuKernelGetParamInfo");
+    size_t off, size;
+    /* A CUkernel may be passed where a CUfunction is expected (CUDA 12). */
+    int use_kernel = !(fpi && fpi((CUfunction)f, 0, &off, &size) == CUDA_SUCCESS) &&
+                     kpi && kpi((CUkernel)f, 0, &off, &size) == CUDA_SUCCESS;
+    for (size_t i = 0; i < 4096 && e->n < CP_PI_MAX; i++) {
+        CUresult r = use_kernel ? kpi((CUkernel)f, i, &off, &size)
+                                : (fpi ? fpi((CUfunction)f, i, &off, &size) : CUDA_ERROR_NOT_FOUND);
+        if (r != CUDA_SUCCESS)
+            break;
+        if (size == 8 && off < 65536) {
+            e->off[e->n] = (uint16_t)off;
+            e->idx[e->n] = (uint16_t)i;
+            e->n++;
+        }
+    }
+    h = cp_ptr_hash((uintptr_t)f, CP_PI_SLOTS - 1);
+    for (unsigned i = 0; i < CP_PI_SLOTS; i++, h = (h + 1) & (CP_PI_SLOTS - 1)) {
+        cp_pinfo *expect = NULL;
+        if (atomic_compare_exchange_strong(&cp_pi[h], &expect, e))
+            return e;
+        if (expect->func == (uintptr_t)f) {
+            free(e);
+            return expect;
+        }
+    }
+    free(e);
+    return NULL;
+}
+
+static void cp_xdev_rec(const cp_call *c, CUstream s, const void *f, unsigned idx, uint64_t ptr,
+                        const cp_range *r, const cp_where *at)
+{
+    cp_where w = *at;
+    w.stack = cp_stack_capture_for_finding();
+    const char *name = cp_launch_name(f);
+    size_t len = name ? strnlen(name, 1024) : 0;
+    uint8_t *p = cp_ev_begin(CP_REC_XDEV, c, &w, s, len + 7 * CP_VARINT_MAX);
+    if (!p)
+        return;
+    p = cp_put_u(p, (uint64_t)(uintptr_t)f);
+    p = cp_put_u(p, idx);
+    p = cp_put_u(p, ptr);
+    p = cp_put_s(p, r->dev);
+    p = cp_put_u(p, r->base);
+    p = cp_put_u(p, r->size);
+    p = cp_put_str(p, name, len);
+    cp_rec_commit(p);
+}
+
+static void cp_xdev_check(const cp_call *c, const void *f, CUstream s, void **params,
+                          void **extra)
+{
+    uint64_t mask = cp_imap_dev_mask();
+    if (!(mask & (mask - 1)))
+        return;     /* fewer than two devices hold memory: nothing to mix */
+    const cp_pinfo *pi = cp_pinfo_get(f);
+    if (!pi || pi->n <= 0)
+        return;
+    const uint8_t *buf = NULL;
+    size_t buf_size = 0;
+    if (!params && extra) {
+        for (void **e = extra; *e != CU_LAUNCH_PARAM_END; e += 2) {
+            if (e[0] == CU_LAUNCH_PARAM_BUFFER_POINTER)
+                buf = e[1];
+            else if (e[0] == CU_LAUNCH_PARAM_BUFFER_SIZE && e[1])
+                buf_size = *(size_t *)e[1];
+        }
+    }
+    cp_where w;
+    cp_ev_ctx(&w, 0);
+    for (int i = 0; i < pi->n; i++) {
+        uint64_t v;
+        if (params && params[pi->idx[i]])
+            memcpy(&v, params[pi->idx[i]], 8);
+        else if (buf && (size_t)pi->off[i] + 8 <= buf_size)
+            memcpy(&v, buf + pi->off[i], 8);
+        else
+            continue;
+        cp_range r;
+        if (v && cp_imap_find(CP_IMAP_DEV, v, &r) == 0 && r.mclass == CP_MC_DEVICE &&
+            w.dev >= 0 && r.dev >= 0 && r.dev != w.dev)
+            cp_xdev_rec(c, s, f, pi->idx[i], v, &r, &w);
+    }
+}
+
+void cp_hook_launch(cp_call *c, CUfunction f, unsigned int gx, unsigned int gy, unsigned int gz,
+                    unsigned int bx, unsigned int by, unsigned int bz, unsigned int shmem,
+                    CUstream s, void **params, void **extra)
+{
+    (void)gx, (void)gy, (void)gz, (void)bx, (void)by, (void)bz, (void)shmem;
+    cp_lc_count(c->api, f);
+    cp_xdev_check(c, f, s, params, extra);
+}
+
+void cp_hook_launch_ex(cp_call *c, const CUlaunchConfig *config, CUfunction f, void **params,
+                       void **extra)
+{
+    cp_lc_count(c->api, f);
+    cp_xdev_check(c, f, config ? config->hStream : NULL, params, extra);
+}
+
+void cp_hook_launch_coop(cp_call *c, CUfunction f, unsigned int gx, unsigned int gy,
+                         unsigned int gz, unsigned int bx, unsigned int by, unsigned int bz,
+                         unsigned int shmem, CUstream s, void **params)
+{
+    (void)gx, (void)gy, (void)gz, (void)bx, (void)by, (void)bz, (void)shmem;
+    cp_lc_count(c->api, f);
+    cp_xdev_check(c, f, s, params, NULL);
+}
+
+/* A graph replays its captured copies and launches with no API call: count
+ * the replays per graph (the capture itself was recorded op by op). */
+void cp_hook_graph_launch(cp_call *c, CUgraphExec g, CUstream s)
+{
+    (void)s;
+    cp_lc_count(c->api, g);
+}

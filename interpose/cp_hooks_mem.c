@@ -1,0 +1,214 @@
+/*
+ * cp_hooks_mem.c - device, stream-ordered, managed and host memory.
+ *
+ * Every allocation becomes a CP_REC_ALLOC and enters cuprobe's maps (so
+ * copies and launches can be classified without asking the driver); every
+ * free a CP_REC_FREE with the size the map remembered.  A failed allocation
+ * is recorded too, followed by an OOM snapshot when the driver said
+ * CUDA_ERROR_OUT_OF_MEMORY.
+ */
+#include "cp_evt.h"
+#include "cp_imap.h"
+#include "cp_mem.h"
+
+static void *cp_slot_dev_pool, *cp_slot_pool_attr;
+
+/* The pool's own view at a stream-ordered allocation failure: how much it
+ * reserves versus uses, and its release threshold. */
+static void cp_pool_attrs_at_failure(const cp_call *c, const cp_where *w, CUstream s,
+                                     CUmemoryPool pool)
+{
+    static const CUmemPool_attribute attrs[] = {
+        CU_MEMPOOL_ATTR_RESERVED_MEM_CURRENT, CU_MEMPOOL_ATTR_USED_MEM_CURRENT,
+        CU_MEMPOOL_ATTR_RESERVED_MEM_HIGH, CU_MEMPOOL_ATTR_RELEASE_THRESHOLD,
+    };
+    CUresult (*dev_pool)(CUmemoryPool *, CUdevice) = cp_real(&cp_slot_dev_pool,
+                                                             "cuDeviceGetMemPool");
+    CUresult (*get)(CUmemoryPool, CUmemPool_attribute, void *) =
+        cp_real(&cp_slot_pool_attr, "cuMemPoolGetAttribute");
+    if (cp_ev_capturing() || !get)
+        return;
+    if (!pool && (!dev_pool || w->dev < 0 || dev_pool(&pool, w->dev) != CUDA_SUCCESS))
+        return;
+    for (unsigned i = 0; i < sizeof(attrs) / sizeof(attrs[0]); i++) {
+        uint64_t v = 0;
+        if (get(pool, attrs[i], &v) != CUDA_SUCCESS)
+            continue;
+        uint8_t *p = cp_ev_begin(CP_REC_POOL, c, w, s, 5 * CP_VARINT_MAX);
+        if (!p)
+            return;
+        p = cp_put_u(p, CP_POOL_ATTR_AT_FAILURE);
+        p = cp_put_u(p, (uint64_t)(uintptr_t)pool);
+        p = cp_put_s(p, w->dev);
+        p = cp_put_u(p, (uint64_t)attrs[i]);
+        p = cp_put_u(p, v);
+        cp_rec_commit(p);
+    }
+}
+
+void cp_mem_alloc_ev(const cp_call *c, CUstream s, const cp_range *r, uint64_t flags,
+                     CUmemoryPool pool, int which)
+{
+    cp_where w;
+    cp_ev_ctx(&w, 1);
+    cp_range live = *r;
+    if (live.dev == CP_DEV_FROM_CTX)
+        live.dev = w.dev;
+    if (c->res == CUDA_SUCCESS && which >= 0)
+        cp_imap_insert(which, &live);
+    uint8_t *p = cp_ev_begin(CP_REC_ALLOC, c, &w, s, 5 * CP_VARINT_MAX);
+    if (p) {
+        p = cp_put_u(p, live.kind);
+        p = cp_put_u(p, live.base);
+        p = cp_put_u(p, which == CP_IMAP_HANDLE ? live.aux : live.size);
+        p = cp_put_u(p, flags);
+        p = cp_put_u(p, (uint64_t)(uintptr_t)pool);
+        cp_rec_commit(p);
+    }
+    if (c->res == CUDA_ERROR_OUT_OF_MEMORY) {
+        uint64_t want = which == CP_IMAP_HANDLE ? live.aux : live.size;
+        if (live.kind == CP_MK_ASYNC || live.kind == CP_MK_POOL)
+            cp_pool_attrs_at_failure(c, &w, s, pool);
+        cp_ev_oom(c, &w, s, live.dev, want);
+    }
+}
+
+void cp_mem_free_ev(const cp_call *c, CUstream s, int which, uint64_t ptr, int kind)
+{
+    cp_where w;
+    cp_range r = { .kind = (uint8_t)kind };
+    cp_ev_ctx(&w, 1);
+    if (c->res == CUDA_SUCCESS && ptr)
+        cp_imap_remove(which, ptr, &r);
+    uint8_t *p = cp_ev_begin(CP_REC_FREE, c, &w, s, 3 * CP_VARINT_MAX);
+    if (!p)
+        return;
+    p = cp_put_u(p, r.kind);
+    p = cp_put_u(p, ptr);
+    p = cp_put_u(p, which == CP_IMAP_HANDLE ? r.aux : r.size);
+    cp_rec_commit(p);
+}
+
+static cp_range cp_dev_range(uint64_t base, uint64_t size, int mclass, int kind)
+{
+    cp_range r = { .base = base, .size = size, .dev = CP_DEV_FROM_CTX,
+                   .mclass = (uint8_t)mclass, .kind = (uint8_t)kind };
+    return r;
+}
+
+static cp_range cp_host_range(uint64_t base, uint64_t size, int mclass, int kind)
+{
+    cp_range r = { .base = base, .size = size, .dev = -1,
+                   .mclass = (uint8_t)mclass, .kind = (uint8_t)kind };
+    return r;
+}
+
+#define CP_OUT(p) ((c->res == CUDA_SUCCESS && (p)) ? (uint64_t)*(p) : 0)
+
+void cp_hook_mem_alloc(cp_call *c, CUdeviceptr *dptr, size_t bytesize)
+{
+    cp_range r = cp_dev_range(CP_OUT(dptr), bytesize, CP_MC_DEVICE, CP_MK_DEVICE);
+    cp_mem_alloc_ev(c, NULL, &r, 0, NULL, CP_IMAP_DEV);
+}
+
+void cp_hook_mem_alloc_pitch(cp_call *c, CUdeviceptr *dptr, size_t *pPitch,
+                             size_t WidthInBytes, size_t Height, unsigned int ElementSizeBytes)
+{
+    uint64_t pitch = CP_OUT(pPitch);
+    cp_range r = cp_dev_range(CP_OUT(dptr), (pitch ? pitch : WidthInBytes) * Height,
+                              CP_MC_DEVICE, CP_MK_DEVICE);
+    cp_mem_alloc_ev(c, NULL, &r, ElementSizeBytes, NULL, CP_IMAP_DEV);
+}
+
+void cp_hook_mem_free(cp_call *c, CUdeviceptr dptr)
+{
+    cp_mem_free_ev(c, NULL, CP_IMAP_DEV, dptr, CP_MK_DEVICE);
+}
+
+void cp_hook_mem_alloc_managed(cp_call *c, CUdeviceptr *dptr, size_t bytesize,
+                               unsigned int flags)
+{
+    cp_range r = cp_dev_range(CP_OUT(dptr), bytesize, CP_MC_MANAGED, CP_MK_MANAGED);
+    cp_mem_alloc_ev(c, NULL, &r, flags, NULL, CP_IMAP_DEV);
+}
+
+void cp_hook_mem_alloc_async(cp_call *c, CUdeviceptr *dptr, size_t bytesize, CUstream hStream)
+{
+    cp_range r = cp_dev_range(CP_OUT(dptr), bytesize, CP_MC_DEVICE, CP_MK_ASYNC);
+    cp_mem_alloc_ev(c, hStream, &r, 0, NULL, CP_IMAP_DEV);
+}
+
+void cp_hook_mem_alloc_pool(cp_call *c, CUdeviceptr *dptr, size_t bytesize, CUmemoryPool pool,
+                            CUstream hStream)
+{
+    cp_range r = cp_dev_range(CP_OUT(dptr), bytesize, CP_MC_DEVICE, CP_MK_POOL);
+    cp_mem_alloc_ev(c, hStream, &r, 0, pool, CP_IMAP_DEV);
+}
+
+void cp_hook_mem_free_async(cp_call *c, CUdeviceptr dptr, CUstream hStream)
+{
+    cp_mem_free_ev(c, hStream, CP_IMAP_DEV, dptr, CP_MK_ASYNC);
+}
+
+void cp_hook_host_alloc(cp_call *c, void **pp, size_t bytesize, unsigned int Flags)
+{
+    cp_range r = cp_host_range(CP_OUT((uint64_t *)pp), bytesize, CP_MC_PINNED,
+                               CP_MK_HOST_PINNED);
+    cp_mem_alloc_ev(c, NULL, &r, Flags, NULL, CP_IMAP_HOST);
+}
+
+void cp_hook_host_alloc_host(cp_call *c, void **pp, size_t bytesize)
+{
+    cp_range r = cp_host_range(CP_OUT((uint64_t *)pp), bytesize, CP_MC_PINNED,
+                               CP_MK_HOST_PINNED);
+    cp_mem_alloc_ev(c, NULL, &r, 0, NULL, CP_IMAP_HOST);
+}
+
+void cp_hook_host_free(cp_call *c, void *p)
+{
+    cp_mem_free_ev(c, NULL, CP_IMAP_HOST, (uint64_t)(uintptr_t)p, CP_MK_HOST_PINNED);
+}
+
+void cp_hook_host_register(cp_call *c, void *p, size_t bytesize, unsigned int Flags)
+{
+    cp_range r = cp_host_range((uint64_t)(uintptr_t)p, bytesize, CP_MC_REGISTERED,
+                               CP_MK_HOST_REGISTERED);
+    if (c->res != CUDA_SUCCESS)
+        r.base = (uint64_t)(uintptr_t)p;   /* keep the address for the report */
+    cp_mem_alloc_ev(c, NULL, &r, Flags, NULL, c->res == CUDA_SUCCESS ? CP_IMAP_HOST : -1);
+}
+
+void cp_hook_host_unregister(cp_call *c, void *p)
+{
+    cp_mem_free_ev(c, NULL, CP_IMAP_HOST, (uint64_t)(uintptr_t)p, CP_MK_HOST_REGISTERED);
+}
+
+/* Managed-memory hints: plain call records (the report shows them with
+ * their call sites next to the managed allocations). */
+void cp_hook_mem_advise_dev(cp_call *c, CUdeviceptr devPtr, size_t count, CUmem_advise advice,
+                            CUdevice device)
+{
+    (void)devPtr, (void)count, (void)advice, (void)device;
+    cp_ev_call(c, NULL, 0);
+}
+
+void cp_hook_mem_advise_loc(cp_call *c, CUdeviceptr devPtr, size_t count, CUmem_advise advice,
+                            CUmemLocation location)
+{
+    (void)devPtr, (void)count, (void)advice, (void)location;
+    cp_ev_call(c, NULL, 0);
+}
+
+void cp_hook_mem_prefetch_dev(cp_call *c, CUdeviceptr devPtr, size_t count, CUdevice dstDevice,
+                              CUstream hStream)
+{
+    (void)devPtr, (void)count, (void)dstDevice;
+    cp_ev_call(c, hStream, 0);
+}
+
+void cp_hook_mem_prefetch_loc(cp_call *c, CUdeviceptr devPtr, size_t count,
+                              CUmemLocation location, unsigned int flags, CUstream hStream)
+{
+    (void)devPtr, (void)count, (void)location, (void)flags;
+    cp_ev_call(c, hStream, 0);
+}

@@ -1,0 +1,135 @@
+/*
+ * cp_imap.c - interval maps over glibc's tsearch (a red-black tree), one
+ * rwlock each.  Live ranges never overlap, so "contains" is a total order
+ * on them and tfind can answer containment queries directly.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <search.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+
+#include "cp_imap.h"
+
+typedef struct cp_imap {
+    pthread_rwlock_t lock;
+    void *root;
+} cp_imap;
+
+static cp_imap cp_maps[CP_IMAP_N] = {
+    { PTHREAD_RWLOCK_INITIALIZER, NULL },
+    { PTHREAD_RWLOCK_INITIALIZER, NULL },
+    { PTHREAD_RWLOCK_INITIALIZER, NULL },
+};
+static atomic_uint_fast64_t cp_dev_mask;
+static unsigned cp_dev_live[64];    /* under cp_maps[CP_IMAP_DEV].lock */
+
+static int cp_range_cmp(const void *a, const void *b)
+{
+    const cp_range *x = a, *y = b;
+    uint64_t xe = x->base + (x->size ? x->size : 1);
+    uint64_t ye = y->base + (y->size ? y->size : 1);
+    if (xe <= y->base)
+        return -1;
+    if (ye <= x->base)
+        return 1;
+    return 0;   /* overlap: the same live range */
+}
+
+static void cp_count(int which, const cp_range *r, int delta)
+{
+    if (which != CP_IMAP_DEV || r->dev < 0 || r->dev >= 64)
+        return;
+    cp_dev_live[r->dev] += (unsigned)delta;
+    if (cp_dev_live[r->dev])
+        atomic_fetch_or(&cp_dev_mask, 1ull << r->dev);
+    else
+        atomic_fetch_and(&cp_dev_mask, ~(1ull << r->dev));
+}
+
+/* Drop every range overlapping r (stale entries whose free we never saw). */
+static void cp_drop_overlaps(cp_imap *m, int which, const cp_range *r)
+{
+    void *hit;
+    while ((hit = tfind(r, &m->root, cp_range_cmp)) != NULL) {
+        cp_range *old = *(cp_range **)hit;
+        tdelete(old, &m->root, cp_range_cmp);
+        cp_count(which, old, -1);
+        free(old);
+    }
+}
+
+int cp_imap_insert(int which, const cp_range *r)
+{
+    cp_imap *m = &cp_maps[which];
+    cp_range *n = malloc(sizeof(*n));
+    if (!n)
+        return -ENOMEM;
+    *n = *r;
+    pthread_rwlock_wrlock(&m->lock);
+    cp_drop_overlaps(m, which, r);
+    if (!tsearch(n, &m->root, cp_range_cmp)) {
+        pthread_rwlock_unlock(&m->lock);
+        free(n);
+        return -ENOMEM;
+    }
+    cp_count(which, n, 1);
+    pthread_rwlock_unlock(&m->lock);
+    return 0;
+}
+
+int cp_imap_remove(int which, uint64_t base, cp_range *out)
+{
+    cp_imap *m = &cp_maps[which];
+    cp_range key = { .base = base, .size = 1 };
+    int rc = -ENOENT;
+    pthread_rwlock_wrlock(&m->lock);
+    void *hit = tfind(&key, &m->root, cp_range_cmp);
+    if (hit) {
+        cp_range *old = *(cp_range **)hit;
+        if (old->base == base) {
+            tdelete(old, &m->root, cp_range_cmp);
+            cp_count(which, old, -1);
+            if (out)
+                *out = *old;
+            free(old);
+            rc = 0;
+        }
+    }
+    pthread_rwlock_unlock(&m->lock);
+    return rc;
+}
+
+int cp_imap_find(int which, uint64_t addr, cp_range *out)
+{
+    cp_imap *m = &cp_maps[which];
+    cp_range key = { .base = addr, .size = 1 };
+    int rc = -ENOENT;
+    pthread_rwlock_rdlock(&m->lock);
+    void *hit = m->root ? tfind(&key, &m->root, cp_range_cmp) : NULL;
+    if (hit) {
+        *out = **(cp_range **)hit;
+        rc = 0;
+    }
+    pthread_rwlock_unlock(&m->lock);
+    return rc;
+}
+
+uint64_t cp_imap_dev_mask(void)
+{
+    return atomic_load_explicit(&cp_dev_mask, memory_order_relaxed);
+}
+
+void cp_imap_reset(void)
+{
+    /* After fork only the calling thread exists: no lock holder can be
+     * waiting.  The nodes are leaked on purpose (tdestroy would walk freed
+     * parent state just as well, but is not needed for correctness). */
+    for (int i = 0; i < CP_IMAP_N; i++) {
+        pthread_rwlock_init(&cp_maps[i].lock, NULL);
+        cp_maps[i].root = NULL;
+    }
+    for (int d = 0; d < 64; d++)
+        cp_dev_live[d] = 0;
+    atomic_store(&cp_dev_mask, 0);
+}

@@ -1,0 +1,45 @@
+/*
+ * cp_imap.h - cuprobe's own maps of live memory: device allocations (by
+ * device) and host memory CUDA knows (pinned, registered).  Copies are
+ * classified from these first; the driver is asked only on a miss.
+ */
+#ifndef CP_IMAP_H
+#define CP_IMAP_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct cp_range {
+    uint64_t base;
+    uint64_t size;
+    int dev;            /* device ordinal; -1 for host memory */
+    uint8_t mclass;     /* enum cp_mem_class */
+    uint8_t kind;       /* enum cp_mem_kind */
+    uint64_t aux;       /* handle map: the physical allocation's bytes */
+} cp_range;
+
+/* DEV: device, managed and mapped VMM ranges.  HOST: pinned, registered and
+ * host-located VMM ranges.  HANDLE: VMM physical handles (base = handle,
+ * size 1, aux = bytes). */
+enum cp_imap_which { CP_IMAP_DEV = 0, CP_IMAP_HOST = 1, CP_IMAP_HANDLE = 2, CP_IMAP_N = 3 };
+
+/*! cp_imap_insert() : add a live range (replacing any it overlaps).
+ *  @return : 0, or -ENOMEM (the range is then simply not known). */
+int cp_imap_insert(int which, const cp_range *r);
+
+/*! cp_imap_remove() : remove the range starting exactly at base; its data is
+ *  copied to *out when out is not NULL.  @return : 0, or -ENOENT. */
+int cp_imap_remove(int which, uint64_t base, cp_range *out);
+
+/*! cp_imap_find() : the live range containing addr.  @return : 0 and *out,
+ *  or -ENOENT.  Readers run in parallel (rwlock). */
+int cp_imap_find(int which, uint64_t addr, cp_range *out);
+
+/*! cp_imap_dev_mask() : bit d set while device d has live device memory
+ *  (devices 0..63).  One relaxed load: the launch check's fast path. */
+uint64_t cp_imap_dev_mask(void);
+
+/*! cp_imap_reset() : forget everything (a forked child). */
+void cp_imap_reset(void);
+
+#endif /* CP_IMAP_H */

@@ -1,0 +1,22 @@
+/*
+ * cp_launch.h - launch counting and kernel names (cp_hooks_launch.c).
+ */
+#ifndef CP_LAUNCH_H
+#define CP_LAUNCH_H
+
+#include <stdint.h>
+
+/*! cp_launch_flush() : record every thread's pending launch counts
+ *  (CP_REC_LAUNCH_COUNT).  Called at flush points (exit, OOM) by the shim. */
+void cp_launch_flush(void);
+
+/*! cp_launch_name_set() / cp_launch_name() : kernel names by CUfunction or
+ *  CUkernel handle, learned when the program looks them up. */
+void cp_launch_name_set(const void *handle, const char *name);
+const char *cp_launch_name(const void *handle);
+
+/*! cp_stack_capture_for_finding() : the call site of a finding (native and
+ *  Python frames). */
+uint64_t cp_stack_capture_for_finding(void);
+
+#endif /* CP_LAUNCH_H */

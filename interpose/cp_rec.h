@@ -1,0 +1,68 @@
+/*
+ * cp_rec.h - the recorder core: per-thread record buffers feeding one writer
+ * thread (cp_writer.c), and the process-wide tracing switch.
+ *
+ * Hooks never do I/O.  A hook calls cp_rec_begin(), writes the type's fields
+ * (include/cp_trace.h) with the cp_put_* helpers, and calls cp_rec_commit().
+ * The record's time and thread id are added by the recorder.
+ */
+#ifndef CP_REC_H
+#define CP_REC_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cp_varint.h"
+#include "cp_trace.h"
+
+/*! cp_rec_on() :
+ *  @return : non-zero while records are accepted (the shim initialised, the
+ *  output opened or still to be opened lazily, not shut down).  A few
+ *  nanoseconds: one relaxed atomic load. */
+int cp_rec_on(void);
+
+/*! cp_rec_begin() : open a record of `type` whose fields take at most `max`
+ *  bytes, on the calling thread's buffer.  Starts the writer (and opens the
+ *  trace file) on first use in this process.
+ *  @return : where to write the fields, or NULL when tracing is off or the
+ *  shim failed (the caller then skips the record).  Between begin and commit
+ *  the thread's buffer lock is held: do not call into CUDA or cp_rec_*. */
+uint8_t *cp_rec_begin(unsigned type, size_t max);
+
+/*! cp_rec_commit() : close the record opened by cp_rec_begin(); `end` points
+ *  just past its last field.  The record's time is taken here, under the
+ *  buffer lock, so that records leave the writer in time order. */
+void cp_rec_commit(uint8_t *end);
+
+/*! cp_rec_tid() : cuprobe's small index of the calling thread (announced by a
+ *  CP_REC_THREAD record the first time it is used). */
+uint32_t cp_rec_tid(void);
+
+/*! cp_rec_flush() : hand every thread's records to the writer and wait until
+ *  they are compressed and written (zstd frame flushed).  Used at OOM, before
+ *  exec and at exit.  Safe to call from any thread that is not inside a
+ *  cp_rec_begin/commit pair; bounded wait (CUPROBE_FLUSH_MS * 10). */
+void cp_rec_flush(void);
+
+/*! cp_rec_generation() : a number that changes whenever a new trace file is
+ *  started (process start, a forked child's first record).  Interning tables
+ *  (strings, stacks, API names) compare it to know they must announce their
+ *  entries again. */
+uint32_t cp_rec_generation(void);
+
+/*! cp_rec_on_new_file() : register fn to run, on the thread that started the
+ *  file, right after a new trace file received its CP_REC_HEADER, so that
+ *  process-wide state (devices, module map) is written into every file.  At
+ *  most 16 callbacks. */
+void cp_rec_on_new_file(void (*fn)(void));
+
+/*! cp_log() : the shim's one logging function.  Prints "[cuprobe pid] ..." on
+ *  stderr when level <= CUPROBE_LOG (default 1: warnings), and records it as
+ *  CP_REC_LOG when tracing is on.  level 0 = error, 1 = warning, 2 = info,
+ *  3 = debug. */
+void cp_log(int level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/*! cp_now_ns() : CLOCK_MONOTONIC in nanoseconds. */
+uint64_t cp_now_ns(void);
+
+#endif /* CP_REC_H */

@@ -1,0 +1,67 @@
+/*
+ * cp_wrap.h - the generated wrappers' view of the shim: API ids, the real
+ * function table, the per-call state handed to hooks, and every hook's
+ * prototype.  All of it is generated from include/cp_api_table.h.
+ */
+#ifndef CP_WRAP_H
+#define CP_WRAP_H
+
+#include <stdint.h>
+
+#include "cp_cuda.h"
+
+#define CP_EXPORT __attribute__((visibility("default")))
+
+enum cp_mode { CP_M_EV = 0, CP_M_LITE = 1 };
+
+/* CP_ID_<elf name>: dense ids, in table order. */
+enum cp_api_id {
+#define CP_API(name, pfn, mode, hook, params, args) CP_ID_##name,
+#define CP_API0(name, pfn, mode, hook) CP_ID_##name,
+#include "cp_api_table.h"
+#undef CP_API
+#undef CP_API0
+    CP_ID_COUNT
+};
+
+/* What a hook learns about the call it records. */
+typedef struct cp_call {
+    uint64_t t0;        /* CLOCK_MONOTONIC before the real call; 0 for CP_M_LITE */
+    uint64_t dur;       /* ns spent in the real call; 0 for CP_M_LITE */
+    uint32_t api;       /* CP_ID_* */
+    CUresult res;       /* what the driver returned (and the program gets) */
+    int saved_errno;    /* errno right after the real call, restored on return */
+} cp_call;
+
+/* Hooks run after the real call, with the same arguments, never changing
+ * them or the result.  They are written in cp_hooks_*.c. */
+#define CP_HOOK_PARAMS(...) (cp_call *c, __VA_ARGS__)
+#define CP_API(name, pfn, mode, hook, params, args) void cp_hook_##hook CP_HOOK_PARAMS params;
+#define CP_API0(name, pfn, mode, hook) void cp_hook_##hook(cp_call *c);
+#include "cp_api_table.h"
+#undef CP_API
+#undef CP_API0
+
+/*! cp_hook_depth() : non-zero while the calling thread is inside a hook. */
+int cp_hook_depth(void);
+
+/*! cp_real_fn() : the driver's own function for api id (resolved lazily from
+ *  libcuda by exact ELF name when no resolver handed it to us yet).
+ *  @return : the pointer, or NULL when libcuda has no such symbol. */
+void *cp_real_fn(uint32_t id);
+
+/*! cp_real_set() : remember the driver's pointer for id (from dlsym or
+ *  cuGetProcAddress; one real pointer per exact variant). */
+void cp_real_set(uint32_t id, void *real);
+
+/*! cp_api_name() : the exact ELF name of id. */
+const char *cp_api_name(uint32_t id);
+
+/*! cp_api_lookup() : the id of an exact ELF name, or -1 when the table does
+ *  not wrap it.  O(1), allocation-free, safe before any initialisation. */
+int cp_api_lookup(const char *elf_name);
+
+/*! cp_wrapper_fn() : the address of cuprobe's wrapper for id. */
+void *cp_wrapper_fn(uint32_t id);
+
+#endif /* CP_WRAP_H */

@@ -1,0 +1,40 @@
+#!/bin/sh
+# tests/run.sh - run every CI test and print "N passed, N failed".
+#
+# A test is either a unit binary ($B/tests/unit/test_*) or a shell script
+# (tests/sh/*.sh).  Exit 0 = pass, 77 = skipped (says why on stdout),
+# anything else = fail.  Each runs with a timeout, its output is kept in
+# $B/test-logs/ and shown on failure.  TESTS="pattern" selects by name.
+B=${B:-build}
+export B
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+export ROOT
+LOGS=$B/test-logs
+mkdir -p "$LOGS"
+pass=0; fail=0; skip=0; failed=""
+run_one() {
+    name=$1; shift
+    case "$name" in *${TESTS:-}*) ;; *) return ;; esac
+    log="$LOGS/$name.log"
+    timeout "${TEST_TIMEOUT:-300}" "$@" >"$log" 2>&1
+    rc=$?
+    if [ $rc -eq 0 ]; then
+        pass=$((pass + 1)); echo "PASS  $name"
+    elif [ $rc -eq 77 ]; then
+        skip=$((skip + 1)); echo "SKIP  $name: $(tail -n 1 "$log")"
+    else
+        fail=$((fail + 1)); failed="$failed $name"
+        echo "FAIL  $name (exit $rc)"; tail -n 30 "$log" | sed 's/^/      /'
+    fi
+}
+for t in "$B"/tests/unit/test_*; do
+    [ -x "$t" ] || continue
+    run_one "unit/$(basename "$t")" "$t"
+done
+for t in "$ROOT"/tests/sh/*.sh; do
+    [ -f "$t" ] || continue
+    run_one "sh/$(basename "$t" .sh)" sh "$t"
+done
+[ -n "$failed" ] && echo "failed:$failed"
+echo "$pass passed, $fail failed, $skip skipped"
+[ $fail -eq 0 ]
