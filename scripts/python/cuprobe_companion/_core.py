@@ -1,0 +1,260 @@
+"""The companion's state: activation, the periodic timer thread, the exit
+hook and failure handling.
+
+Rules kept here:
+- it never changes the program's behaviour: every entry point from the
+  program's threads (import hook, OOM observer, atexit, the timer) catches
+  its own exceptions;
+- the first failure disables the companion for good and leaves exactly one
+  log line in the trace;
+- nothing happens until a watched framework is imported, and nothing at all
+  when there is nowhere to write (no shim loaded, no test sink);
+- in a forked child it stays quiet (the child has no timer thread, and
+  CUDA state is not usable there).
+"""
+import os
+import sys
+import threading
+import time
+
+VERSION = 1
+DEFAULT_INTERVAL = 10.0
+MIN_INTERVAL = 0.01
+
+_state = None   # the _Companion once activated
+_failed = False  # set by fail() even before activation
+# Serialises activation and collector creation: two threads may import
+# frameworks at the same time.  Re-entrant, to be safe against a framework
+# import nested in our own work.
+_lock = threading.RLock()
+
+
+def parse_interval(text, default=DEFAULT_INTERVAL):
+    """CUPROBE_FRAMEWORK_INTERVAL: seconds (float).  Unset, empty, garbage,
+    negative, infinite or NaN give the default; 0 turns the periodic summary
+    off; tiny values are raised to MIN_INTERVAL."""
+    if text is None:
+        return default
+    try:
+        value = float(str(text).strip().rstrip("sS"))
+    except ValueError:
+        return default
+    if value != value or value in (float("inf"), float("-inf")) or value < 0:
+        return default
+    if value == 0:
+        return 0.0
+    return max(value, MIN_INTERVAL)
+
+
+def fail(where, exc):
+    """Disable the companion for good, with one log line in the trace."""
+    global _failed
+    if _failed:
+        return
+    _failed = True
+    state = _state
+    if state is not None:
+        state.stop_timer()
+        sink = state.sink
+    else:
+        sink = None
+    try:
+        text = "companion disabled: %s: %s: %s" % (where, type(exc).__name__, exc)
+        if sink is None:
+            from . import _sink
+
+            sink = _sink.Sink.open()
+        if sink is not None:
+            sink.log(text[:1000])
+    except Exception:
+        pass
+
+
+def disabled():
+    return _failed or _state is None or _state.pid != os.getpid()
+
+
+def guarded(where, fn, *args):
+    """Run fn(*args) unless disabled; a failure disables the companion.
+    @return : fn's value, or None."""
+    if disabled():
+        return None
+    try:
+        return fn(*args)
+    except Exception as exc:
+        fail(where, exc)
+        return None
+
+
+def record(kind, obj, shrink=None):
+    """Encode and write one record.  When the JSON is over what the shim
+    accepts, shrink(obj, attempt) returns a smaller object to try (attempt
+    counts from 1), or None to give up.
+    @return : the sink's result, or None when nothing was written."""
+    state = _state
+    if state is None:
+        return None
+    from . import _sink
+
+    data = _sink.encode(obj)
+    attempt = 0
+    while len(data) > _sink.MAX_JSON_BYTES:
+        attempt += 1
+        obj = shrink(obj, attempt) if shrink is not None else None
+        if obj is None:
+            return None
+        data = _sink.encode(obj)
+    return state.sink.record(kind, data)
+
+
+class _Companion:
+    def __init__(self, sink):
+        self.sink = sink
+        self.pid = os.getpid()
+        self.interval = parse_interval(os.environ.get("CUPROBE_FRAMEWORK_INTERVAL"))
+        self.collectors = {}   # framework name -> collector
+        self.thread = None
+        self.stop = None
+        self.ticks = 0
+        self.tick_us_total = 0.0
+        self.tick_us_max = 0.0
+        self.tick_wall_us_max = 0.0
+        self.exited = False
+
+    def info(self, event, **extra):
+        obj = {"v": VERSION, "event": event, "pid": self.pid,
+               "python": sys.version.split()[0], "interval_s": self.interval,
+               "sink": self.sink.where, "frameworks": sorted(self.collectors)}
+        obj.update(extra)
+        record("companion.info", obj)
+
+    def start_timer(self):
+        if self.thread is not None or self.interval <= 0:
+            return
+        self.stop = threading.Event()
+        self.thread = threading.Thread(target=self._run, name="cuprobe-companion",
+                                       daemon=True)
+        self.thread.start()
+
+    def stop_timer(self):
+        if self.stop is not None:
+            self.stop.set()
+
+    def _run(self):
+        _block_signals()
+        while not self.stop.wait(self.interval):
+            if disabled():
+                return
+            self.tick()
+
+    def tick(self):
+        """One periodic summary of every collector.  Its cost is this
+        thread's CPU time: wall time would also count the waits for the GIL
+        while the program's threads run."""
+        c0, w0 = time.thread_time(), time.perf_counter()
+        for name, collector in list(self.collectors.items()):
+            guarded(name + ".periodic", collector.periodic)
+            if disabled():
+                return
+        us = (time.thread_time() - c0) * 1e6
+        self.ticks += 1
+        self.tick_us_total += us
+        self.tick_us_max = max(self.tick_us_max, us)
+        self.tick_wall_us_max = max(self.tick_wall_us_max,
+                                    (time.perf_counter() - w0) * 1e6)
+
+    def at_exit(self):
+        if self.exited:
+            return
+        self.exited = True
+        self.stop_timer()
+        for name, collector in list(self.collectors.items()):
+            guarded(name + ".exit", collector.exit)
+        if not disabled():
+            mean = self.tick_us_total / self.ticks if self.ticks else 0.0
+            self.info("exit", periodic_ticks=self.ticks,
+                      periodic_us_mean=round(mean, 1),
+                      periodic_us_max=round(self.tick_us_max, 1),
+                      periodic_wall_us_max=round(self.tick_wall_us_max, 1),
+                      records=self.sink.records, record_failures=self.sink.failures)
+
+
+def _block_signals():
+    """Keep process-directed signals off the timer thread: hosts expect them
+    on their own threads.  Faults stay deliverable."""
+    try:
+        import signal
+
+        keep = {signal.SIGSEGV, signal.SIGBUS, signal.SIGFPE, signal.SIGILL,
+                signal.SIGABRT}
+        signal.pthread_sigmask(signal.SIG_BLOCK, set(signal.valid_signals()) - keep)
+    except Exception:
+        pass
+
+
+def _activate():
+    """Create the companion on the first framework import.  @return : the
+    companion, or None when there is nowhere to write (nothing is done)."""
+    global _state
+    if _state is not None:
+        return _state
+    from . import _sink
+
+    sink = _sink.Sink.open()
+    if sink is None:
+        return None
+    import atexit
+
+    _state = _Companion(sink)
+    atexit.register(_at_exit)
+    return _state
+
+
+def _at_exit():
+    state = _state
+    if state is None or disabled():
+        return
+    try:
+        state.at_exit()
+    except Exception as exc:
+        fail("exit", exc)
+
+
+def _make_collector(framework, module):
+    if framework == "torch":
+        from . import _torch
+
+        return _torch.TorchCollector(module)
+    from . import _others
+
+    if framework == "cupy":
+        return _others.CupyCollector(module)
+    return _others.JaxCollector(module)
+
+
+def on_framework(framework, module):
+    """Called by the import hook when torch.cuda, cupy or jax has just been
+    imported by the program."""
+    with _lock:
+        _on_framework_locked(framework, module)
+
+
+def _on_framework_locked(framework, module):
+    if _failed:
+        return
+    state = _activate()
+    if state is None or disabled() or framework in state.collectors:
+        return
+    collector = _make_collector(framework, module)
+    state.collectors[framework] = collector
+    # atexit runs handlers last-registered first: moving ours to the end
+    # makes it run before the exit handlers of the framework just imported,
+    # which may tear down what we want to read.
+    import atexit
+
+    atexit.unregister(_at_exit)
+    atexit.register(_at_exit)
+    state.info("attached", framework=framework)
+    guarded(framework + ".attach", collector.attach)
+    if not disabled():
+        state.start_timer()

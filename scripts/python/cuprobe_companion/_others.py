@@ -1,0 +1,137 @@
+"""CuPy and JAX: memory statistics recorded periodically and at exit (kinds
+cupy.periodic, cupy.exit, jax.periodic, jax.exit; fields in
+docs/framework.md).  Neither framework offers an OOM hook we could attach
+without code changes, so these are summaries only.
+
+Neither collector may start CUDA in the process:
+- CuPy's pool queries ask the runtime for the current device, so they run
+  only once libcuda is already loaded in the process (it is loaded by the
+  first CUDA runtime call, which the program made itself);
+- JAX is queried only through backends it has already initialised
+  (jax._src.xla_bridge._backends); jax.devices() would initialise them.
+"""
+import os
+import sys
+import time
+
+from . import _core
+
+VERSION = 1
+
+_JAX_KEYS = ("bytes_in_use", "peak_bytes_in_use", "largest_free_block_bytes",
+             "bytes_limit", "bytes_reserved", "peak_bytes_reserved",
+             "num_allocs", "largest_alloc_size", "pool_bytes", "peak_pool_bytes")
+
+
+def _libcuda_loaded():
+    import ctypes
+
+    mode = getattr(os, "RTLD_NOLOAD", 4) | getattr(os, "RTLD_LAZY", 1)
+    for name in ("libcuda.so.1", "libcuda.so"):
+        try:
+            ctypes.CDLL(name, mode=mode)
+            return True
+        except OSError:
+            continue
+    return False
+
+
+class CupyCollector:
+    def __init__(self, module):
+        self.cupy = module
+        self.cuda_seen = False
+        self.ticks = 0
+
+    def attach(self):
+        pass
+
+    def _sample(self):
+        """The default pool's numbers, or None while CUDA is unused."""
+        if not self.cuda_seen:
+            if not _libcuda_loaded():
+                return None
+            self.cuda_seen = True
+        pool = self.cupy.get_default_memory_pool()
+        out = {"used_bytes": int(pool.used_bytes()),
+               "total_bytes": int(pool.total_bytes())}
+        for name in ("free_bytes", "n_free_blocks", "get_limit"):
+            fn = getattr(pool, name, None)
+            if fn is not None:
+                out["limit" if name == "get_limit" else name] = int(fn())
+        pinned = getattr(self.cupy, "get_default_pinned_memory_pool", None)
+        if pinned is not None:
+            p = pinned()
+            fn = getattr(p, "n_free_blocks", None)
+            if fn is not None:
+                out["pinned_n_free_blocks"] = int(fn())
+        return out
+
+    def _record(self, kind, extra):
+        t0 = time.perf_counter()
+        sample = self._sample()
+        if sample is None and kind == "cupy.periodic":
+            return
+        obj = {"v": VERSION, "cupy_version": str(getattr(self.cupy, "__version__", "")),
+               "cuda_used": sample is not None}
+        obj.update(extra)
+        if sample is not None:
+            obj.update(sample)
+        obj["collect_us"] = round((time.perf_counter() - t0) * 1e6, 1)
+        _core.record(kind, obj)
+
+    def periodic(self):
+        self.ticks += 1
+        self._record("cupy.periodic", {"tick": self.ticks})
+
+    def exit(self):
+        self._record("cupy.exit", {"periodic_count": self.ticks})
+
+
+class JaxCollector:
+    def __init__(self, module):
+        self.jax = module
+        self.ticks = 0
+
+    def attach(self):
+        pass
+
+    def _backends(self):
+        bridge = sys.modules.get("jax._src.xla_bridge")
+        backends = getattr(bridge, "_backends", None)
+        return dict(backends) if isinstance(backends, dict) else {}
+
+    def _devices(self, backends):
+        out = []
+        for name, backend in sorted(backends.items()):
+            for dev in backend.local_devices():
+                stats_fn = getattr(dev, "memory_stats", None)
+                stats = stats_fn() if stats_fn is not None else None
+                if not stats:
+                    continue   # CPU devices report none
+                entry = {"backend": str(name), "id": int(getattr(dev, "id", -1)),
+                         "platform": str(getattr(dev, "platform", "")),
+                         "device_kind": str(getattr(dev, "device_kind", ""))}
+                for key in _JAX_KEYS:
+                    if key in stats:
+                        entry[key] = int(stats[key])
+                out.append(entry)
+        return out
+
+    def _record(self, kind, extra):
+        t0 = time.perf_counter()
+        backends = self._backends()
+        if not backends and kind == "jax.periodic":
+            return
+        obj = {"v": VERSION, "jax_version": str(getattr(self.jax, "__version__", "")),
+               "backends_initialized": bool(backends)}
+        obj.update(extra)
+        obj["devices"] = self._devices(backends) if backends else []
+        obj["collect_us"] = round((time.perf_counter() - t0) * 1e6, 1)
+        _core.record(kind, obj)
+
+    def periodic(self):
+        self.ticks += 1
+        self._record("jax.periodic", {"tick": self.ticks})
+
+    def exit(self):
+        self._record("jax.exit", {"periodic_count": self.ticks})

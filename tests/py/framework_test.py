@@ -1,0 +1,341 @@
+"""CI tests of cuprobe's Python framework companion (issue 6): the injection
+mechanics, run against the stand-in frameworks of tests/py/standins, which
+mirror the PyTorch 2.11 API surface the companion calls (plus CuPy 14's
+memory pool and JAX 0.11's backend table).
+
+Every program runs in a fresh interpreter with scripts/python first on
+PYTHONPATH, as `cuprobe run` arranges, and the companion's test sink
+(CUPROBE_FRAMEWORK_SINK) collecting its records as JSON lines.
+Run: python3 tests/py/framework_test.py [-v]
+"""
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import unittest
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+SCRIPTS = os.path.join(ROOT, "scripts", "python")
+STANDINS = os.path.join(ROOT, "tests", "py", "standins")
+PROG = os.path.join(ROOT, "tests", "py", "framework_prog.py")
+MiB = 1 << 20
+SEGMENT_KEYS = {"address", "total_size", "allocated_size", "active_size",
+                "requested_size", "stream", "segment_type", "pool",
+                "is_expandable", "n_blocks", "free_blocks"}
+TOP_KEYS = {"allocated_bytes", "reserved_bytes", "active_bytes",
+            "inactive_split_bytes", "num_alloc_retries", "num_ooms",
+            "largest_free_block", "holes", "expandable_segments",
+            "torch_version", "cuda_version", "arch_list"}
+
+
+def clean_env():
+    env = {k: v for k, v in os.environ.items()
+           if not k.startswith(("CUPROBE_", "STANDIN_", "PYTHON", "LD_PRELOAD"))}
+    env["PYTHONDONTWRITEBYTECODE"] = "1"
+    return env
+
+
+class CompanionTest(unittest.TestCase):
+    def setUp(self):
+        self.tmp = tempfile.mkdtemp(prefix="cuprobe-fw-")
+        self.sink = os.path.join(self.tmp, "sink.jsonl")
+
+    def tearDown(self):
+        shutil.rmtree(self.tmp, ignore_errors=True)
+
+    def run_py(self, args, companion=True, sink=True, path=(), env=None):
+        """Run python3 ARGS; @return : (rc, stdout, stderr, records)."""
+        e = clean_env()
+        entries = ([SCRIPTS] if companion else []) + [STANDINS] + list(path)
+        e["PYTHONPATH"] = os.pathsep.join(entries)
+        if sink:
+            e["CUPROBE_FRAMEWORK_SINK"] = self.sink
+        e.update(env or {})
+        p = subprocess.run([sys.executable] + list(args), env=e, cwd=self.tmp,
+                           capture_output=True, text=True, timeout=60)
+        records = []
+        if os.path.exists(self.sink):
+            with open(self.sink) as f:
+                records = [json.loads(line) for line in f]
+            os.unlink(self.sink)
+        return p.returncode, p.stdout, p.stderr, records
+
+    def prog(self, scenario, **kw):
+        return self.run_py([PROG, scenario], **kw)
+
+    @staticmethod
+    def kinds(records):
+        return [r["kind"] for r in records]
+
+    def write_sitecustomize(self, body):
+        d = os.path.join(self.tmp, "theirs")
+        os.makedirs(d, exist_ok=True)
+        with open(os.path.join(d, "sitecustomize.py"), "w") as f:
+            f.write(body)
+        return d
+
+    # --- chaining --------------------------------------------------------
+    def test_chains_to_existing_sitecustomize_once(self):
+        mark = os.path.join(self.tmp, "mark")
+        theirs = self.write_sitecustomize(
+            "import os\nMARK = 'theirs'\n"
+            "open(os.environ['CHAIN_MARK'], 'a').write('ran\\n')\n")
+        # A second copy of our directory must neither run twice nor hide theirs.
+        copy = os.path.join(self.tmp, "copy")
+        shutil.copytree(SCRIPTS, copy)
+        code = ("import sitecustomize, torch; print(sitecustomize.MARK); "
+                "print(type(torch.cuda.__loader__).__name__, "
+                "torch.cuda.__spec__.loader is torch.cuda.__loader__)")
+        for companion in (True, False):
+            rc, out, err, recs = self.run_py(
+                ["-c", code], companion=companion, path=[copy, theirs],
+                env={"CHAIN_MARK": mark})
+            self.assertEqual((rc, err), (0, ""))
+            self.assertEqual(out, "theirs\nSourceFileLoader True\n")
+            with open(mark) as f:
+                self.assertEqual(f.read(), "ran\n")
+            os.unlink(mark)
+            attached = [r for r in recs if r["kind"] == "companion.info"
+                        and r["data"]["event"] == "attached"]
+            # With our directory off the path, only the copy injects.
+            self.assertEqual(len(attached), 1, recs)
+
+    def test_chained_error_reported_as_without_cuprobe(self):
+        theirs = self.write_sitecustomize("raise ValueError('boom')\n")
+        code = "import sys; print('sitecustomize' in sys.modules)"
+        with_us = self.run_py(["-c", code], path=[theirs])[:3]
+        without = self.run_py(["-c", code], companion=False, path=[theirs])[:3]
+        self.assertEqual(with_us, without)
+        self.assertIn("ValueError: boom", with_us[2])
+
+    def test_disabled_by_env_still_chains(self):
+        mark = os.path.join(self.tmp, "mark")
+        theirs = self.write_sitecustomize(
+            "import os\nopen(os.environ['CHAIN_MARK'], 'a').write('ran\\n')\n")
+        rc, out, err, recs = self.run_py(
+            ["-c", "import sys, torch; print(sorted(m for m in sys.modules "
+                   "if m.startswith('cuprobe')))"],
+            path=[theirs], env={"CHAIN_MARK": mark, "CUPROBE_FRAMEWORK": "0"})
+        self.assertEqual((rc, out, recs), (0, "[]\n", []))
+        with open(mark) as f:
+            self.assertEqual(f.read(), "ran\n")
+
+    # --- passivity -------------------------------------------------------
+    def test_nothing_happens_without_torch(self):
+        rc, out, err, recs = self.prog("plain")
+        self.assertEqual((rc, err, recs), (0, "", []))
+        self.assertIn("threads: ['MainThread']\n", out)
+        self.assertIn("companion modules: ['cuprobe_companion', "
+                      "'cuprobe_companion._hook']\n", out)
+
+    def test_nothing_happens_with_nowhere_to_write(self):
+        rc, out, err, recs = self.prog("import", sink=False)
+        self.assertEqual((rc, err), (0, ""))
+        self.assertIn("threads: ['MainThread']\n", out)
+
+    def test_torch_imported_but_cuda_never_initialised(self):
+        rc, out, err, recs = self.prog("import")
+        self.assertEqual((rc, err), (0, ""))
+        self.assertIn("cuda initialised: False", out)
+        self.assertNotIn("torch.oom", self.kinds(recs))
+        exits = [r["data"] for r in recs if r["kind"] == "torch.exit"]
+        self.assertEqual(len(exits), 1)
+        self.assertFalse(exits[0]["cuda_initialized"])
+
+    def test_observer_attached_only_at_programs_cuda_init(self):
+        rc, out, err, recs = self.prog("frag")
+        self.assertIn("init by: program\n", out)
+        info = [r["data"] for r in recs if r["kind"] == "companion.info"]
+        self.assertEqual([i["event"] for i in info],
+                         ["attached", "torch_cuda_init", "exit"])
+        self.assertTrue(info[1]["oom_observer"])
+
+    # --- the records -----------------------------------------------------
+    def test_oom_record(self):
+        rc, out, err, recs = self.prog("frag")
+        self.assertEqual((rc, err), (0, ""))
+        ooms = [r["data"] for r in recs if r["kind"] == "torch.oom"]
+        self.assertEqual(len(ooms), 3)   # two while filling, the request
+        oom = ooms[-1]
+        self.assertTrue(TOP_KEYS <= set(oom), TOP_KEYS - set(oom))
+        self.assertEqual((oom["device"], oom["request_bytes"]), (0, 256 * MiB))
+        self.assertEqual(oom["torch_version"], "2.11.0+standin")
+        self.assertEqual(oom["cuda_version"], "13.0")
+        self.assertIn("sm_90", oom["arch_list"])
+        self.assertIs(oom["expandable_segments"], False)
+        self.assertEqual((oom["num_ooms"], oom["oom_index"]), (3, 3))
+        self.assertEqual(oom["reserved_bytes"], 1 << 30)
+        # Fragmentation: half the cache is free, in 6 MiB holes.
+        self.assertEqual(oom["free_bytes"], oom["reserved_bytes"] - oom["allocated_bytes"])
+        self.assertEqual(oom["largest_free_block"], 6 * MiB)
+        self.assertEqual(oom["holes"], oom["free_blocks_count"])
+        self.assertGreater(oom["holes"], 50)
+        self.assertEqual(len(oom["segments"]), 16)
+        for seg in oom["segments"]:
+            self.assertEqual(set(seg), SEGMENT_KEYS)
+            self.assertEqual(sum(seg["free_blocks"]),
+                             seg["total_size"] - seg["allocated_size"])
+        self.assertEqual([d["device"] for d in oom["devices"]], [0])
+
+    def test_exit_record(self):
+        rc, out, err, recs = self.prog("frag")
+        kinds = self.kinds(recs)
+        self.assertEqual(kinds[-2:], ["torch.exit", "companion.info"])
+        ex = recs[-2]["data"]
+        self.assertTrue(ex["cuda_initialized"])
+        self.assertEqual(ex["oom_count"], 3)
+        self.assertTrue(TOP_KEYS <= set(ex), TOP_KEYS - set(ex))
+        dev = ex["devices"][0]
+        self.assertEqual(len(dev["segments"]), 16)
+        self.assertEqual(ex["allocated_bytes"], dev["allocated_bytes"])
+
+    def test_periodic_summary(self):
+        rc, out, err, recs = self.prog(
+            "periodic", env={"CUPROBE_FRAMEWORK_INTERVAL": "0.05", "PROG_SLEEP": "0.6"})
+        self.assertEqual((rc, out, err), (0, "slept\n", ""))
+        per = [r["data"] for r in recs if r["kind"] == "torch.periodic"]
+        self.assertGreaterEqual(len(per), 3)
+        last = per[-1]
+        self.assertEqual(last["devices"][0]["allocated_bytes"], 80 * MiB)
+        self.assertTrue(last["frag"])
+        self.assertEqual(last["largest_free_block"], 40 * MiB)
+        done = recs[-1]["data"]
+        self.assertEqual(done["event"], "exit")
+        self.assertGreaterEqual(done["periodic_ticks"], len(per))
+
+    def test_attaches_from_timer_without_lazy_call(self):
+        rc, out, err, recs = self.prog(
+            "periodic", env={"CUPROBE_FRAMEWORK_INTERVAL": "0.05", "PROG_SLEEP": "0.3",
+                             "STANDIN_TORCH_NO_LAZY_CALL": "1"})
+        self.assertEqual((rc, out, err), (0, "slept\n", ""))
+        events = [r["data"]["event"] for r in recs if r["kind"] == "companion.info"]
+        self.assertEqual(events, ["attached", "torch_cuda_init", "exit"])
+        self.assertIn("torch.periodic", self.kinds(recs))
+
+    def test_periodic_skips_snapshot_while_history_is_recorded(self):
+        rc, out, err, recs = self.prog(
+            "periodic", env={"CUPROBE_FRAMEWORK_INTERVAL": "0.05", "PROG_SLEEP": "0.2",
+                             "STANDIN_TORCH_HISTORY": "1"})
+        per = [r["data"] for r in recs if r["kind"] == "torch.periodic"]
+        self.assertTrue(per)
+        self.assertFalse(any(p["frag"] for p in per))
+        self.assertNotIn("largest_free_block", per[-1])
+
+    def test_cupy_pool(self):
+        lib = self.fake_libcuda()
+        env = {"CUPROBE_FRAMEWORK_INTERVAL": "0.05", "PROG_SLEEP": "0.3",
+               "STANDIN_LIBCUDA": lib}
+        rc, out, err, recs = self.prog("cupy", env=env)
+        self.assertEqual((rc, out, err), (0, "done cupy\n", ""))
+        per = [r["data"] for r in recs if r["kind"] == "cupy.periodic"]
+        self.assertTrue(per)
+        ex = [r["data"] for r in recs if r["kind"] == "cupy.exit"][0]
+        self.assertEqual((ex["used_bytes"], ex["total_bytes"]), (9 * MiB, 12 * MiB))
+        # Without libcuda in the process the pool is not touched.
+        del env["STANDIN_LIBCUDA"]
+        rc, out, err, recs = self.prog("cupy", env=env)
+        self.assertEqual(self.kinds(recs), ["companion.info", "cupy.exit", "companion.info"])
+        self.assertFalse(recs[1]["data"]["cuda_used"])
+
+    def test_jax_memory_stats(self):
+        rc, out, err, recs = self.prog("jax", env={"CUPROBE_FRAMEWORK_INTERVAL": "0.05",
+                                                   "PROG_SLEEP": "0.2"})
+        self.assertEqual((rc, err), (0, ""))
+        ex = [r["data"] for r in recs if r["kind"] == "jax.exit"][0]
+        self.assertTrue(ex["backends_initialized"])
+        self.assertEqual(len(ex["devices"]), 1)   # the CPU device has no stats
+        self.assertEqual(ex["devices"][0]["bytes_limit"], 1 << 30)
+        self.assertTrue([r for r in recs if r["kind"] == "jax.periodic"])
+
+    # --- failure and behaviour -------------------------------------------
+    def assert_same_behaviour(self, scenario, env):
+        on = self.prog(scenario, env=env)
+        off = self.prog(scenario, env=dict(env, CUPROBE_FRAMEWORK="0"))
+        self.assertEqual(on[:3], off[:3])
+        self.assertEqual(off[3], [])
+        return on
+
+    def test_failure_disables_cleanly_with_one_log_line(self):
+        for what in ("snapshot", "stats"):
+            rc, out, err, recs = self.assert_same_behaviour(
+                "frag", {"STANDIN_TORCH_FAIL": what})
+            self.assertEqual(rc, 0)
+            logs = [r["data"]["text"] for r in recs if r["kind"] == "log"]
+            self.assertEqual(len(logs), 1, recs)
+            self.assertTrue(logs[0].startswith("companion disabled: torch.oom: "
+                                               "RuntimeError: stand-in"), logs)
+            self.assertEqual(self.kinds(recs)[-1], "log")   # nothing after it
+
+    def test_exit_status_and_output_unchanged(self):
+        rc, out, err, recs = self.assert_same_behaviour("exitcode", {})
+        self.assertEqual((rc, out), (3, "leaving with 3\n"))
+        self.assertIn("torch.exit", self.kinds(recs))
+        rc, out, err, recs = self.assert_same_behaviour("uncaught", {})
+        self.assertEqual(rc, 1)
+        self.assertIn("OutOfMemoryError", err)
+        self.assertIn("torch.oom", self.kinds(recs))
+
+
+class UnitTest(unittest.TestCase):
+    def setUp(self):
+        sys.path.insert(0, SCRIPTS)
+
+    def tearDown(self):
+        sys.path.remove(SCRIPTS)
+
+    def test_parse_interval(self):
+        from cuprobe_companion._core import parse_interval
+
+        cases = {None: 10.0, "": 10.0, "abc": 10.0, "-1": 10.0, "nan": 10.0,
+                 "inf": 10.0, "0": 0.0, "2.5": 2.5, " 3 ": 3.0, "4s": 4.0,
+                 "0.000001": 0.01}
+        for text, want in cases.items():
+            self.assertEqual(parse_interval(text), want, text)
+
+    def test_shrink_bounds_a_huge_record(self):
+        from cuprobe_companion import _sink, _torch
+
+        seg = {"address": 1, "total_size": 2 * MiB, "allocated_size": MiB,
+               "active_size": MiB, "requested_size": MiB, "stream": 0,
+               "segment_type": "small", "pool": [0, 0], "is_expandable": False,
+               "n_blocks": 3000, "free_blocks": [512] * 1500}
+        obj = {"segments": [dict(seg, free_blocks=list(seg["free_blocks"]))
+                            for _ in range(3000)]}
+        self.assertGreater(len(_sink.encode(obj)), _sink.MAX_JSON_BYTES)
+        attempt = 0
+        while len(_sink.encode(obj)) > _sink.MAX_JSON_BYTES:
+            attempt += 1
+            obj = _torch.shrink(obj, attempt)
+        self.assertEqual(attempt, 1)
+        self.assertTrue(obj["free_blocks_dropped"])
+        self.assertEqual(obj["segments"][0]["n_free_blocks"], 1500)
+
+    def test_conf_expandable(self):
+        from cuprobe_companion._torch import conf_expandable
+
+        self.assertTrue(conf_expandable("max_split_size_mb:64, expandable_segments:True"))
+        self.assertFalse(conf_expandable("expandable_segments:False"))
+        self.assertFalse(conf_expandable(""))
+
+
+def fake_libcuda(self):
+    """A do-nothing library whose soname is libcuda.so.1, so that loading it
+    makes "libcuda is loaded" true, as a first CUDA call would."""
+    path = os.path.join(self.tmp, "libcuda.so.1")
+    cc = shutil.which("cc") or shutil.which("gcc")
+    if cc is None:
+        self.skipTest("no C compiler for the libcuda stand-in")
+    src = os.path.join(self.tmp, "libcuda.c")
+    with open(src, "w") as f:
+        f.write("int cuInit(unsigned flags) { (void)flags; return 0; }\n")
+    subprocess.run([cc, "-shared", "-fPIC", "-Wl,-soname,libcuda.so.1", "-o", path, src],
+                   check=True)
+    return path
+
+
+CompanionTest.fake_libcuda = fake_libcuda
+
+if __name__ == "__main__":
+    unittest.main()
