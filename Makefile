@@ -49,7 +49,7 @@ SHIM_CFLAGS := $(CFLAGS) -fPIC -fvisibility=hidden -ftls-model=initial-exec \
                -fno-omit-frame-pointer -I$(UNW_INC) -DUNW_LOCAL_ONLY
 SHIM_LIBS   := -Wl,--exclude-libs,ALL $(UNW_LIB) $(ZSTD_A) -ldl -lpthread \
                -Wl,--version-script=interpose/exports.map -Wl,-Bsymbolic-functions \
-               -Wl,-z,nodelete
+               -Wl,-z,nodelete -Wl,--no-undefined
 
 .PHONY: all
 ## all: build the shim, the analyzer, the front end, the fake driver and tests
@@ -121,15 +121,15 @@ $(B)/tests/progs/% $(B)/tests/scenarios/% $(B)/bench/%: CUDALINK = $(if $(shell 
 $(B)/tests/progs/%: tests/progs/%.c $(FAKECUDA)
 	@mkdir -p $(dir $@)
 	@echo "  CC      $<"
-	$(Q)$(CC) $(CFLAGS) -fno-omit-frame-pointer -o $@ $< $(CUDALINK) -ldl -lpthread
+	$(Q)$(CC) $(CFLAGS) -Itests/fakecuda -fno-omit-frame-pointer -o $@ $< $(CUDALINK) -ldl -lpthread
 $(B)/tests/scenarios/%: tests/scenarios/%.c $(FAKECUDA)
 	@mkdir -p $(dir $@)
 	@echo "  CC      $<"
-	$(Q)$(CC) $(CFLAGS) -fno-omit-frame-pointer -o $@ $< $(CUDALINK) -ldl -lpthread
+	$(Q)$(CC) $(CFLAGS) -Itests/fakecuda -fno-omit-frame-pointer -o $@ $< $(CUDALINK) -ldl -lpthread
 $(B)/bench/%: bench/%.c $(FAKECUDA)
 	@mkdir -p $(dir $@)
 	@echo "  CC      $<"
-	$(Q)$(CC) $(CFLAGS) -o $@ $< $(CUDALINK) -ldl -lpthread
+	$(Q)$(CC) $(CFLAGS) -Itests/fakecuda -o $@ $< $(CUDALINK) -ldl -lpthread
 
 .PHONY: test
 ## test: build and run every CI test; the last line is "N passed, N failed"

@@ -15,10 +15,12 @@
  *    cuGetProcAddress pointer is ours: nothing more is needed.
  */
 #include <dlfcn.h>
+#include <limits.h>
 #include <link.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cp_rec.h"
@@ -191,9 +193,14 @@ void *cp_dlopen_hook(const char *file, int flags)
     int kind = CP_LIB_NOT_FOUND;
     if (h) {
         struct link_map *lm = NULL;
+        char real[PATH_MAX];
         if (dlinfo(h, RTLD_DI_LINKMAP, &lm) == 0 && lm && lm->l_name)
             snprintf(path, sizeof(path), "%s", lm->l_name);
-        kind = strstr(path, "/stubs/") ? CP_LIB_STUB : CP_LIB_DRIVER;
+        /* The toolkit's stub lives in .../stubs/ and is usually reached
+         * through a link named libcuda.so.1: judge by where it really is.
+         * cuInit's CUDA_ERROR_STUB_LIBRARY confirms it later. */
+        kind = strstr(realpath(path, real) ? real : path, "/stubs/") ? CP_LIB_STUB
+                                                                     : CP_LIB_DRIVER;
     } else {
         /* dlerror() clears the message the program is about to read; take
          * it, then fail the same way once more so the program still finds it. */

@@ -16,6 +16,7 @@ run_one() {
     name=$1; shift
     case "$name" in *${TESTS:-}*) ;; *) return ;; esac
     log="$LOGS/$name.log"
+    mkdir -p "$(dirname "$log")"
     timeout "${TEST_TIMEOUT:-300}" "$@" >"$log" 2>&1
     rc=$?
     if [ $rc -eq 0 ]; then

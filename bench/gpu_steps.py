@@ -1,0 +1,62 @@
+"""gpu_steps.py - training steps per second, for overhead measurements.
+
+Usage: python3 gpu_steps.py mlp|gpt2 [seconds]
+  mlp   the launch-bound loop: 6-layer MLP, width 256, batch 8, AdamW
+        (about 560 cuCtxGetDevice and ~100 launches a step)
+  gpt2  GPT-2 small (transformers, random init, no download), batch 8 x 512
+        tokens, bf16 autocast, fused AdamW
+Warms up, then runs for `seconds` (default 8 for mlp, 15 for gpt2) and prints
+"steps_per_s X" and the last loss (identical with and without the shim)."""
+import sys
+import time
+
+import torch
+
+kind = sys.argv[1]
+secs = float(sys.argv[2]) if len(sys.argv) > 2 else (8.0 if kind == "mlp" else 15.0)
+torch.manual_seed(0)
+if kind == "mlp":
+    layers = []
+    for _ in range(6):
+        layers += [torch.nn.Linear(256, 256), torch.nn.ReLU()]
+    model = torch.nn.Sequential(*layers).cuda()
+    opt = torch.optim.AdamW(model.parameters(), lr=1e-3)
+    x = torch.randn(8, 256, device="cuda")
+    y = torch.randn(8, 256, device="cuda")
+
+    def step():
+        loss = torch.nn.functional.mse_loss(model(x), y)
+        opt.zero_grad(set_to_none=True)
+        loss.backward()
+        opt.step()
+        return loss
+else:
+    from transformers import GPT2Config, GPT2LMHeadModel
+    model = GPT2LMHeadModel(GPT2Config()).cuda()
+    opt = torch.optim.AdamW(model.parameters(), lr=1e-4, fused=True)
+    ids = torch.randint(0, 50257, (8, 512), device="cuda")
+
+    def step():
+        with torch.autocast("cuda", dtype=torch.bfloat16):
+            loss = model(ids, labels=ids).loss
+        opt.zero_grad(set_to_none=True)
+        loss.backward()
+        opt.step()
+        return loss
+
+for _ in range(20 if kind == "mlp" else 5):
+    step()
+torch.cuda.synchronize()
+n = 0
+t0 = time.perf_counter()
+while True:
+    loss = step()
+    n += 1
+    if n % 20 == 0:
+        torch.cuda.synchronize()
+        if time.perf_counter() - t0 >= secs:
+            break
+torch.cuda.synchronize()
+dt = time.perf_counter() - t0
+print("steps_per_s %.3f" % (n / dt))
+print("loss %.6f" % loss.item())

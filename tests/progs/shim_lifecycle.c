@@ -1,0 +1,88 @@
+/*
+ * shim_lifecycle.c - the ways a process ends or splits.
+ *
+ *   fork-cuda     the child allocates (after its own cuInit) and exits
+ *   fork-nocuda   the child only computes and exits
+ *   exec          allocate, then exec /bin/true
+ *   _exit         allocate, then _exit(3) (no atexit handlers run)
+ *   loop          allocate and free forever, printing "ready" once the
+ *                 first second of records has been flushed (SIGKILL test)
+ *   segv          allocate, then dereference NULL
+ */
+#include <signal.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "fake_api.h"
+#include "cp_test.h"
+
+static CUdeviceptr setup(void)
+{
+    CUcontext ctx;
+    CUdeviceptr d;
+    CK(cuInit(0));
+    CK(cuDevicePrimaryCtxRetain(&ctx, 0));
+    CK(cuCtxSetCurrent(ctx));
+    CK(cuMemAlloc_v2(&d, 4096));
+    return d;
+}
+
+int main(int argc, char **argv)
+{
+    const char *mode = argc > 1 ? argv[1] : "";
+    if (strncmp(mode, "fork", 4) == 0) {
+        setup();
+        pid_t pid = fork();
+        if (pid == 0) {
+            if (strcmp(mode, "fork-cuda") == 0) {
+                CUdeviceptr d;
+                CUcontext ctx;
+                CK(cuDevicePrimaryCtxRetain(&ctx, 0));
+                CK(cuCtxSetCurrent(ctx));
+                CK(cuMemAlloc_v2(&d, 8192));
+                CK(cuMemFree_v2(d));
+            }
+            _exit(0);
+        }
+        int st;
+        waitpid(pid, &st, 0);
+        printf("child %d exited %d\n", (int)pid, WEXITSTATUS(st));
+        return 0;
+    }
+    if (strcmp(mode, "exec") == 0) {
+        setup();
+        execl("/bin/true", "true", (char *)NULL);
+        return 1;
+    }
+    if (strcmp(mode, "_exit") == 0) {
+        setup();
+        _exit(3);
+    }
+    if (strcmp(mode, "loop") == 0) {
+        setup();
+        struct timespec t0, t;
+        clock_gettime(CLOCK_MONOTONIC, &t0);
+        int said = 0;
+        for (;;) {
+            CUdeviceptr d;
+            CK(cuMemAlloc_v2(&d, 1024));
+            CK(cuMemFree_v2(d));
+            clock_gettime(CLOCK_MONOTONIC, &t);
+            if (!said && t.tv_sec - t0.tv_sec >= 1) {
+                printf("ready\n");
+                fflush(stdout);
+                said = 1;
+            }
+            usleep(100);
+        }
+    }
+    if (strcmp(mode, "segv") == 0) {
+        setup();
+        volatile int *p = NULL;
+        return *p;
+    }
+    fprintf(stderr, "usage: shim_lifecycle fork-cuda|fork-nocuda|exec|_exit|loop|segv\n");
+    return 2;
+}

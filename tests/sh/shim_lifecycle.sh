@@ -1,0 +1,50 @@
+# shim_lifecycle.sh - fork (with and without CUDA in the child), exec, _exit,
+# SIGKILL in the middle of a run, and a segfault.
+. "$ROOT/tests/sh/lib.sh"
+export LD_LIBRARY_PATH="$FAKE_DIR"
+P="$B/tests/progs/shim_lifecycle"
+run() { CUPROBE_OUTPUT="$TMP/$1/t-%p.trace" LD_PRELOAD="$SHIM" "$P" "$@"; }
+
+mkdir -p "$TMP/fork-cuda" "$TMP/fork-nocuda" "$TMP/exec" "$TMP/_exit" "$TMP/loop" "$TMP/segv"
+run fork-cuda >/dev/null || die "fork-cuda failed"
+[ "$(ls "$TMP/fork-cuda" | wc -l)" = 2 ] || die "fork-cuda: expected 2 traces, got $(ls "$TMP/fork-cuda")"
+for f in "$TMP"/fork-cuda/*.trace; do "$ANA" dump "$f" >"$f.txt" || die "fork-cuda: $f incomplete"; done
+parent=$(grep -l '^FORK' "$TMP"/fork-cuda/*.txt) || die "no FORK record in the parent"
+child=$(grep -L '^FORK' "$TMP"/fork-cuda/*.txt)
+ppid=$(sed -n 's/^HEADER .* ppid=\([0-9]*\) .*/\1/p' "$child")
+pid=$(sed -n 's/^HEADER .* pid=\([0-9]*\) .*/\1/p' "$parent")
+[ "$ppid" = "$pid" ] || die "child's ppid $ppid is not the parent's pid $pid"
+expect_grep '^ALLOC .*size=8192' "$child"
+expect_no_grep '^ALLOC .*size=4096' "$child"     # the parent's records stay in the parent's file
+
+run fork-nocuda >/dev/null || die "fork-nocuda failed"
+[ "$(ls "$TMP/fork-nocuda" | wc -l)" = 1 ] || die "fork-nocuda: a child without CUDA must write nothing"
+
+run exec || die "exec failed"
+"$ANA" dump "$TMP"/exec/*.trace >"$TMP/exec.txt" || die "exec: trace incomplete"
+expect_grep '^EXEC .*path="/bin/true"' "$TMP/exec.txt"
+expect_grep '^END .*reason=exec' "$TMP/exec.txt"
+
+run _exit; rc=$?
+[ $rc = 3 ] || die "_exit: status $rc, expected 3"
+"$ANA" dump "$TMP"/_exit/*.trace >"$TMP/_exit.txt" || die "_exit: trace incomplete"
+expect_grep '^END .*reason=_exit status=3' "$TMP/_exit.txt"
+
+# SIGKILL: nothing can run, the file must decode up to the last timed flush.
+CUPROBE_FLUSH_MS=50 run loop >"$TMP/loop.out" &
+pid=$!
+i=0; while ! grep -q ready "$TMP/loop.out" 2>/dev/null && [ $i -lt 100 ]; do sleep 0.1; i=$((i+1)); done
+sleep 0.3
+kill -9 $pid; wait $pid 2>/dev/null
+"$ANA" dump "$TMP"/loop/*.trace >"$TMP/loop.txt" 2>"$TMP/loop.err"; rc=$?
+[ $rc = 2 ] || die "killed run: dump should exit 2 (truncated), got $rc"
+expect_grep 'truncated' "$TMP/loop.err"
+n=$(grep -c '^ALLOC .*size=1024' "$TMP/loop.txt")
+[ "$n" -gt 100 ] || die "killed run: only $n allocations decoded"
+
+run segv 2>/dev/null; rc=$?
+[ $rc = 139 ] || die "segv: the program's own fate must be kept (status 139), got $rc"
+"$ANA" dump "$TMP"/segv/*.trace >"$TMP/segv.txt" 2>&1
+expect_grep '^SIGNAL .*signo=11' "$TMP/segv.txt"
+expect_grep '^ALLOC .*size=4096' "$TMP/segv.txt"
+echo "lifecycle ok"
