@@ -1,0 +1,42 @@
+# tests/doctor/lib_doctor.sh - helpers for tests/sh/doctor_*.sh; source it
+# after lib.sh.  Fixture trees: tests/doctor/<name>/{sys,proc,dev}
+#   none      no NVIDIA GPU (Intel graphics), no nvidia modules
+#   gpu1      one GPU at 0000:18:00.0 bound to nvidia, x16 link, driver 580.65.06
+#   gpu2      two GPUs at 0000:18:00.0 and 0000:28:00.0 (the fake driver's bus ids)
+#   degraded  like gpu1 but the link trained at x8 of x16
+#   unbound   a GPU with no NVIDIA kernel driver loaded
+DR_FIX="$ROOT/tests/doctor"
+[ -x "$ANA" ] || skip "analyzer not built: $ANA"
+unset CUDA_VISIBLE_DEVICES CUDA_DEVICE_ORDER CUPROBE_SYSFS_ROOT CUPROBE_PROCFS_ROOT CUPROBE_DEV_ROOT
+for v in $(env | sed -n 's/^\(FAKECUDA_[A-Z_]*\)=.*/\1/p'); do unset "$v"; done
+# use_tree NAME: point doctor at a fixture tree
+use_tree() {
+    export CUPROBE_SYSFS_ROOT="$DR_FIX/$1/sys" CUPROBE_PROCFS_ROOT="$DR_FIX/$1/proc" \
+        CUPROBE_DEV_ROOT="$DR_FIX/$1/dev"
+}
+need_fake() { [ -f "$FAKE_DIR/libcuda.so.1" ] || skip "fake driver not built: $FAKE_DIR/libcuda.so.1"; }
+# run_doctor NAME [VAR=VALUE...] ARGS...: run doctor with those variables set
+# (only for this run: "VAR=x func" would persist in some shells); output in
+# $TMP/out.NAME (= $out), exit status in $rc
+run_doctor() {
+    out="$TMP/out.$1"; shift
+    (
+        while [ $# -gt 0 ]; do
+            case "$1" in [A-Z]*=*) export "$1"; shift ;; *) break ;; esac
+        done
+        exec timeout 60 "$ANA" doctor "$@"
+    ) >"$out" 2>&1
+    rc=$?
+}
+# expect_verdict TEXT STATUS: the verdict line is exactly "verdict: TEXT"
+expect_verdict() {
+    got=$(grep '^verdict: ' "$out")
+    [ "$got" = "verdict: $1" ] || { cat "$out"; die "got '$got', want 'verdict: $1'"; }
+    [ "$rc" -eq "$2" ] || { cat "$out"; die "exit status $rc, want $2"; }
+}
+# expect_json FIELD VALUE: top-level FIELD of the JSON output in $out
+expect_json() {
+    command -v python3 >/dev/null || return 0
+    python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); v=str(d[sys.argv[2]]); sys.exit(0 if v==sys.argv[3] else "%s=%s" % (sys.argv[2], v))' \
+        "$out" "$1" "$2" || { cat "$out"; die "JSON $1 is not $2"; }
+}
