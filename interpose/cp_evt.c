@@ -134,7 +134,7 @@ void cp_ev_ctx(cp_where *w, int want_stack)
         w->dev = cp_ctx_device(w->ctx);
     }
     if (want_stack)
-        w->stack = cp_stack_capture(2, 1);
+        w->stack = cp_stack_capture(0, 1);
 }
 
 /* --- API announcements and the EV prefix -------------------------------------- */
@@ -239,5 +239,5 @@ __attribute__((weak)) uint64_t cp_stack_capture(int skip, int with_python)
 
 uint64_t cp_stack_capture_for_finding(void)
 {
-    return cp_stack_capture(2, 1);
+    return cp_stack_capture(0, 1);
 }

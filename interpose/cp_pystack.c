@@ -1,0 +1,602 @@
+/*
+ * cp_pystack.c - the calling thread's Python frames, read without the GIL
+ * (see cp_pystack.h; issue 4).
+ *
+ * Safety argument.  We start from PyGILState_GetThisThreadState(), a
+ * thread-specific lookup that needs no lock, and only accept a thread state
+ * whose thread_id is our own pthread_self(): its frame chain belongs to this
+ * thread, and this thread is inside our hook, so no frame can be pushed,
+ * popped or freed while we read.  Each frame holds a strong reference to its
+ * code object, and a code object holds its file name, qualified name and
+ * line table, all immutable; so everything we follow is alive and stable.
+ * We never write, never call the C API (no refcounting without the GIL), and
+ * check every pointer (non-NULL, aligned, user-space) and every object type
+ * (ob_type == &PyCode_Type / &PyUnicode_Type / &PyBytes_Type) before use.
+ * Not covered: another thread tearing the interpreter down (Py_FinalizeEx
+ * deleting daemon threads' states) between our "finalizing?" check and the
+ * walk; the window is a few hundred nanoseconds.
+ *
+ * Caching, and why no reference is kept.  Holding a reference (Py_IncRef)
+ * needs the GIL, which we must not take.  Instead resolved call sites are
+ * cached by (code object address, instruction index), and every hit is
+ * re-validated against the live code object: same co_filename, co_qualname
+ * and co_linetable pointers, same co_firstlineno, and the same CPython hash
+ * (PyASCIIObject.hash, a content hash) of both strings.  A new code object at
+ * a reused address would need identical string objects with identical
+ * contents and the same line table object to pass, and then it also resolves
+ * to the same file, function and line, so the cached answer stays right.
+ */
+#include "cp_pystack.h"
+
+#include <dlfcn.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#include "cp_itab.h"
+#include "cp_modules.h"
+#include "cp_pylayout.h"
+#include "cp_rec.h"
+
+#define PY_STR_MAX 1024         /* code points kept of a name; longer: "..." */
+#define PY_STR_BUF (4 * PY_STR_MAX + 4)
+#define PY_WALK_MAX 128         /* frames per walk */
+#define PY_LINETABLE_MAX (1 << 24)
+#define SITE_LOG2 15
+
+struct py_site {
+    uintptr_t code;
+    int32_t lasti;              /* instruction index, in code units */
+    int32_t line;
+    uintptr_t filename, qualname, linetable;
+    int64_t file_hash, func_hash;
+    int32_t firstlineno;
+    uint32_t file_len, func_len;
+    const char *file, *func;
+    _Atomic uint64_t file_id, func_id;  /* trace string ids, 0 = not yet */
+};
+
+struct py_syms {
+    void *(*get_tstate)(void);  /* PyGILState_GetThisThreadState */
+    int (*is_initialized)(void);
+    int (*is_finalizing)(void);
+    uintptr_t code_type, unicode_type, bytes_type;
+};
+
+static struct py_syms g_py;
+static const struct cp_pylayout *g_layout;
+static struct cp_pylayout g_layout_313;
+static unsigned long g_version;
+/* 0: no interpreter found yet, 1: ready, -1: unsupported or broken (logged) */
+static _Atomic int g_state;
+static _Atomic uint64_t g_checked_adds = UINT64_MAX;
+static pthread_mutex_t g_init_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static _Atomic(struct py_site *) *g_sites;
+static pthread_mutex_t g_site_lock = PTHREAD_MUTEX_INITIALIZER;
+static unsigned g_site_count;
+
+static struct cp_itab g_strs = CP_ITAB_INIT("python string", 16);
+static struct cp_itab g_frames = CP_ITAB_INIT("python frame", 17);
+
+/* ---- raw reads ------------------------------------------------------- */
+
+static inline int ptr_ok(uintptr_t p)
+{
+    return p >= 4096 && p < ((uintptr_t)1 << 47) && !(p & 7);
+}
+
+static inline uintptr_t rd_ptr(uintptr_t a)
+{
+    uintptr_t v;
+    memcpy(&v, (const void *)a, sizeof(v));
+    return v;
+}
+
+static inline int64_t rd_i64(uintptr_t a)
+{
+    int64_t v;
+    memcpy(&v, (const void *)a, sizeof(v));
+    return v;
+}
+
+static inline int32_t rd_i32(uintptr_t a)
+{
+    int32_t v;
+    memcpy(&v, (const void *)a, sizeof(v));
+    return v;
+}
+
+static inline int is_type(uintptr_t obj, uintptr_t type)
+{
+    return ptr_ok(obj) && rd_ptr(obj + (uintptr_t)g_layout->ob_type) == type;
+}
+
+/* ---- interpreter discovery -------------------------------------------- */
+
+static void py_disable(const char *why)
+{
+    if (g_version)
+        cp_log(1, "python: CPython %lu.%lu.%lu: %s; no Python frames will be recorded",
+               g_version >> 24, (g_version >> 16) & 0xff, (g_version >> 8) & 0xff, why);
+    else
+        cp_log(1, "python: CPython %s; no Python frames will be recorded", why);
+    atomic_store_explicit(&g_state, -1, memory_order_release);
+}
+
+/* Look the interpreter up.  Called with g_init_lock held, state 0. */
+static void py_probe_locked(void)
+{
+    const unsigned long *version;
+    char why[160];
+    void *fin;
+
+    g_py.is_initialized = (int (*)(void))dlsym(RTLD_DEFAULT, "Py_IsInitialized");
+    if (!g_py.is_initialized)
+        return;     /* no Python in this process (yet) */
+    version = dlsym(RTLD_DEFAULT, "Py_Version");
+    if (!version) {
+        py_disable("older than 3.11 (no Py_Version) is not supported");
+        return;
+    }
+    g_version = *version;
+    g_py.get_tstate = (void *(*)(void))dlsym(RTLD_DEFAULT, "PyGILState_GetThisThreadState");
+    /* 3.13 made it public as Py_IsFinalizing; 3.11 and 3.12 have the
+     * underscore name.  Both read one atomic field, no GIL needed. */
+    fin = dlsym(RTLD_DEFAULT, "Py_IsFinalizing");
+    if (!fin)
+        fin = dlsym(RTLD_DEFAULT, "_Py_IsFinalizing");
+    g_py.is_finalizing = (int (*)(void))fin;
+    g_py.code_type = (uintptr_t)dlsym(RTLD_DEFAULT, "PyCode_Type");
+    g_py.unicode_type = (uintptr_t)dlsym(RTLD_DEFAULT, "PyUnicode_Type");
+    g_py.bytes_type = (uintptr_t)dlsym(RTLD_DEFAULT, "PyBytes_Type");
+    if (!g_py.get_tstate || !g_py.is_finalizing || !g_py.code_type || !g_py.unicode_type ||
+        !g_py.bytes_type) {
+        py_disable("an interpreter symbol is missing");
+        return;
+    }
+    g_layout = cp_pylayout_select(g_version, dlsym(RTLD_DEFAULT, "_PyRuntime"), &g_layout_313,
+                                  why, sizeof(why));
+    if (!g_layout) {
+        py_disable(why);
+        return;
+    }
+    cp_log(2, "python: CPython %lu.%lu.%lu, layout %s: Python frames on", g_version >> 24,
+           (g_version >> 16) & 0xff, (g_version >> 8) & 0xff, g_layout->name);
+    atomic_store_explicit(&g_state, 1, memory_order_release);
+}
+
+/* @return : 1 when frames can be read, else 0. */
+static int py_ready(void)
+{
+    int st = atomic_load_explicit(&g_state, memory_order_acquire);
+    uint64_t adds;
+    if (st)
+        return st > 0;
+    /* Look again only when a library was loaded since the last look: a
+     * process without Python pays one load here, not a dlsym. */
+    adds = cp_modules_adds();
+    if (atomic_load_explicit(&g_checked_adds, memory_order_relaxed) == adds)
+        return 0;
+    pthread_mutex_lock(&g_init_lock);
+    if (atomic_load_explicit(&g_state, memory_order_relaxed) == 0) {
+        py_probe_locked();
+        atomic_store_explicit(&g_checked_adds, adds, memory_order_relaxed);
+    }
+    pthread_mutex_unlock(&g_init_lock);
+    return atomic_load_explicit(&g_state, memory_order_acquire) > 0;
+}
+
+/* ---- strings and line numbers ----------------------------------------- */
+
+static size_t utf8_put(char *o, uint32_t c)
+{
+    if (c < 0x80) {
+        o[0] = (char)c;
+        return 1;
+    }
+    if (c < 0x800) {
+        o[0] = (char)(0xc0 | (c >> 6));
+        o[1] = (char)(0x80 | (c & 0x3f));
+        return 2;
+    }
+    if (c >= 0xd800 && c < 0xe000) {
+        o[0] = '?';     /* a lone surrogate (surrogateescape'd bytes) */
+        return 1;
+    }
+    if (c < 0x10000) {
+        o[0] = (char)(0xe0 | (c >> 12));
+        o[1] = (char)(0x80 | ((c >> 6) & 0x3f));
+        o[2] = (char)(0x80 | (c & 0x3f));
+        return 3;
+    }
+    o[0] = (char)(0xf0 | (c >> 18));
+    o[1] = (char)(0x80 | ((c >> 12) & 0x3f));
+    o[2] = (char)(0x80 | ((c >> 6) & 0x3f));
+    o[3] = (char)(0x80 | (c & 0x3f));
+    return 4;
+}
+
+/* Copy a str object as UTF-8 into buf (PY_STR_BUF bytes).  Only
+ * compact strings (all names the compiler makes) are read.
+ * @return : the length, or -1 when o is not a readable str. */
+static long py_str(uintptr_t o, char *buf, int64_t *hash)
+{
+    const struct cp_pylayout *L = g_layout;
+    uint32_t state, kind;
+    int64_t len;
+    uintptr_t data;
+    size_t n = 0;
+
+    if (!is_type(o, g_py.unicode_type))
+        return -1;
+    state = (uint32_t)rd_i32(o + (uintptr_t)L->uni_state);
+    len = rd_i64(o + (uintptr_t)L->uni_length);
+    kind = (state >> CP_PY_STATE_KIND_SHIFT) & CP_PY_STATE_KIND_MASK;
+    if (!(state & CP_PY_STATE_COMPACT) || len < 0 || (kind != 1 && kind != 2 && kind != 4))
+        return -1;
+    *hash = rd_i64(o + (uintptr_t)L->uni_hash);
+    data = o + (uintptr_t)((state & CP_PY_STATE_ASCII) ? L->uni_ascii_data : L->uni_compact_data);
+    for (int64_t i = 0; i < len && i < PY_STR_MAX; i++) {
+        uint32_t c;
+        if (kind == 1)
+            c = ((const uint8_t *)data)[i];
+        else if (kind == 2)
+            c = ((const uint16_t *)data)[i];
+        else
+            c = ((const uint32_t *)data)[i];
+        n += utf8_put(buf + n, c > 0x10ffff ? '?' : c);
+    }
+    if (len > PY_STR_MAX) {
+        memcpy(buf + n, "...", 3);
+        n += 3;
+    }
+    return (long)n;
+}
+
+/* Varints of the 3.11+ location table: 6 bits per byte, bit 6 = more. */
+static const uint8_t *lt_varint(const uint8_t *p, const uint8_t *end, uint32_t *v)
+{
+    uint32_t r = 0;
+    unsigned shift = 0;
+    while (p < end && shift < 32) {
+        uint8_t b = *p++;
+        r |= (uint32_t)(b & 63) << shift;
+        shift += 6;
+        if (!(b & 64))
+            break;
+    }
+    *v = r;
+    return p;
+}
+
+/* The line of instruction `lasti` (code units), as PyCode_Addr2Line()
+ * computes it from co_linetable (Objects/locations.md: each entry starts
+ * with a byte 1cccclll, covering lll+1 code units; code 15 = no line, 14 =
+ * long form and 13 = no columns carry a signed line delta, 10..12 a delta of
+ * code-10, 0..9 the same line).  @return : the line, or -1 for none. */
+static int py_addr2line(const uint8_t *p, size_t size, int firstlineno, int lasti)
+{
+    const uint8_t *end = p + size;
+    int line = firstlineno, ar_line = -1;
+    long ar_end = 0;
+
+    while (ar_end <= lasti) {
+        uint8_t b;
+        int code, delta = 0;
+        if (p >= end)
+            return -1;
+        b = *p;
+        code = (b >> 3) & 15;
+        if (code == 13 || code == 14) {
+            uint32_t u;
+            lt_varint(p + 1, end, &u);
+            delta = (u & 1) ? -(int)(u >> 1) : (int)(u >> 1);
+        } else if (code >= 10 && code <= 12) {
+            delta = code - 10;
+        }
+        line += delta;
+        ar_line = code == 15 ? -1 : line;
+        ar_end += (b & 7) + 1;
+        do
+            p++;
+        while (p < end && !(*p & 128));
+    }
+    return ar_line;
+}
+
+/* ---- the call-site cache ---------------------------------------------- */
+
+static int site_valid(const struct py_site *s, uintptr_t code)
+{
+    const struct cp_pylayout *L = g_layout;
+    uintptr_t fn = rd_ptr(code + (uintptr_t)L->co_filename);
+    uintptr_t qn = rd_ptr(code + (uintptr_t)L->co_qualname);
+    return fn == s->filename && qn == s->qualname &&
+           rd_ptr(code + (uintptr_t)L->co_linetable) == s->linetable &&
+           rd_i32(code + (uintptr_t)L->co_firstlineno) == s->firstlineno &&
+           rd_i64(fn + (uintptr_t)L->uni_hash) == s->file_hash &&
+           rd_i64(qn + (uintptr_t)L->uni_hash) == s->func_hash;
+}
+
+static uint64_t site_hash(uintptr_t code, int lasti)
+{
+    uint64_t h = ((uint64_t)code ^ ((uint64_t)(uint32_t)lasti << 47)) * 0x9e3779b97f4a7c15ull;
+    return h ^ (h >> 29);
+}
+
+/* Resolve (code, lasti) from the live objects.  @return : a new site in
+ * arena memory, or NULL when something does not look like CPython's. */
+static struct py_site *site_resolve(uintptr_t code, int lasti)
+{
+    const struct cp_pylayout *L = g_layout;
+    struct py_site *s = NULL;
+    long flen, qlen;
+    int64_t fh = 0, qh = 0, lt_size;
+    uintptr_t lt;
+    char *mem, *fbuf, *qbuf;
+
+    lt = rd_ptr(code + (uintptr_t)L->co_linetable);
+    if (!is_type(lt, g_py.bytes_type))
+        return NULL;
+    lt_size = rd_i64(lt + (uintptr_t)L->bytes_size);
+    if (lt_size < 0 || lt_size > PY_LINETABLE_MAX)
+        return NULL;
+    /* Heap, not TLS or stack: this is the rare path, and the shim's static
+     * TLS and the host's thread stacks are better kept small. */
+    fbuf = malloc(2 * PY_STR_BUF);
+    if (!fbuf)
+        return NULL;
+    qbuf = fbuf + PY_STR_BUF;
+    flen = py_str(rd_ptr(code + (uintptr_t)L->co_filename), fbuf, &fh);
+    qlen = py_str(rd_ptr(code + (uintptr_t)L->co_qualname), qbuf, &qh);
+    if (flen < 0 || qlen < 0)
+        goto out_free;
+    mem = cp_itab_alloc(sizeof(*s) + (size_t)flen + (size_t)qlen);
+    if (!mem)
+        goto out_free;
+    s = (struct py_site *)mem;
+    memset(s, 0, sizeof(*s));
+    s->code = code;
+    s->lasti = lasti;
+    s->filename = rd_ptr(code + (uintptr_t)L->co_filename);
+    s->qualname = rd_ptr(code + (uintptr_t)L->co_qualname);
+    s->linetable = lt;
+    s->firstlineno = rd_i32(code + (uintptr_t)L->co_firstlineno);
+    s->file_hash = fh;
+    s->func_hash = qh;
+    s->line = py_addr2line((const uint8_t *)(lt + (uintptr_t)L->bytes_data), (size_t)lt_size,
+                           s->firstlineno, lasti);
+    memcpy(mem + sizeof(*s), fbuf, (size_t)flen);
+    memcpy(mem + sizeof(*s) + flen, qbuf, (size_t)qlen);
+    s->file = mem + sizeof(*s);
+    s->file_len = (uint32_t)flen;
+    s->func = mem + sizeof(*s) + flen;
+    s->func_len = (uint32_t)qlen;
+out_free:
+    free(fbuf);
+    return s;
+}
+
+static const struct py_site *site_get(uintptr_t code, int lasti)
+{
+    _Atomic(struct py_site *) *slots = atomic_load_explicit(
+        (_Atomic(_Atomic(struct py_site *) *) *)&g_sites, memory_order_acquire);
+    const size_t mask = ((size_t)1 << SITE_LOG2) - 1;
+    uint64_t h = site_hash(code, lasti);
+    struct py_site *s;
+    long slot = -1;
+
+    if (slots) {
+        for (size_t i = 0; i <= mask; i++) {
+            struct py_site *e = atomic_load_explicit(&slots[(h + i) & mask], memory_order_acquire);
+            if (!e)
+                break;
+            if (e->code == code && e->lasti == lasti && site_valid(e, code))
+                return e;
+        }
+    }
+    s = site_resolve(code, lasti);
+    if (!s)
+        return NULL;
+    pthread_mutex_lock(&g_site_lock);
+    if (!g_sites) {
+        void *m = mmap(NULL, sizeof(*g_sites) << SITE_LOG2, PROT_READ | PROT_WRITE,
+                       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+        if (m == MAP_FAILED)
+            goto out_unlock;
+        atomic_store_explicit((_Atomic(void *) *)&g_sites, m, memory_order_release);
+    }
+    /* Same key with stale contents (a new code object at a reused address):
+     * replace it; the old site stays readable for whoever holds it. */
+    for (size_t i = 0; i <= mask; i++) {
+        struct py_site *e = atomic_load_explicit(&g_sites[(h + i) & mask], memory_order_relaxed);
+        if (!e || (e->code == code && e->lasti == lasti)) {
+            slot = (long)((h + i) & mask);
+            if (!e && g_site_count >= (3u << SITE_LOG2) / 4)
+                slot = -1;  /* full: answer without caching */
+            else if (!e)
+                g_site_count++;
+            break;
+        }
+    }
+    if (slot >= 0)
+        atomic_store_explicit(&g_sites[slot], s, memory_order_release);
+out_unlock:
+    pthread_mutex_unlock(&g_site_lock);
+    return s;
+}
+
+/* ---- the walk ---------------------------------------------------------- */
+
+static int py_walk_sites(const struct py_site **out, int max)
+{
+    const struct cp_pylayout *L;
+    uintptr_t ts, fr;
+    int n = 0, budget;
+
+    if (max <= 0 || !py_ready())
+        return 0;
+    L = g_layout;
+    if (!g_py.is_initialized() || g_py.is_finalizing())
+        return 0;
+    ts = (uintptr_t)g_py.get_tstate();
+    if (!ptr_ok(ts))
+        return 0;   /* this thread never ran Python (or its state is gone) */
+    /* Only our own thread's state is consistent while we read it. */
+    if ((unsigned long)rd_ptr(ts + (uintptr_t)L->ts_thread_id) != (unsigned long)pthread_self())
+        return 0;
+    if (L->ts_cframe >= 0) {
+        uintptr_t cf = rd_ptr(ts + (uintptr_t)L->ts_cframe);
+        if (!ptr_ok(cf))
+            return 0;
+        fr = rd_ptr(cf + (uintptr_t)L->cframe_current_frame);
+    } else {
+        fr = rd_ptr(ts + (uintptr_t)L->ts_current_frame);
+    }
+    /* Skipped frames count against a budget too, so that a corrupt cycle
+     * cannot keep us here. */
+    budget = 4 * max + 64;
+    for (; fr && n < max && budget > 0; budget--, fr = rd_ptr(fr + (uintptr_t)L->fr_previous)) {
+        int owner;
+        uintptr_t code, instr;
+        intptr_t lasti;
+        int64_t ncode;
+        const struct py_site *s;
+
+        if (!ptr_ok(fr))
+            break;
+        owner = *(const signed char *)(fr + (uintptr_t)L->fr_owner);
+        if (owner == L->owner_cstack)
+            continue;   /* the C-stack entry shim between Python frames */
+        code = rd_ptr(fr + (uintptr_t)L->fr_code);
+        if (!is_type(code, g_py.code_type))
+            continue;
+        instr = rd_ptr(fr + (uintptr_t)L->fr_instr);
+        lasti = ((intptr_t)instr - (intptr_t)(code + (uintptr_t)L->co_code)) / 2;
+        ncode = rd_i64(code + (uintptr_t)L->co_size);
+        /* Incomplete frames (pushed, first instruction not run yet) are
+         * skipped, as CPython's own tracebacks do. */
+        if (lasti < 0 || lasti >= ncode)
+            continue;
+        if (L->co_firsttraceable >= 0 && owner != L->owner_generator &&
+            lasti < rd_i32(code + (uintptr_t)L->co_firsttraceable))
+            continue;
+        s = site_get(code, (int)lasti);
+        if (s)
+            out[n++] = s;
+    }
+    return n;
+}
+
+int cp_pystack_walk(cp_pyframe_raw *out, int max)
+{
+    const struct py_site *sites[PY_WALK_MAX];
+    int n = py_walk_sites(sites, max < PY_WALK_MAX ? max : PY_WALK_MAX);
+    for (int i = 0; i < n; i++) {
+        out[i].file = sites[i]->file;
+        out[i].file_len = sites[i]->file_len;
+        out[i].func = sites[i]->func;
+        out[i].func_len = sites[i]->func_len;
+        out[i].line = sites[i]->line;
+    }
+    return n;
+}
+
+/* ---- trace records ------------------------------------------------------ */
+
+static int str_announce(void *ctx, uint64_t id, const void *key, size_t len)
+{
+    uint8_t *p = cp_rec_begin(CP_REC_STRING, 2 * CP_VARINT_MAX + len);
+    (void)ctx;
+    if (!p)
+        return -1;
+    p = cp_put_u(p, id);
+    p = cp_put_str(p, key, len);
+    cp_rec_commit(p);
+    return 0;
+}
+
+static uint64_t str_intern(const char *s, size_t len)
+{
+    return cp_itab_intern(&g_strs, s, len, str_announce, NULL);
+}
+
+struct py_frame_key {
+    uint64_t file, func, line;
+};
+
+static int frame_announce(void *ctx, uint64_t id, const void *key, size_t len)
+{
+    const struct py_site *s = ctx;
+    const struct py_frame_key *k = key;
+    uint8_t *p;
+    (void)len;
+    /* The strings must be in this file too (again, if it is a new file);
+     * lock order: frames -> strings. */
+    if (str_intern(s->file, s->file_len) != k->file || str_intern(s->func, s->func_len) != k->func)
+        return -1;
+    p = cp_rec_begin(CP_REC_PYFRAME, 4 * CP_VARINT_MAX);
+    if (!p)
+        return -1;
+    p = cp_put_u(p, id);
+    p = cp_put_u(p, k->file);
+    p = cp_put_u(p, k->func);
+    p = cp_put_u(p, k->line);
+    cp_rec_commit(p);
+    return 0;
+}
+
+/* The site's string id, interned on first use (ids never change). */
+static uint64_t site_str_id(_Atomic uint64_t *slot, const char *s, size_t len)
+{
+    uint64_t id = atomic_load_explicit(slot, memory_order_acquire);
+    if (!id) {
+        id = str_intern(s, len);
+        atomic_store_explicit(slot, id, memory_order_release);
+    }
+    return id;
+}
+
+int cp_pystack_capture(uint64_t *ids, int max)
+{
+    const struct py_site *sites[PY_WALK_MAX];
+    int n = py_walk_sites(sites, max < PY_WALK_MAX ? max : PY_WALK_MAX), out = 0;
+    for (int i = 0; i < n; i++) {
+        struct py_site *s = (struct py_site *)sites[i];
+        struct py_frame_key k;
+        uint64_t id;
+        k.file = site_str_id(&s->file_id, s->file, s->file_len);
+        k.func = site_str_id(&s->func_id, s->func, s->func_len);
+        k.line = s->line > 0 ? (uint64_t)s->line : 0;
+        if (!k.file || !k.func)
+            continue;
+        id = cp_itab_intern(&g_frames, &k, sizeof(k), frame_announce, s);
+        if (id)
+            ids[out++] = id;
+    }
+    return out;
+}
+
+int cp_pystack_status(void)
+{
+    if (py_ready())
+        return 1;
+    return atomic_load_explicit(&g_state, memory_order_acquire) < 0 ? -1 : 0;
+}
+
+unsigned long cp_pystack_version(void)
+{
+    return atomic_load_explicit(&g_state, memory_order_acquire) ? g_version : 0;
+}
+
+void cp_pystack_atfork_child(void)
+{
+    pthread_mutex_init(&g_init_lock, NULL);
+    pthread_mutex_init(&g_site_lock, NULL);
+    cp_itab_atfork_child(&g_strs);
+    cp_itab_atfork_child(&g_frames);
+}

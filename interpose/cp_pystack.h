@@ -1,0 +1,53 @@
+/*
+ * cp_pystack.h - Python frames of the calling thread, read without the GIL.
+ *
+ * PyTorch releases the GIL before it allocates, copies or launches (issue 4),
+ * and taking it in a hook can deadlock, so we never call the C API on the
+ * hot path.  Instead we read the calling thread's own interpreter frame
+ * chain: while the thread sits in our hook its frames cannot change.  The
+ * layout of the running CPython (3.11, 3.12: checked tables; 3.13: the
+ * interpreter's own _Py_DebugOffsets) is chosen once; any other version
+ * turns the feature off with one log line.
+ */
+#ifndef CP_PYSTACK_H
+#define CP_PYSTACK_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* One resolved frame.  The strings are cuprobe's own copies (not
+ * NUL-terminated), valid for the life of the process. */
+typedef struct cp_pyframe_raw {
+    const char *file;
+    size_t file_len;
+    const char *func;           /* co_qualname */
+    size_t func_len;
+    int line;                   /* -1 when the instruction has no line */
+} cp_pyframe_raw;
+
+/*! cp_pystack_walk() : resolve the calling thread's Python frames,
+ *  innermost first (at most 128), without recording anything.
+ *  @return : the number of frames written to out (0..max): 0 when the
+ *  process runs no (supported) CPython, the interpreter is not initialised or
+ *  is finalising, or this thread has no thread state. */
+int cp_pystack_walk(cp_pyframe_raw *out, int max);
+
+/*! cp_pystack_capture() : as cp_pystack_walk(), but interns each frame as a
+ *  trace id: new strings (CP_REC_STRING) and frames (CP_REC_PYFRAME) are
+ *  recorded first.  Must not be called between cp_rec_begin and commit.
+ *  @return : the number of ids written to ids (0..max). */
+int cp_pystack_capture(uint64_t *ids, int max);
+
+/*! cp_pystack_status() : why Python frames are (not) taken.
+ *  @return : 1 when a supported interpreter was found, 0 when none is loaded
+ *  (yet: the check is repeated until one is initialised), -1 when it is
+ *  unsupported or the feature is off (logged once). */
+int cp_pystack_status(void);
+
+/*! cp_pystack_version() : PY_VERSION_HEX of the interpreter in use, or 0. */
+unsigned long cp_pystack_version(void);
+
+/*! cp_pystack_atfork_child() : reset the caches' locks in a forked child. */
+void cp_pystack_atfork_child(void);
+
+#endif /* CP_PYSTACK_H */

@@ -1,0 +1,73 @@
+#!/bin/sh
+# pystack_e2e.sh - Python call sites end to end: tests/py/pystack_cases.py
+# calls the fake driver through ctypes under LD_PRELOAD of the shim, and
+# tests/py/check_pystack.py checks with `cuprobe-analyze dump` that every
+# allocation's recorded Python frames are CPython's own, down to the exact
+# line (nested functions, a thread, a generator, a coroutine, the GIL held,
+# threads started by C with and without Python, atexit, a forked child's
+# own file).  Runs on every CPython 3.11-3.13 found (Debian's, pyenv's,
+# $CUPROBE_TEST_PYTHONS), then once with CUPROBE_PYTHON=0.
+. "$ROOT/tests/sh/lib.sh"
+[ -f "$SHIM" ] || skip "$SHIM not built"
+[ -f "$FAKE_DIR/libcuda.so.1" ] || skip "fake driver not built"
+[ -x "$ANA" ] || skip "$ANA not built"
+CC=${CC:-cc}
+if [ -n "${CUPROBE_TEST_CTHREAD_SO:-}" ]; then
+    cp "$CUPROBE_TEST_CTHREAD_SO" "$TMP/libcthread.so"    # prebuilt (no compiler here)
+else
+    command -v "$CC" >/dev/null || skip "no C compiler ($CC) for tests/py/cthread.c"
+    $CC -shared -fPIC -o "$TMP/libcthread.so" "$ROOT/tests/py/cthread.c" \
+        -L"$FAKE_DIR" -lcuda -lpthread || die "cannot build tests/py/cthread.c"
+fi
+
+cands="${CUPROBE_TEST_PYTHONS:-} python3"
+for p in /usr/bin/python3.1[1-3] "${HOME:-/root}"/.pyenv/versions/3.1[1-3].*/bin/python3.1[1-3]; do
+    [ -x "$p" ] && cands="$cands $p"
+done
+
+# run PY NAME [ENV...]: trace the cases with interpreter PY into $TMP/NAME.*
+run() {
+    py=$1; name=$2; shift 2
+    env "$@" LD_PRELOAD="$SHIM" LD_LIBRARY_PATH="$FAKE_DIR" \
+        CUPROBE_OUTPUT="$TMP/$name.trace" CP_MANIFEST="$TMP/$name.json" \
+        "$py" "$ROOT/tests/py/pystack_cases.py" "$TMP/libcthread.so" \
+        >"$TMP/$name.out" 2>&1 || { cat "$TMP/$name.out"; die "$py failed under the shim"; }
+    "$ANA" dump "$TMP/$name.trace" >"$TMP/$name.dump" || die "dump of $name failed"
+}
+
+ran=0; seen=""; last=""
+for p in $cands; do
+    id=$("$p" -c 'import sys; print("%d.%d.%d@%s" % (sys.version_info[:3] + (sys.base_prefix,)))' 2>/dev/null) || continue
+    minor=$("$p" -c 'import sys; print(sys.version_info[1])')
+    [ "$minor" -ge 11 ] && [ "$minor" -le 13 ] || continue
+    case " $seen " in *" $id "*) continue ;; esac
+    seen="$seen $id"
+    name="py$ran"
+    run "$p" "$name"
+    echo "== $id"
+    "$p" "$ROOT/tests/py/check_pystack.py" "$TMP/$name.dump" "$TMP/$name.json" ||
+        die "Python call sites wrong for $id"
+    ran=$((ran + 1)); last=$p
+done
+[ $ran -gt 0 ] || skip "no CPython 3.11-3.13 found"
+
+# fork: the child's file must define again everything it uses.
+env LD_PRELOAD="$SHIM" LD_LIBRARY_PATH="$FAKE_DIR" CUPROBE_OUTPUT="$TMP/fork-%p.trace" \
+    CP_MANIFEST="$TMP/fork.json" "$last" "$ROOT/tests/py/pystack_fork.py" >"$TMP/fork.out" 2>&1 ||
+    { cat "$TMP/fork.out"; die "fork case failed under the shim"; }
+n=0
+for t in "$TMP"/fork-*.trace; do
+    "$ANA" dump "$t" >"$t.dump" || die "dump of $t failed"
+    role=parent
+    grep -q "size=49152 " "$t.dump" && role=child
+    "$last" "$ROOT/tests/py/check_pystack.py" "$t.dump" "$TMP/fork.json.$role" ||
+        die "Python call sites wrong in the $role's trace after fork"
+    n=$((n + 1))
+done
+[ $n -eq 2 ] || die "expected 2 traces (parent, child), got $n"
+
+run "$last" off CUPROBE_PYTHON=0
+"$last" "$ROOT/tests/py/check_pystack.py" "$TMP/off.dump" "$TMP/off.json" --no-python ||
+    die "CUPROBE_PYTHON=0 still recorded Python frames"
+expect_grep "^ALLOC .*size=4096 " "$TMP/off.dump"
+echo "Python call sites right on $ran interpreters; CUPROBE_PYTHON=0 honoured"
