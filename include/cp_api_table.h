@@ -5,8 +5,9 @@
  *   elf_name     the exact exported symbol, suffix included (_v2, _ptsz, _ptds)
  *   pfn_typedef  its PFN_* typedef in NVIDIA's cudaTypedefs.h: the ABI check
  *                (tests/unit/test_abi_cudah.c) proves the params below equal it
- *   mode         CP_M_EV: timed, recorded; CP_M_LITE: untimed (launches,
- *                name lookups), the hook decides what to record
+ *   mode         CP_M_EV: timed, recorded after the call; CP_M_LITE: untimed
+ *                (launches, name lookups); CP_M_PRE: frees, recorded before the
+ *                call (see cp_wrap.h)
  *   hook         the interpose/ hook that records it: cp_hook_<hook>(call, args)
  *                legacy and per-thread variants share one hook
  * Everything the driver exports that is not in this table is handed out
@@ -32,7 +33,7 @@ CP_API(cuMemAllocPitch_v2, PFN_cuMemAllocPitch_v3020, CP_M_EV, mem_alloc_pitch,
        (CUdeviceptr *dptr, size_t *pPitch, size_t WidthInBytes, size_t Height,
         unsigned int ElementSizeBytes),
        (dptr, pPitch, WidthInBytes, Height, ElementSizeBytes))
-CP_API(cuMemFree_v2, PFN_cuMemFree_v3020, CP_M_EV, mem_free, (CUdeviceptr dptr), (dptr))
+CP_API(cuMemFree_v2, PFN_cuMemFree_v3020, CP_M_PRE, mem_free, (CUdeviceptr dptr), (dptr))
 CP_API(cuMemAllocManaged, PFN_cuMemAllocManaged_v6000, CP_M_EV, mem_alloc_managed,
        (CUdeviceptr *dptr, size_t bytesize, unsigned int flags), (dptr, bytesize, flags))
 
@@ -48,9 +49,9 @@ CP_API(cuMemAllocFromPoolAsync_ptsz, PFN_cuMemAllocFromPoolAsync_v11020_ptsz, CP
        mem_alloc_pool,
        (CUdeviceptr *dptr, size_t bytesize, CUmemoryPool pool, CUstream hStream),
        (dptr, bytesize, pool, hStream))
-CP_API(cuMemFreeAsync, PFN_cuMemFreeAsync_v11020, CP_M_EV, mem_free_async,
+CP_API(cuMemFreeAsync, PFN_cuMemFreeAsync_v11020, CP_M_PRE, mem_free_async,
        (CUdeviceptr dptr, CUstream hStream), (dptr, hStream))
-CP_API(cuMemFreeAsync_ptsz, PFN_cuMemFreeAsync_v11020_ptsz, CP_M_EV, mem_free_async,
+CP_API(cuMemFreeAsync_ptsz, PFN_cuMemFreeAsync_v11020_ptsz, CP_M_PRE, mem_free_async,
        (CUdeviceptr dptr, CUstream hStream), (dptr, hStream))
 CP_API(cuMemPoolCreate, PFN_cuMemPoolCreate_v11020, CP_M_EV, pool_create,
        (CUmemoryPool *pool, const CUmemPoolProps *poolProps), (pool, poolProps))
@@ -65,17 +66,17 @@ CP_API(cuMemPoolSetAttribute, PFN_cuMemPoolSetAttribute_v11020, CP_M_EV, pool_se
 CP_API(cuMemAddressReserve, PFN_cuMemAddressReserve_v10020, CP_M_EV, vmm_reserve,
        (CUdeviceptr *ptr, size_t size, size_t alignment, CUdeviceptr addr,
         unsigned long long flags), (ptr, size, alignment, addr, flags))
-CP_API(cuMemAddressFree, PFN_cuMemAddressFree_v10020, CP_M_EV, vmm_addr_free,
+CP_API(cuMemAddressFree, PFN_cuMemAddressFree_v10020, CP_M_PRE, vmm_addr_free,
        (CUdeviceptr ptr, size_t size), (ptr, size))
 CP_API(cuMemCreate, PFN_cuMemCreate_v10020, CP_M_EV, vmm_create,
        (CUmemGenericAllocationHandle *handle, size_t size, const CUmemAllocationProp *prop,
         unsigned long long flags), (handle, size, prop, flags))
-CP_API(cuMemRelease, PFN_cuMemRelease_v10020, CP_M_EV, vmm_release,
+CP_API(cuMemRelease, PFN_cuMemRelease_v10020, CP_M_PRE, vmm_release,
        (CUmemGenericAllocationHandle handle), (handle))
 CP_API(cuMemMap, PFN_cuMemMap_v10020, CP_M_EV, vmm_map,
        (CUdeviceptr ptr, size_t size, size_t offset, CUmemGenericAllocationHandle handle,
         unsigned long long flags), (ptr, size, offset, handle, flags))
-CP_API(cuMemUnmap, PFN_cuMemUnmap_v10020, CP_M_EV, vmm_unmap,
+CP_API(cuMemUnmap, PFN_cuMemUnmap_v10020, CP_M_PRE, vmm_unmap,
        (CUdeviceptr ptr, size_t size), (ptr, size))
 CP_API(cuMemSetAccess, PFN_cuMemSetAccess_v10020, CP_M_EV, vmm_set_access,
        (CUdeviceptr ptr, size_t size, const CUmemAccessDesc *desc, size_t count),
@@ -86,10 +87,10 @@ CP_API(cuMemHostAlloc, PFN_cuMemHostAlloc_v2020, CP_M_EV, host_alloc,
        (void **pp, size_t bytesize, unsigned int Flags), (pp, bytesize, Flags))
 CP_API(cuMemAllocHost_v2, PFN_cuMemAllocHost_v3020, CP_M_EV, host_alloc_host,
        (void **pp, size_t bytesize), (pp, bytesize))
-CP_API(cuMemFreeHost, PFN_cuMemFreeHost_v2000, CP_M_EV, host_free, (void *p), (p))
+CP_API(cuMemFreeHost, PFN_cuMemFreeHost_v2000, CP_M_PRE, host_free, (void *p), (p))
 CP_API(cuMemHostRegister_v2, PFN_cuMemHostRegister_v6050, CP_M_EV, host_register,
        (void *p, size_t bytesize, unsigned int Flags), (p, bytesize, Flags))
-CP_API(cuMemHostUnregister, PFN_cuMemHostUnregister_v4000, CP_M_EV, host_unregister,
+CP_API(cuMemHostUnregister, PFN_cuMemHostUnregister_v4000, CP_M_PRE, host_unregister,
        (void *p), (p))
 
 /* --- managed memory hints ------------------------------------------------ */

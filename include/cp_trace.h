@@ -53,7 +53,8 @@ enum cp_rec_type {
     /* u id, u n_native, u ip[n_native], u n_py, u pyframe[n_py]
      * native ips innermost first; python frames innermost first */
     CP_REC_STACK = 6,
-    /* u api_id, str elf_name, u route (enum cp_route) */
+    /* u api_id, str elf_name, u routes: bit (1 << enum cp_route) set for
+     * every route by which the program obtained this function so far */
     CP_REC_API = 7,
     /* str requested, u flags, u ok, str found_path, str error,
      * u lib_kind (enum cp_libkind) */
@@ -66,9 +67,16 @@ enum cp_rec_type {
     CP_REC_DEVICE = 10,
     /* EV: a call with nothing more to say (init, failures of other calls) */
     CP_REC_CALL = 11,
-    /* EV, u kind (enum cp_mem_kind), u ptr, u size, u flags, u pool */
+    /* EV, u kind (enum cp_mem_kind), u ptr, u size, u flags, u pool
+     * EV's dev is the device holding the memory: for cuMemCreate the
+     * location's device, else the calling context's.  For VMM kinds ptr is
+     * the physical allocation handle. */
     CP_REC_ALLOC = 12,
-    /* EV, u kind, u ptr, u size (0 if not known) */
+    /* EV, u kind, u ptr, u size (0 if not known)
+     * Written BEFORE the driver frees (mode CP_M_PRE), so that a thread that
+     * is handed the same address next is always later in the trace; result
+     * is then 0, and a failed free is followed by a CP_REC_CALL with the
+     * driver's error. */
     CP_REC_FREE = 13,
     /* EV, u bytes, u dst_class, s dst_dev, u src_class, s src_dev,
      * u dst_ptr, u src_ptr, u flags (enum cp_copy_flags), u n_batch */

@@ -183,6 +183,11 @@ void cp_ev_call(const cp_call *c, CUstream stream, int want_stack)
         cp_rec_commit(p);
 }
 
+void cp_pre_failed(cp_call *c)
+{
+    cp_ev_call(c, NULL, 1);
+}
+
 /* --- classification ------------------------------------------------------------- */
 
 void cp_classify(uint64_t addr, int host_side, int may_query, int *mclass, int *dev)

@@ -2,29 +2,19 @@
  * cp_hooks_ctx.c - initialisation, contexts, streams, captures and
  * synchronisation.
  */
-#include <stdlib.h>
-
 #include "cp_evt.h"
 #include "cp_imap.h"
 #include "cp_launch.h"
 
 void cp_devinfo_on_new_file(void);
 
-/* Pending launch counts must reach the file before the recorder's own exit
- * handler flushes it: on_exit handlers run in reverse order of
- * registration, and the recorder registers at constructor priority 101. */
-static void cp_hooks_on_exit(int status, void *arg)
-{
-    (void)status, (void)arg;
-    cp_launch_flush();
-}
-
 /* Registered before main: every trace file (a forked child's too) repeats
  * the environment section. */
 __attribute__((constructor(200))) static void cp_hooks_ctx_init(void)
 {
     cp_rec_on_new_file(cp_devinfo_on_new_file);
-    on_exit(cp_hooks_on_exit, NULL);
+    /* Launch counts live in per-thread counters until a flush or the end. */
+    cp_rec_on_flush(cp_launch_flush);
 }
 
 void cp_hook_init(cp_call *c, unsigned int Flags)

@@ -54,6 +54,8 @@ void cp_mem_alloc_ev(const cp_call *c, CUstream s, const cp_range *r, uint64_t f
     cp_range live = *r;
     if (live.dev == CP_DEV_FROM_CTX)
         live.dev = w.dev;
+    else if (live.dev >= 0)
+        w.dev = live.dev;   /* cuMemCreate names its device: the record says it */
     if (c->res == CUDA_SUCCESS && which >= 0)
         cp_imap_insert(which, &live);
     uint8_t *p = cp_ev_begin(CP_REC_ALLOC, c, &w, s, 5 * CP_VARINT_MAX);

@@ -56,6 +56,12 @@ uint32_t cp_rec_generation(void);
  *  most 16 callbacks. */
 void cp_rec_on_new_file(void (*fn)(void));
 
+/*! cp_rec_on_flush() : register fn to run before every cp_rec_flush() and
+ *  before the file is closed (exit, _exit, exec, fatal signal), on the thread
+ *  that flushes: state kept outside the record buffers (launch counters) is
+ *  recorded there.  fn may record; it must not flush.  At most 8 callbacks. */
+void cp_rec_on_flush(void (*fn)(void));
+
 /*! cp_log() : the shim's one logging function.  Prints "[cuprobe pid] ..." on
  *  stderr when level <= CUPROBE_LOG (default 1: warnings), and records it as
  *  CP_REC_LOG when tracing is on.  level 0 = error, 1 = warning, 2 = info,

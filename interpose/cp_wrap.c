@@ -77,9 +77,16 @@ static CUresult cp_no_real(uint32_t id)
             return real_ args;                                             \
         cp_call c_;                                                        \
         cp_call_start(&c_, CP_ID_##name, mode);                            \
+        if (mode == CP_M_PRE) {                                            \
+            cp_call_stop(&c_, CUDA_SUCCESS, CP_M_LITE);                    \
+            cp_hook_##hook CP_CALL_ARGS args;                              \
+        }                                                                  \
         CUresult r_ = real_ args;                                          \
         cp_call_stop(&c_, r_, mode);                                       \
-        cp_hook_##hook CP_CALL_ARGS args;                                  \
+        if (mode != CP_M_PRE)                                              \
+            cp_hook_##hook CP_CALL_ARGS args;                              \
+        else if (r_ != CUDA_SUCCESS)                                       \
+            cp_pre_failed(&c_);                                            \
         cp_leave(&c_);                                                     \
         return r_;                                                         \
     }

@@ -12,7 +12,11 @@
 
 #define CP_EXPORT __attribute__((visibility("default")))
 
-enum cp_mode { CP_M_EV = 0, CP_M_LITE = 1 };
+/* CP_M_EV: timed, the hook runs after the call.  CP_M_LITE: untimed.
+ * CP_M_PRE (frees): the hook runs BEFORE the call, as if it will succeed, so
+ * that the record is in the trace before another thread can be handed the
+ * same address; a failure is then recorded by cp_pre_failed(). */
+enum cp_mode { CP_M_EV = 0, CP_M_LITE = 1, CP_M_PRE = 2 };
 
 /* CP_ID_<elf name>: dense ids, in table order. */
 enum cp_api_id {
@@ -41,6 +45,10 @@ typedef struct cp_call {
 #include "cp_api_table.h"
 #undef CP_API
 #undef CP_API0
+
+/*! cp_pre_failed() : a CP_M_PRE call failed after its hook recorded it:
+ *  record the failure (a CP_REC_CALL with the driver's result). */
+void cp_pre_failed(cp_call *c);
 
 /*! cp_hook_depth() : non-zero while the calling thread is inside a hook. */
 int cp_hook_depth(void);

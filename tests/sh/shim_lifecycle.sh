@@ -31,11 +31,12 @@ run _exit; rc=$?
 expect_grep '^END .*reason=_exit status=3' "$TMP/_exit.txt"
 
 # SIGKILL: nothing can run, the file must decode up to the last timed flush.
-CUPROBE_FLUSH_MS=50 run loop >"$TMP/loop.out" &
+( CUPROBE_FLUSH_MS=50 CUPROBE_OUTPUT="$TMP/loop/t-%p.trace" LD_PRELOAD="$SHIM" exec "$P" loop ) >"$TMP/loop.out" &
 pid=$!
 i=0; while ! grep -q ready "$TMP/loop.out" 2>/dev/null && [ $i -lt 100 ]; do sleep 0.1; i=$((i+1)); done
 sleep 0.3
 kill -9 $pid; wait $pid 2>/dev/null
+pkill -9 -f "$P loop" 2>/dev/null
 "$ANA" dump "$TMP"/loop/*.trace >"$TMP/loop.txt" 2>"$TMP/loop.err"; rc=$?
 [ $rc = 2 ] || die "killed run: dump should exit 2 (truncated), got $rc"
 expect_grep 'truncated' "$TMP/loop.err"

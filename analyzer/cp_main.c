@@ -1,0 +1,54 @@
+/*
+ * cp_main.c - `cuprobe-analyze SUBCOMMAND ...`: dispatch only.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "cp_doctor.h"
+#include "cp_dump.h"
+#include "cp_report.h"
+#include "cp_trace.h"
+
+#define CP_ANALYZE_VERSION "0.1.0"
+
+static void cp_usage(FILE *f)
+{
+    fprintf(f,
+            "usage: cuprobe-analyze COMMAND [ARGS...]\n"
+            "\n"
+            "commands:\n"
+            "  report TRACE...   summary of memory, copies and calls\n"
+            "  doctor [ARGS...]  checks of the machine, driver and traces\n"
+            "  dump TRACE...     every record as one line of text\n"
+            "  version           print the version\n"
+            "  help              this text\n"
+            "\n"
+            "Exit status: 0 ok, 2 usage error or a truncated/corrupt trace.\n");
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        cp_usage(stderr);
+        return 2;
+    }
+    const char *cmd = argv[1];
+    if (strcmp(cmd, "dump") == 0)
+        return cp_dump_main(argc - 1, argv + 1);
+    if (strcmp(cmd, "report") == 0)
+        return cp_report_main(argc - 1, argv + 1);
+    if (strcmp(cmd, "doctor") == 0)
+        return cp_doctor_main(argc - 1, argv + 1);
+    if (strcmp(cmd, "version") == 0 || strcmp(cmd, "--version") == 0) {
+        printf("cuprobe-analyze %s (trace format %u)\n", CP_ANALYZE_VERSION,
+               CP_TRACE_VERSION);
+        return 0;
+    }
+    if (strcmp(cmd, "help") == 0 || strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0) {
+        cp_usage(stdout);
+        return 0;
+    }
+    fprintf(stderr, "cuprobe-analyze: unknown command '%s'\n\n", cmd);
+    cp_usage(stderr);
+    return 2;
+}

@@ -1,0 +1,141 @@
+/*
+ * cp_names.c - printable names of the trace format's enums (cp_trace.h).
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "cp_decode.h"
+
+#define CP_NAME(tab, i) \
+    ((i) < sizeof(tab) / sizeof(*(tab)) && (tab)[i] ? (tab)[i] : "?")
+
+const char *cp_rec_type_name(unsigned type)
+{
+    static const char *const n[] = {
+        [CP_REC_HEADER] = "HEADER", [CP_REC_THREAD] = "THREAD",
+        [CP_REC_MODULE] = "MODULE", [CP_REC_MODULE_RESET] = "MODULE_RESET",
+        [CP_REC_STRING] = "STRING", [CP_REC_STACK] = "STACK",
+        [CP_REC_API] = "API", [CP_REC_DLOPEN] = "DLOPEN",
+        [CP_REC_DRIVER] = "DRIVER", [CP_REC_DEVICE] = "DEVICE",
+        [CP_REC_CALL] = "CALL", [CP_REC_ALLOC] = "ALLOC", [CP_REC_FREE] = "FREE",
+        [CP_REC_COPY] = "COPY", [CP_REC_MEMSET] = "MEMSET", [CP_REC_CTX] = "CTX",
+        [CP_REC_STREAM] = "STREAM", [CP_REC_VMM] = "VMM", [CP_REC_POOL] = "POOL",
+        [CP_REC_LAUNCH_COUNT] = "LAUNCH_COUNT", [CP_REC_XDEV] = "XDEV",
+        [CP_REC_OOM] = "OOM", [CP_REC_SYNC] = "SYNC", [CP_REC_FORK] = "FORK",
+        [CP_REC_EXEC] = "EXEC", [CP_REC_SIGNAL] = "SIGNAL", [CP_REC_LOST] = "LOST",
+        [CP_REC_LOG] = "LOG", [CP_REC_FRAMEWORK] = "FRAMEWORK",
+        [CP_REC_PYFRAME] = "PYFRAME", [CP_REC_RESOLVE] = "RESOLVE", [CP_REC_END] = "END",
+    };
+    const char *s = type < sizeof n / sizeof *n ? n[type] : NULL;
+    return s ? s : "UNKNOWN";
+}
+
+const char *cp_mem_class_name(uint64_t c)
+{
+    static const char *const n[] = {
+        [CP_MC_UNKNOWN] = "unknown", [CP_MC_DEVICE] = "device",
+        [CP_MC_PINNED] = "pinned", [CP_MC_REGISTERED] = "registered",
+        [CP_MC_PAGEABLE] = "pageable", [CP_MC_MANAGED] = "managed",
+        [CP_MC_ARRAY] = "array",
+    };
+    return CP_NAME(n, c);
+}
+
+const char *cp_mem_kind_name(uint64_t k)
+{
+    static const char *const n[] = {
+        [CP_MK_DEVICE] = "device", [CP_MK_ASYNC] = "async", [CP_MK_POOL] = "pool",
+        [CP_MK_MANAGED] = "managed", [CP_MK_HOST_PINNED] = "host_pinned",
+        [CP_MK_HOST_REGISTERED] = "host_registered", [CP_MK_VMM_PHYS] = "vmm_phys",
+        [CP_MK_VMM_HOST] = "vmm_host",
+    };
+    return CP_NAME(n, k);
+}
+
+const char *cp_op_name(unsigned type, uint64_t op)
+{
+    static const char *const ctx[] = {
+        [CP_CTX_CREATE] = "create", [CP_CTX_DESTROY] = "destroy",
+        [CP_CTX_RETAIN] = "retain", [CP_CTX_RELEASE] = "release",
+        [CP_CTX_RESET] = "reset", [CP_CTX_SET] = "set", [CP_CTX_PUSH] = "push",
+        [CP_CTX_POP] = "pop",
+    };
+    static const char *const stream[] = {
+        [CP_STREAM_CREATE] = "create", [CP_STREAM_DESTROY] = "destroy",
+        [CP_STREAM_BEGIN_CAPTURE] = "begin_capture",
+        [CP_STREAM_END_CAPTURE] = "end_capture",
+    };
+    static const char *const vmm[] = {
+        [CP_VMM_RESERVE] = "reserve", [CP_VMM_ADDR_FREE] = "addr_free",
+        [CP_VMM_MAP] = "map", [CP_VMM_UNMAP] = "unmap",
+        [CP_VMM_SET_ACCESS] = "set_access",
+    };
+    static const char *const pool[] = {
+        [CP_POOL_CREATE] = "create", [CP_POOL_DESTROY] = "destroy",
+        [CP_POOL_TRIM] = "trim", [CP_POOL_SET_ATTR] = "set_attr",
+        [CP_POOL_ATTR_AT_FAILURE] = "attr_at_failure", [CP_POOL_DEFAULT] = "default",
+    };
+    static const char *const sync[] = {
+        [CP_SYNC_CTX] = "ctx", [CP_SYNC_STREAM] = "stream",
+        [CP_SYNC_EVENT] = "event", [CP_SYNC_GRAPH_LAUNCH] = "graph_launch",
+    };
+    switch (type) {
+    case CP_REC_CTX: return CP_NAME(ctx, op);
+    case CP_REC_STREAM: return CP_NAME(stream, op);
+    case CP_REC_VMM: return CP_NAME(vmm, op);
+    case CP_REC_POOL: return CP_NAME(pool, op);
+    case CP_REC_SYNC: return CP_NAME(sync, op);
+    default: return "?";
+    }
+}
+
+const char *cp_route_name(uint64_t r)
+{
+    static const char *const n[] = {
+        [CP_ROUTE_SYMBOL] = "symbol", [CP_ROUTE_DLSYM] = "dlsym",
+        [CP_ROUTE_GPA] = "gpa1", [CP_ROUTE_GPA2] = "gpa2",
+    };
+    return CP_NAME(n, r);
+}
+
+const char *cp_libkind_name(uint64_t k)
+{
+    static const char *const n[] = {
+        [CP_LIB_NOT_FOUND] = "not_found", [CP_LIB_DRIVER] = "driver",
+        [CP_LIB_STUB] = "stub", [CP_LIB_OTHER] = "other",
+    };
+    return CP_NAME(n, k);
+}
+
+const char *cp_end_reason_name(uint64_t r)
+{
+    static const char *const n[] = {
+        [CP_END_EXIT] = "exit", [CP_END__EXIT] = "_exit", [CP_END_SIGNAL] = "signal",
+        [CP_END_EXEC] = "exec", [CP_END_DESTRUCTOR] = "destructor",
+    };
+    return CP_NAME(n, r);
+}
+
+const char *cp_copy_flags_str(uint64_t f, char *buf, size_t cap)
+{
+    static const struct { uint64_t bit; const char *name; } n[] = {
+        {CP_CF_ASYNC, "async"}, {CP_CF_2D, "2d"}, {CP_CF_3D, "3d"},
+        {CP_CF_PEER, "peer"}, {CP_CF_BATCH, "batch"}, {CP_CF_CAPTURING, "capturing"},
+    };
+    size_t len = 0;
+    buf[0] = 0;
+    for (size_t i = 0; i < sizeof n / sizeof *n; i++) {
+        if (!(f & n[i].bit))
+            continue;
+        int w = snprintf(buf + len, cap - len, "%s%s", len ? "|" : "", n[i].name);
+        if (w < 0 || (size_t)w >= cap - len)
+            return buf;
+        len += (size_t)w;
+        f &= ~n[i].bit;
+    }
+    if (f)
+        snprintf(buf + len, cap - len, "%s0x%llx", len ? "|" : "", (unsigned long long)f);
+    else if (!len)
+        snprintf(buf, cap, "0");
+    return buf;
+}

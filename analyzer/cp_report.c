@@ -1,0 +1,346 @@
+/*
+ * cp_report.c - `cuprobe-analyze report TRACE...`: stream every trace
+ * through the model and the checks, then print the findings.
+ *
+ * Exit status: 0 ok; 3 when --fail-on names a severity a finding reaches;
+ * 2 for a usage error or when a trace could not be read to its end (after
+ * reporting what decoded; 2 wins over 3).
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cp_report.h"
+#include "report_checks.h"
+#include "report_out.h"
+
+typedef struct cp_ropts {
+    int json, list, fail_on, all_frames, symbolize, max_sites;
+    int selected[CP_N_CHECKS];
+    int any_selected;
+    int progress;
+} cp_ropts;
+
+static void cp_report_usage(FILE *o)
+{
+    size_t n;
+    const cp_check *const *all = cp_checks(&n);
+    fprintf(o,
+            "usage: cuprobe-analyze report [OPTIONS] TRACE...\n"
+            "  --json              machine-readable report (docs/report.md)\n"
+            "  --list              one line per finding: CHECK SEVERITY COUNT\n"
+            "  --fail-on error|warning\n"
+            "                      exit 3 when a finding has this severity or worse\n"
+            "  --check ID          only this check (repeatable)\n"
+            "  --all-frames        keep library and standard-library Python frames in sites\n"
+            "  --no-symbolize      show module+offset instead of function and line\n"
+            "  --sites N           call sites listed per finding (text; default 5)\n"
+            "  --no-progress       never draw the progress bar\n"
+            "checks:");
+    for (size_t i = 0; i < n; i++)
+        fprintf(o, " %s", all[i]->id);
+    fprintf(o, "\nExit status: 0 ok, 3 --fail-on matched, 2 usage error or unreadable trace.\n");
+}
+
+/* --- progress ------------------------------------------------------------------------ */
+
+typedef struct cp_progress {
+    int on, fd;
+    off_t size;
+    uint64_t total_all, done_before;
+    struct timespec t0, last;
+    int drawn;
+} cp_progress;
+
+/* The decoder reads the file through one descriptor: find it to know how
+ * far it got (lseek does not move it). */
+static int cp_find_fd(const char *path)
+{
+    struct stat want, st;
+    if (stat(path, &want) != 0)
+        return -1;
+    DIR *d = opendir("/proc/self/fd");
+    if (!d)
+        return -1;
+    struct dirent *e;
+    int fd = -1;
+    while ((e = readdir(d))) {
+        int n = atoi(e->d_name);
+        if (n > 2 && n != dirfd(d) && fstat(n, &st) == 0 && st.st_dev == want.st_dev &&
+            st.st_ino == want.st_ino)
+            fd = n;
+    }
+    closedir(d);
+    return fd;
+}
+
+static double cp_elapsed(const struct timespec *a, const struct timespec *b)
+{
+    return (double)(b->tv_sec - a->tv_sec) + (double)(b->tv_nsec - a->tv_nsec) / 1e9;
+}
+
+static void cp_progress_tick(cp_progress *pg, uint64_t records)
+{
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    /* Only when the work takes long enough to be worth a bar. */
+    if (cp_elapsed(&pg->t0, &now) < 1.0 || cp_elapsed(&pg->last, &now) < 0.2)
+        return;
+    pg->last = now;
+    off_t pos = pg->fd >= 0 ? lseek(pg->fd, 0, SEEK_CUR) : -1;
+    double frac = pg->total_all && pos >= 0
+                      ? (double)(pg->done_before + (uint64_t)pos) / (double)pg->total_all : 0;
+    if (frac > 1)
+        frac = 1;
+    int w = 30, fill = (int)(frac * w);
+    fprintf(stderr, "\r[%.*s%*s] %3d%%  %.1fM records", fill, "##############################",
+            w - fill, "", (int)(frac * 100), (double)records / 1e6);
+    pg->drawn = 1;
+}
+
+static void cp_progress_clear(cp_progress *pg)
+{
+    if (pg->drawn)
+        fprintf(stderr, "\r%60s\r", "");
+    pg->drawn = 0;
+}
+
+/* --- one trace --------------------------------------------------------------------------- */
+
+static int cp_read_trace(cp_proc *p, const cp_ropts *o, cp_progress *pg)
+{
+    size_t n;
+    const cp_check *const *all = cp_checks(&n);
+    const char *err = NULL;
+    cp_dec *d = cp_dec_open(p->file, &err);
+    if (!d) {
+        p->error = strdup(err ? err : "cannot open");
+        return -1;
+    }
+    p->dec = d;
+    /* Per record type: the checks to call before and after the model. */
+    uint8_t pre[64][CP_N_CHECKS], post[64][CP_N_CHECKS];
+    int n_pre[64] = { 0 }, n_post[64] = { 0 };
+    for (size_t i = 0; i < n; i++) {
+        if (!o->selected[i] || all[i]->init(p, &p->check_state[i]) != 0)
+            continue;
+        p->check_live |= 1u << i;
+        for (int t = 0; t < 64; t++) {
+            uint64_t bit = 1ull << t;
+            if (all[i]->pre_types & bit)
+                pre[t][n_pre[t]++] = (uint8_t)i;
+            else if (all[i]->types & bit)
+                post[t][n_post[t]++] = (uint8_t)i;
+        }
+    }
+    if (pg->on) {
+        pg->fd = cp_find_fd(p->file);
+        clock_gettime(CLOCK_MONOTONIC, &pg->t0);
+        pg->last = pg->t0;
+    }
+    cp_record r;
+    int rc;
+    uint64_t k = 0;
+    while ((rc = cp_dec_next(d, &r)) == 1) {
+        int t = r.type == CP_REC_END ? 63 : (r.type < 63 ? (int)r.type : -1);
+        if (t >= 0)
+            for (int i = 0; i < n_pre[t]; i++)
+                all[pre[t][i]]->rec(p, p->check_state[pre[t][i]], &r);
+        if (cp_model_feed(p, d, &r) == -ENOMEM) {
+            rc = -ENOMEM;
+            break;
+        }
+        if (t >= 0)
+            for (int i = 0; i < n_post[t]; i++)
+                all[post[t][i]]->rec(p, p->check_state[post[t][i]], &r);
+        if (pg->on && (++k & 0xffff) == 0)
+            cp_progress_tick(pg, k);
+    }
+    if (rc == -ENOMEM) {
+        p->error = strdup("out of memory while reading the trace");
+    } else if (rc < 0) {
+        p->error = strdup(cp_dec_err(d));
+        p->truncated = cp_dec_truncated(d);
+    }
+    p->records = cp_dec_records(d);
+    const cp_trace_info *in = cp_dec_info(d);
+    if (in)
+        p->lost = in->lost > p->lost ? in->lost : p->lost;
+    return rc < 0 ? -1 : 0;
+}
+
+static void cp_finish_trace(cp_proc *p, const cp_ropts *o, cp_report *rep)
+{
+    size_t n;
+    const cp_check *const *all = cp_checks(&n);
+    (void)o;
+    for (size_t i = 0; i < n; i++) {
+        if (!(p->check_live & (1u << i)))
+            continue;
+        all[i]->finish(p, p->check_state[i], rep);
+        all[i]->done(p->check_state[i]);
+        p->check_state[i] = NULL;
+    }
+    p->check_live = 0;
+    cp_dec_close((cp_dec *)p->dec);
+    p->dec = NULL;
+    /* What stays is bounded by call sites: drop the live state. */
+    cp_map_free(&p->live_dev);
+    cp_map_free(&p->live_host);
+    cp_map_free(&p->live_vmm);
+    cp_map_free(&p->vmm_va);
+    cp_map_free(&p->streams);
+    cp_map_free(&p->ctxs);
+}
+
+/* --- main ------------------------------------------------------------------------------- */
+
+static int cp_parse_args(int argc, char **argv, cp_ropts *o, int *first)
+{
+    memset(o, 0, sizeof *o);
+    o->fail_on = -1;
+    o->symbolize = 1;
+    o->max_sites = 5;
+    o->progress = 1;
+    size_t n;
+    const cp_check *const *all = cp_checks(&n);
+    int i;
+    for (i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (strcmp(a, "--") == 0) {
+            i++;
+            break;
+        }
+        if (a[0] != '-' || a[1] == 0)
+            break;
+        if (strcmp(a, "--json") == 0) {
+            o->json = 1;
+        } else if (strcmp(a, "--list") == 0) {
+            o->list = 1;
+        } else if (strcmp(a, "--all-frames") == 0) {
+            o->all_frames = 1;
+        } else if (strcmp(a, "--no-symbolize") == 0) {
+            o->symbolize = 0;
+        } else if (strcmp(a, "--no-progress") == 0) {
+            o->progress = 0;
+        } else if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
+            cp_report_usage(stdout);
+            exit(0);
+        } else if ((strcmp(a, "--fail-on") == 0 || strcmp(a, "--check") == 0 ||
+                    strcmp(a, "--sites") == 0) && i + 1 < argc) {
+            const char *v = argv[++i];
+            if (a[2] == 'f') {
+                if (strcmp(v, "error") == 0)
+                    o->fail_on = CP_SEV_ERROR;
+                else if (strcmp(v, "warning") == 0)
+                    o->fail_on = CP_SEV_WARNING;
+                else if (strcmp(v, "info") == 0)
+                    o->fail_on = CP_SEV_INFO;
+                else {
+                    fprintf(stderr, "report: --fail-on takes error or warning, not '%s'\n", v);
+                    return -1;
+                }
+            } else if (a[2] == 's') {
+                o->max_sites = atoi(v) > 0 ? atoi(v) : 1;
+            } else {
+                size_t k;
+                for (k = 0; k < n && strcmp(all[k]->id, v) != 0; k++)
+                    ;
+                if (k == n) {
+                    fprintf(stderr, "report: unknown check '%s'\n", v);
+                    cp_report_usage(stderr);
+                    return -1;
+                }
+                o->selected[k] = 1;
+                o->any_selected = 1;
+            }
+        } else {
+            fprintf(stderr, "report: unknown option '%s'\n", a);
+            cp_report_usage(stderr);
+            return -1;
+        }
+    }
+    if (!o->any_selected)
+        for (size_t k = 0; k < n; k++)
+            o->selected[k] = 1;
+    *first = i;
+    return 0;
+}
+
+int cp_report_main(int argc, char **argv)
+{
+    cp_ropts o;
+    int first;
+    if (cp_parse_args(argc, argv, &o, &first) != 0)
+        return 2;
+    if (first >= argc) {
+        cp_report_usage(stderr);
+        return 2;
+    }
+    cp_sym_config(o.symbolize, o.all_frames);
+    cp_report rep = { .all_frames = o.all_frames, .max_sites = o.max_sites };
+    rep.n_procs = (size_t)(argc - first);
+    rep.procs = calloc(rep.n_procs, sizeof *rep.procs);
+    if (!rep.procs)
+        return 2;
+    cp_progress pg = { 0 };
+    for (int i = first; i < argc; i++) {
+        struct stat st;
+        if (stat(argv[i], &st) == 0)
+            pg.total_all += (uint64_t)st.st_size;
+    }
+    /* A bar for inputs that take more than a moment, on a terminal only. */
+    pg.on = o.progress && isatty(2) && pg.total_all > (16u << 20);
+    int bad = 0;
+    for (size_t i = 0; i < rep.n_procs; i++) {
+        cp_proc *p = cp_proc_new(argv[first + (int)i], (int)i);
+        if (!p) {
+            fprintf(stderr, "report: out of memory\n");
+            return 2;
+        }
+        rep.procs[i] = p;
+        if (cp_read_trace(p, &o, &pg) != 0)
+            bad = 1;
+        cp_finish_trace(p, &o, &rep);
+        struct stat st;
+        if (stat(p->file, &st) == 0)
+            pg.done_before += (uint64_t)st.st_size;
+    }
+    cp_progress_clear(&pg);
+    size_t n;
+    const cp_check *const *all = cp_checks(&n);
+    for (size_t k = 0; k < n; k++)
+        if (o.selected[k] && all[k]->across)
+            all[k]->across(&rep);
+    cp_report_prepare(&rep);
+    const char *nc = getenv("NO_COLOR");
+    cp_out_opts oo = { .color = !o.json && isatty(1) && !(nc && *nc), .max_sites = o.max_sites };
+    if (o.list) {
+        for (size_t i = 0; i < rep.n; i++)
+            printf("%s %s %llu\n", rep.f[i]->check->id, cp_sev_name(rep.f[i]->sev),
+                   (unsigned long long)rep.f[i]->count);
+    } else if (o.json) {
+        cp_out_json(stdout, &rep, &oo);
+    } else
+        cp_out_text(stdout, &rep, &oo);
+    fflush(stdout);
+    int worst = -1;
+    for (size_t i = 0; i < rep.n; i++)
+        if (rep.f[i]->sev > worst)
+            worst = rep.f[i]->sev;
+    for (size_t i = 0; i < rep.n_procs; i++)
+        if (rep.procs[i]->error)
+            fprintf(stderr, "%s\n", rep.procs[i]->error);
+    int rc = bad ? 2 : (o.fail_on >= 0 && worst >= o.fail_on) ? 3 : 0;
+    cp_report_free(&rep);
+    for (size_t i = 0; i < rep.n_procs; i++)
+        cp_proc_free(rep.procs[i]);
+    free(rep.procs);
+    cp_sym_shutdown();
+    return rc;
+}

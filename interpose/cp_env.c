@@ -1,0 +1,133 @@
+/*
+ * cp_env.c - CUPROBE_* configuration, cp_log() and cp_now_ns().
+ *
+ * Parsing happens once, lazily, because other constructors in the shim may
+ * ask for the configuration before ours ran (constructor order inside one
+ * shared object follows link order, which nobody should rely on).
+ */
+#include <errno.h>
+#include <limits.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cp_env.h"
+#include "cp_rec.h"
+#include "cp_writer.h"
+
+static struct cp_config g_cfg;
+static pthread_once_t g_cfg_once = PTHREAD_ONCE_INIT;
+
+/* Warnings during parsing go straight to stderr: the log level itself may
+ * be what is being parsed, and tracing is not running yet. */
+static void cp_env_warn(const char *name, const char *val, const char *why,
+                        long long def)
+{
+    char buf[512];
+    int n = snprintf(buf, sizeof buf,
+                     "[cuprobe %d] warning: %s=\"%s\" ignored (%s); using %lld\n",
+                     (int)getpid(), name, val, why, def);
+    if (n > 0)
+        cp__write_all(2, buf, (size_t)n < sizeof buf ? (size_t)n : sizeof buf - 1);
+}
+
+/* Read an integer variable in [lo, hi]; anything else warns and gives def. */
+static long long cp_env_int(const char *name, long long lo, long long hi,
+                            long long def)
+{
+    const char *s = getenv(name);
+    if (!s || !*s)
+        return def;
+    char *end;
+    errno = 0;
+    long long v = strtoll(s, &end, 10);
+    if (errno || end == s || *end) {
+        cp_env_warn(name, s, "not a number", def);
+        return def;
+    }
+    if (v < lo || v > hi) {
+        char why[96];
+        snprintf(why, sizeof why, "out of range %lld..%lld", lo, hi);
+        cp_env_warn(name, s, why, def);
+        return def;
+    }
+    return v;
+}
+
+static void cp_env_parse(void)
+{
+    const char *out = getenv("CUPROBE_OUTPUT");
+    g_cfg.output = (out && *out) ? out : "cuprobe-%p.trace";
+    g_cfg.flush_ms = (unsigned)cp_env_int("CUPROBE_FLUSH_MS", 1, 10000, 100);
+    g_cfg.zstd_level = (int)cp_env_int("CUPROBE_ZSTD_LEVEL", 1, 19, 3);
+    g_cfg.log_level = (int)cp_env_int("CUPROBE_LOG", 0, 3, 1);
+    g_cfg.stack_depth = (unsigned)cp_env_int("CUPROBE_STACK_DEPTH", 0, 128, 24);
+    g_cfg.python = (int)cp_env_int("CUPROBE_PYTHON", 0, 1, 1);
+    g_cfg.root_pid = (long)cp_env_int("CUPROBE_ROOT_PID", 0, INT_MAX, 0);
+    g_cfg.disable = (int)cp_env_int("CUPROBE_DISABLE", 0, 1, 0);
+    g_cfg.signals = (int)cp_env_int("CUPROBE_SIGNALS", 0, 1, 1);
+    g_cfg.backlog_bytes =
+        (uint64_t)cp_env_int("CUPROBE_BACKLOG_MB", 1, 65536, 256) << 20;
+}
+
+const struct cp_config *cp_config(void)
+{
+    pthread_once(&g_cfg_once, cp_env_parse);
+    return &g_cfg;
+}
+
+void cp_config_reload(void)
+{
+    pthread_once(&g_cfg_once, cp_env_parse);
+    cp_env_parse();
+}
+
+uint64_t cp_now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+void cp_log(int level, const char *fmt, ...)
+{
+    static const char *const names[] = {"error", "warning", "info", "debug"};
+    if (level < 0)
+        level = 0;
+    if (level > 3)
+        level = 3;
+    int to_stderr = level <= cp_config()->log_level;
+    /* The trace keeps errors, warnings and info; debug only when asked. */
+    int to_trace = (level <= 2 || to_stderr) && cp__rec_may_log();
+    if (!to_stderr && !to_trace)
+        return;
+
+    char msg[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    if (n < 0)
+        return;
+    size_t len = (size_t)n < sizeof msg ? (size_t)n : sizeof msg - 1;
+
+    if (to_stderr) {
+        char line[1100];
+        int m = snprintf(line, sizeof line, "[cuprobe %d] %s: %.*s\n",
+                         (int)getpid(), names[level], (int)len, msg);
+        if (m > 0)
+            cp__write_all(2, line, (size_t)m < sizeof line ? (size_t)m : sizeof line - 1);
+    }
+    if (to_trace) {
+        uint8_t *p = cp_rec_begin(CP_REC_LOG, 2 * CP_VARINT_MAX + len);
+        if (p) {
+            p = cp_put_u(p, (uint64_t)level);
+            p = cp_put_str(p, msg, len);
+            cp_rec_commit(p);
+        }
+    }
+}

@@ -1,0 +1,233 @@
+/*
+ * cp_header.c - what a new trace file starts with: the output file name
+ * (CUPROBE_OUTPUT pattern) and the CP_REC_HEADER record.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cp_env.h"
+#include "cp_rec.h"
+#include "cp_writer.h"
+
+#define CP_SHIM_VERSION "0.1.0"
+#define CP_CMDLINE_MAX (1u << 20)
+
+extern char **environ;
+
+/* Environment variables worth keeping with the trace (besides CUPROBE_*):
+ * they decide device numbering, allocator behaviour and ranks. */
+static const char *const cp_env_keep[] = {
+    "CUDA_VISIBLE_DEVICES", "CUDA_DEVICE_ORDER", "CUDA_LAUNCH_BLOCKING",
+    "CUDA_MODULE_LOADING", "RANK", "LOCAL_RANK", "WORLD_SIZE",
+    "LOCAL_WORLD_SIZE", "PYTORCH_CUDA_ALLOC_CONF", "PYTORCH_ALLOC_CONF",
+    "PYTORCH_NO_CUDA_MEMORY_CACHING", "XLA_PYTHON_CLIENT_PREALLOCATE",
+    "XLA_PYTHON_CLIENT_MEM_FRACTION", "XLA_PYTHON_CLIENT_ALLOCATOR",
+    "CUPY_GPU_MEMORY_LIMIT", "NCCL_DEBUG", "LD_LIBRARY_PATH", "LD_PRELOAD",
+};
+
+/* Copy s into the file name, keeping only characters safe in a name. */
+static int cp_path_put(char **p, char *end, const char *s)
+{
+    for (; *s; s++) {
+        if (*p >= end)
+            return -ENAMETOOLONG;
+        char c = *s;
+        int ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+                 (c >= '0' && c <= '9') || c == '.' || c == '-' || c == '_';
+        *(*p)++ = ok ? c : '_';
+    }
+    return 0;
+}
+
+int cp__output_path(const char *pat, char *buf, size_t cap)
+{
+    char *p = buf, *end = buf + cap - 1;
+    char tmp[256];
+    for (; *pat; pat++) {
+        if (*pat != '%' || !pat[1]) {
+            if (p >= end)
+                return -ENAMETOOLONG;
+            *p++ = *pat;
+            continue;
+        }
+        const char *s = tmp;
+        switch (*++pat) {
+        case 'p':
+            snprintf(tmp, sizeof tmp, "%d", (int)getpid());
+            break;
+        case 'h':
+            if (gethostname(tmp, sizeof tmp) < 0)
+                strcpy(tmp, "unknown");
+            tmp[sizeof tmp - 1] = 0;
+            break;
+        case 'r':
+            s = getenv("RANK");
+            s = s && *s ? s : "0";
+            break;
+        case 't': {
+            time_t now = time(NULL);
+            struct tm tm;
+            localtime_r(&now, &tm);
+            strftime(tmp, sizeof tmp, "%Y%m%d-%H%M%S", &tm);
+            break;
+        }
+        case '%':
+            s = "%";
+            break;
+        default:   /* unknown: keep it literally */
+            snprintf(tmp, sizeof tmp, "%%%c", *pat);
+            break;
+        }
+        int rc = *pat == '%' ? (p < end ? (*p++ = '%', 0) : -ENAMETOOLONG)
+                             : cp_path_put(&p, end, s);
+        if (rc < 0)
+            return rc;
+    }
+    *p = 0;
+    return 0;
+}
+
+/* /proc/self/cmdline into a malloc'd buffer (NUL-separated args). */
+static char *cp_read_cmdline(size_t *len)
+{
+    *len = 0;
+    int fd = open("/proc/self/cmdline", O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return NULL;
+    size_t cap = 4096;
+    char *buf = malloc(cap);
+    while (buf) {
+        ssize_t r = read(fd, buf + *len, cap - *len);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r <= 0)
+            break;
+        *len += (size_t)r;
+        if (*len == cap) {
+            if (cap >= CP_CMDLINE_MAX)
+                break;
+            char *n = realloc(buf, cap * 2);
+            if (!n)
+                break;
+            buf = n;
+            cap *= 2;
+        }
+    }
+    close(fd);
+    return buf;
+}
+
+static int cp_env_wanted(const char *kv)
+{
+    const char *eq = strchr(kv, '=');
+    if (!eq)
+        return 0;
+    if (strncmp(kv, "CUPROBE_", 8) == 0)
+        return 1;
+    size_t n = (size_t)(eq - kv);
+    for (size_t i = 0; i < sizeof cp_env_keep / sizeof *cp_env_keep; i++)
+        if (strlen(cp_env_keep[i]) == n && memcmp(cp_env_keep[i], kv, n) == 0)
+            return 1;
+    return 0;
+}
+
+#define CP_ENV_MAX 256
+
+struct cp_env_kv {
+    const char *k, *v;
+    size_t kl, vl;
+};
+
+/* One pass over environ: the sizes reserved and the bytes written must come
+ * from the same snapshot even if another thread calls setenv meanwhile. */
+static size_t cp_hdr_env_snap(struct cp_env_kv *kv, size_t *size)
+{
+    size_t n = 0;
+    *size += CP_VARINT_MAX;
+    for (char **e = environ; e && *e && n < CP_ENV_MAX; e++) {
+        if (!cp_env_wanted(*e))
+            continue;
+        const char *eq = strchr(*e, '=');
+        kv[n] = (struct cp_env_kv){*e, eq + 1, (size_t)(eq - *e), strlen(eq + 1)};
+        *size += 2 * CP_VARINT_MAX + kv[n].kl + kv[n].vl;
+        n++;
+    }
+    return n;
+}
+
+static uint8_t *cp_hdr_env(uint8_t *p, const struct cp_env_kv *kv, size_t n)
+{
+    p = cp_put_u(p, n);
+    for (size_t i = 0; i < n; i++) {
+        p = cp_put_str(p, kv[i].k, kv[i].kl);
+        p = cp_put_str(p, kv[i].v, kv[i].vl);
+    }
+    return p;
+}
+
+/* Sizing pass when p == NULL, writing pass otherwise. */
+static uint8_t *cp_hdr_argv(uint8_t *p, size_t *size, const char *cmd, size_t len)
+{
+    uint64_t argc = 0;
+    for (size_t i = 0; i < len; i++)
+        argc += cmd[i] == 0;
+    if (len && cmd[len - 1] != 0)
+        argc++;   /* cut off at CP_CMDLINE_MAX */
+    if (p)
+        p = cp_put_u(p, argc);
+    *size += CP_VARINT_MAX + argc * CP_VARINT_MAX + len;
+    for (size_t i = 0; p && i < len;) {
+        size_t n = strnlen(cmd + i, len - i);
+        p = cp_put_str(p, cmd + i, n);
+        i += n + 1;
+    }
+    return p;
+}
+
+int cp__header_record(void)
+{
+    char host[256] = "", exe[PATH_MAX] = "";
+    if (gethostname(host, sizeof host) < 0)
+        host[0] = 0;
+    host[sizeof host - 1] = 0;
+    ssize_t el = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    exe[el > 0 ? el : 0] = 0;
+    size_t cmd_len;
+    char *cmd = cp_read_cmdline(&cmd_len);
+    struct timespec wall;
+    clock_gettime(CLOCK_REALTIME, &wall);
+    long root_pid = cp_config()->root_pid;
+
+    size_t size = 16 * CP_VARINT_MAX + strlen(host) + strlen(exe) +
+                  sizeof CP_SHIM_VERSION;
+    cp_hdr_argv(NULL, &size, cmd, cmd ? cmd_len : 0);
+    struct cp_env_kv *kv = malloc(CP_ENV_MAX * sizeof *kv);
+    size_t nkv = kv ? cp_hdr_env_snap(kv, &size) : 0;
+
+    uint8_t *p = cp__rec_begin_raw(CP_REC_HEADER, size);
+    if (!p) {
+        free(kv);
+        free(cmd);
+        return -ENOMEM;
+    }
+    p = cp_put_u(p, (uint64_t)getpid());
+    p = cp_put_u(p, (uint64_t)getppid());
+    p = cp_put_u(p, (uint64_t)wall.tv_sec * 1000000000u + (uint64_t)wall.tv_nsec);
+    p = cp_put_u(p, root_pid > 0 && root_pid == (long)getpid());
+    p = cp_put_str(p, host, strlen(host));
+    p = cp_put_str(p, exe, strlen(exe));
+    p = cp_put_str(p, CP_SHIM_VERSION, strlen(CP_SHIM_VERSION));
+    p = cp_hdr_argv(p, &size, cmd, cmd ? cmd_len : 0);
+    p = cp_hdr_env(p, kv, nkv);
+    p = cp_put_u(p, (uint64_t)sysconf(_SC_PAGESIZE));
+    cp_rec_commit(p);
+    free(kv);
+    free(cmd);
+    return 0;
+}

@@ -1,0 +1,277 @@
+/*
+ * cp_lifecycle.c - process lifecycle around the recorder: constructor,
+ * exit (on_exit + destructor), _exit/_Exit, exec*, fork.
+ *
+ * Exported hooks (add to interpose/exports.map): _exit, _Exit, execve, execv,
+ * execvp, execvpe, execl, execlp, execle, fork.  Every hook first checks
+ * cp__rec_owner(): in a vfork child (CPython's subprocess uses vfork) our
+ * memory is the parent's, so the hooks must pass straight through.
+ */
+#include <dlfcn.h>
+#include <errno.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "cp_env.h"
+#include "cp_rec.h"
+#include "cp_writer.h"
+
+#define CP_EXPORT __attribute__((visibility("default")))
+#define CP_EXIT_WAIT_MS 10000u
+#define CP_EXEC_WAIT_MS 5000u
+
+static int g_exit_seen;
+static int g_exit_status;
+
+void *cp__real(const char *name, void **slot)
+{
+    void *p = __atomic_load_n(slot, __ATOMIC_ACQUIRE);
+    if (!p) {
+        p = dlsym(RTLD_NEXT, name);
+        __atomic_store_n(slot, p, __ATOMIC_RELEASE);
+    }
+    return p;
+}
+
+/* ---- start and exit ----------------------------------------------------- */
+
+static void cp_atfork_child(void)
+{
+    cp__rec_fork_child();
+}
+
+/* Runs from exit(): remember the status and make everything so far durable.
+ * The END record is written later, by the destructor, so that CUDA calls
+ * made by other libraries' exit handlers and destructors are still seen. */
+static void cp_on_exit(int status, void *arg)
+{
+    (void)arg;
+    if (!cp__rec_owner())
+        return;
+    g_exit_status = status;
+    g_exit_seen = 1;
+    cp_rec_flush();
+}
+
+static void *g_real__exit, *g_real__Exit, *g_real_fork;
+static void *g_real_execve, *g_real_execv, *g_real_execvp, *g_real_execvpe;
+
+/* Priority 101: before any other constructor in the shim may record. */
+__attribute__((constructor(101))) static void cp_lifecycle_init(void)
+{
+    /* Resolve now: a vfork child calling _exit or exec must not run the
+     * dynamic linker (locks, malloc) inside its parent's memory. */
+    cp__real("_exit", &g_real__exit);
+    cp__real("_Exit", &g_real__Exit);
+    cp__real("fork", &g_real_fork);
+    cp__real("execve", &g_real_execve);
+    cp__real("execv", &g_real_execv);
+    cp__real("execvp", &g_real_execvp);
+    cp__real("execvpe", &g_real_execvpe);
+    const struct cp_config *cfg = cp_config();
+    cp__rec_init(!cfg->disable);
+    if (cfg->disable)
+        return;
+    pthread_atfork(NULL, NULL, cp_atfork_child);
+    on_exit(cp_on_exit, NULL);
+    if (cfg->signals)
+        cp__sigchain_install();
+    /* The root process always leaves a trace, even if it never uses CUDA:
+     * "no GPU was used" is a finding too. */
+    if (cfg->root_pid > 0 && cfg->root_pid == (long)getpid())
+        cp__rec_start_now();
+}
+
+__attribute__((destructor)) static void cp_lifecycle_fini(void)
+{
+    if (!cp__rec_owner())
+        return;
+    cp__rec_shutdown(g_exit_seen ? CP_END_EXIT : CP_END_DESTRUCTOR,
+                     g_exit_status, 1, CP_EXIT_WAIT_MS);
+}
+
+static void cp_exit_now(int status)
+{
+    if (cp__rec_owner())
+        cp__rec_shutdown(CP_END__EXIT, status, 1, CP_EXIT_WAIT_MS);
+}
+
+CP_EXPORT __attribute__((noreturn)) void _exit(int status)
+{
+    cp_exit_now(status);
+    void (*real)(int) = (void (*)(int))cp__real("_exit", &g_real__exit);
+    if (real)
+        real(status);
+    for (;;)
+        syscall(SYS_exit_group, status);
+}
+
+CP_EXPORT __attribute__((noreturn)) void _Exit(int status)
+{
+    cp_exit_now(status);
+    void (*real)(int) = (void (*)(int))cp__real("_Exit", &g_real__Exit);
+    if (real)
+        real(status);
+    for (;;)
+        syscall(SYS_exit_group, status);
+}
+
+/* ---- fork --------------------------------------------------------------- */
+
+CP_EXPORT pid_t fork(void)
+{
+    pid_t (*real)(void) = (pid_t (*)(void))cp__real("fork", &g_real_fork);
+    if (!real) {
+        errno = ENOSYS;
+        return -1;
+    }
+    pid_t pid = real();
+    /* Only a process that already writes a trace records its forks: a
+     * shell that forks but never uses CUDA must not get a file for it. */
+    if (pid > 0 && cp__rec_running() && cp__rec_owner()) {
+        int saved = errno;
+        uint8_t *p = cp_rec_begin(CP_REC_FORK, CP_VARINT_MAX);
+        if (p) {
+            p = cp_put_u(p, (uint64_t)pid);
+            cp_rec_commit(p);
+        }
+        errno = saved;
+    }
+    return pid;
+}
+
+/* ---- exec --------------------------------------------------------------- */
+
+static void cp_exec_record(const char *path, int err)
+{
+    size_t n = path ? strlen(path) : 0;
+    uint8_t *p = cp_rec_begin(CP_REC_EXEC, 2 * CP_VARINT_MAX + n);
+    if (p) {
+        p = cp_put_str(p, path, n);
+        p = cp_put_s(p, err);
+        cp_rec_commit(p);
+    }
+}
+
+/* Before the real exec: record it and close the file with END(EXEC), since
+ * a successful exec discards the writer.  @return : 1 if we did. */
+static int cp_exec_before(const char *path)
+{
+    if (!cp__rec_owner())
+        return -1;
+    int had = cp__rec_running();
+    if (had)
+        cp_exec_record(path, 0);
+    cp__rec_shutdown(CP_END_EXEC, 0, 0, CP_EXEC_WAIT_MS);
+    return had;
+}
+
+/* The exec failed: trace on, into a new file if there was one. */
+static void cp_exec_after(int had, const char *path, int err)
+{
+    if (had < 0)
+        return;
+    cp__rec_resume();
+    if (had)
+        cp_exec_record(path, err);
+    errno = err;
+}
+
+typedef int (*cp_execve_fn)(const char *, char *const[], char *const[]);
+typedef int (*cp_execv_fn)(const char *, char *const[]);
+
+CP_EXPORT int execve(const char *path, char *const argv[], char *const envp[])
+{
+    cp_execve_fn real = (cp_execve_fn)cp__real("execve", &g_real_execve);
+    int had = cp_exec_before(path);
+    int rc = real ? real(path, argv, envp) : (errno = ENOSYS, -1);
+    cp_exec_after(had, path, errno);
+    return rc;
+}
+
+CP_EXPORT int execv(const char *path, char *const argv[])
+{
+    cp_execv_fn real = (cp_execv_fn)cp__real("execv", &g_real_execv);
+    int had = cp_exec_before(path);
+    int rc = real ? real(path, argv) : (errno = ENOSYS, -1);
+    cp_exec_after(had, path, errno);
+    return rc;
+}
+
+CP_EXPORT int execvp(const char *file, char *const argv[])
+{
+    cp_execv_fn real = (cp_execv_fn)cp__real("execvp", &g_real_execvp);
+    int had = cp_exec_before(file);
+    int rc = real ? real(file, argv) : (errno = ENOSYS, -1);
+    cp_exec_after(had, file, errno);
+    return rc;
+}
+
+CP_EXPORT int execvpe(const char *file, char *const argv[], char *const envp[])
+{
+    cp_execve_fn real = (cp_execve_fn)cp__real("execvpe", &g_real_execvpe);
+    int had = cp_exec_before(file);
+    int rc = real ? real(file, argv, envp) : (errno = ENOSYS, -1);
+    cp_exec_after(had, file, errno);
+    return rc;
+}
+
+/* execl, execlp, execle: glibc's own versions call the internal execve, not
+ * the exported one, so they are rebuilt on top of ours.  mode 0 = execv,
+ * 1 = execvp, 2 = execve with the envp that follows the NULL. */
+static int cp_execl_common(const char *path, const char *arg0, va_list ap, int mode)
+{
+    size_t argc = 0;
+    if (arg0) {
+        va_list aq;
+        va_copy(aq, ap);
+        argc = 1;
+        while (va_arg(aq, char *))
+            argc++;
+        va_end(aq);
+    }
+    if (argc > 65536) {
+        errno = E2BIG;
+        return -1;
+    }
+    char *argv[argc + 1];
+    argv[0] = (char *)arg0;
+    for (size_t i = 1; i <= argc && arg0; i++)
+        argv[i] = va_arg(ap, char *);   /* the last one is the NULL */
+    if (mode == 2) {
+        char *const *envp = va_arg(ap, char *const *);
+        return execve(path, argv, envp);
+    }
+    return mode == 1 ? execvp(path, argv) : execv(path, argv);
+}
+
+CP_EXPORT int execl(const char *path, const char *arg, ...)
+{
+    va_list ap;
+    va_start(ap, arg);
+    int rc = cp_execl_common(path, arg, ap, 0);
+    va_end(ap);
+    return rc;
+}
+
+CP_EXPORT int execlp(const char *file, const char *arg, ...)
+{
+    va_list ap;
+    va_start(ap, arg);
+    int rc = cp_execl_common(file, arg, ap, 1);
+    va_end(ap);
+    return rc;
+}
+
+CP_EXPORT int execle(const char *path, const char *arg, ...)
+{
+    va_list ap;
+    va_start(ap, arg);
+    int rc = cp_execl_common(path, arg, ap, 2);
+    va_end(ap);
+    return rc;
+}

@@ -1,0 +1,607 @@
+/*
+ * cp_rec.c - the recorder: per-thread record buffers (producer side), the
+ * tracing state machine (lazy file start, shutdown, fork, exec) and the
+ * public cp_rec.h API.  The writer's side of the buffers is cp_rec_drain.c.
+ *
+ * Hot path: cp_rec_begin() is a TLS load, two compares and an uncontended
+ * atomic exchange; cp_rec_commit() reads CLOCK_MONOTONIC (vDSO) under the
+ * buffer lock, so that a writer cutting at time T sees every record with
+ * ts < T (see cp_rec_drain.c for the argument).
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cp_env.h"
+#include "cp_rec.h"
+#include "cp_rec_int.h"
+#include "cp_writer.h"
+
+#define CP_GEN_NONE 0xffffffffu
+#define CP_POOL_MAX 64u
+#define CP_MAX_CALLBACKS 16
+
+enum cp_state {
+    CP_ST_OFF = 0,        /* disabled, failed or shut down for good */
+    CP_ST_LAZY = 1,       /* accepting records; the file opens on the first */
+    CP_ST_RUNNING = 2,    /* file open, writer running */
+    CP_ST_SUSPENDED = 3,  /* closed for an exec; cp__rec_resume() reopens */
+};
+
+/* ---- process-wide state ------------------------------------------------- */
+static _Atomic int g_on;                            /* cp_rec_on() */
+static _Atomic uint32_t g_live_gen = CP_GEN_NONE;   /* == g_gen while RUNNING */
+static _Atomic uint32_t g_gen = 1;
+static int g_state;                                 /* under g_start_mu */
+static pthread_mutex_t g_start_mu = PTHREAD_MUTEX_INITIALIZER;
+static pid_t g_pid;
+static pthread_key_t g_key;
+static int g_key_ok;
+
+static _Atomic(struct cp_tbuf *) g_tbufs;
+static _Atomic uint32_t g_next_tid = 1;
+static _Atomic uint64_t g_lost;
+
+static void (*g_callbacks[CP_MAX_CALLBACKS])(void);
+static _Atomic int g_n_callbacks;
+
+/* Chunk pool and writer back-pressure. */
+static pthread_mutex_t g_pool_mu = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t g_space_cv = PTHREAD_COND_INITIALIZER;
+static struct cp_chunk *g_pool;
+static unsigned g_pool_n;
+static _Atomic uint64_t g_pending;   /* bytes in chunks the writer still holds */
+
+/* What fork children inherited and dropped (see cp__rec_fork_child). */
+static void *volatile g_forgotten[8][2];
+static unsigned g_forgotten_n;
+
+static __thread struct cp_tbuf *t_buf;
+static __thread int t_guard;         /* inside the recorder's slow path */
+
+/* ---- chunks ------------------------------------------------------------- */
+
+/* Take a chunk for `need` bytes and count it as pending.  wait != 0: when
+ * the writer is more than CUPROBE_BACKLOG_MB behind, wait for it (up to a
+ * second) rather than grow without bound; past that return NULL and the
+ * record is dropped and counted (CP_REC_LOST).  The limit check and the
+ * reservation happen under one lock so that waiters woken together cannot
+ * all overshoot. */
+static struct cp_chunk *cp_chunk_get(size_t need, int wait)
+{
+    size_t cap = need > CP_CHUNK_BYTES ? need : CP_CHUNK_BYTES;
+    uint64_t limit = cp_config()->backlog_bytes;
+    struct cp_chunk *c = NULL;
+    pthread_mutex_lock(&g_pool_mu);
+    if (wait && atomic_load(&g_pending) + cap > limit) {
+        struct timespec dl;
+        clock_gettime(CLOCK_REALTIME, &dl);
+        dl.tv_sec += 1;
+        pthread_mutex_unlock(&g_pool_mu);
+        cp__writer_kick();
+        pthread_mutex_lock(&g_pool_mu);
+        while (atomic_load(&g_pending) + cap > limit && atomic_load(&g_on))
+            if (pthread_cond_timedwait(&g_space_cv, &g_pool_mu, &dl) == ETIMEDOUT)
+                break;
+        if (atomic_load(&g_pending) + cap > limit || !atomic_load(&g_on)) {
+            pthread_mutex_unlock(&g_pool_mu);
+            return NULL;
+        }
+    }
+    atomic_fetch_add_explicit(&g_pending, cap, memory_order_relaxed);
+    if (cap == CP_CHUNK_BYTES && g_pool) {
+        c = g_pool;
+        g_pool = atomic_load_explicit(&c->next, memory_order_relaxed);
+        g_pool_n--;
+    }
+    pthread_mutex_unlock(&g_pool_mu);
+    if (!c) {
+        c = malloc(sizeof *c + cap);
+        if (!c) {
+            atomic_fetch_sub_explicit(&g_pending, cap, memory_order_relaxed);
+            return NULL;
+        }
+        c->cap = cap;
+    }
+    atomic_init(&c->next, NULL);
+    atomic_init(&c->used, 0);
+    return c;
+}
+
+void cp__chunk_put(struct cp_chunk *c)
+{
+    pthread_mutex_lock(&g_pool_mu);
+    atomic_fetch_sub_explicit(&g_pending, c->cap, memory_order_relaxed);
+    if (c->cap == CP_CHUNK_BYTES && g_pool_n < CP_POOL_MAX) {
+        atomic_store_explicit(&c->next, g_pool, memory_order_relaxed);
+        g_pool = c;
+        g_pool_n++;
+        c = NULL;
+    }
+    pthread_cond_broadcast(&g_space_cv);
+    pthread_mutex_unlock(&g_pool_mu);
+    free(c);
+}
+
+/* ---- thread buffers ----------------------------------------------------- */
+
+struct cp_tbuf *cp__tbuf_list(void)
+{
+    return atomic_load_explicit(&g_tbufs, memory_order_acquire);
+}
+
+/* pthread key destructor: the thread is exiting.  The writer frees the
+ * chunks once it has drained them and then lets a new thread reuse it. */
+static void cp_tbuf_release(void *arg)
+{
+    struct cp_tbuf *t = arg;
+    if (t_buf == t)
+        t_buf = NULL;
+    atomic_store_explicit(&t->state, CP_TB_DEAD, memory_order_release);
+}
+
+static struct cp_tbuf *cp_tbuf_attach(void)
+{
+    struct cp_chunk *c = cp_chunk_get(CP_CHUNK_BYTES, 0);
+    if (!c)
+        return NULL;
+    struct cp_tbuf *t;
+    for (t = cp__tbuf_list(); t; t = t->next) {
+        int expect = CP_TB_FREE;
+        if (atomic_compare_exchange_strong(&t->state, &expect, CP_TB_INIT))
+            break;
+    }
+    int fresh = !t;
+    if (fresh) {
+        t = aligned_alloc(64, sizeof *t);
+        if (t)
+            memset(t, 0, sizeof *t);
+        if (!t) {
+            cp__chunk_put(c);
+            return NULL;
+        }
+    }
+    atomic_store_explicit(&t->lock, 0, memory_order_relaxed);
+    t->first = c;
+    t->rd = 0;
+    atomic_store_explicit(&t->last, c, memory_order_relaxed);
+    t->open = NULL;
+    t->gen = 0;
+    t->tid = atomic_fetch_add(&g_next_tid, 1);
+    if (fresh) {
+        atomic_store_explicit(&t->state, CP_TB_ACTIVE, memory_order_relaxed);
+        struct cp_tbuf *head = atomic_load(&g_tbufs);
+        do {
+            t->next = head;
+        } while (!atomic_compare_exchange_weak_explicit(&g_tbufs, &head, t,
+                                                        memory_order_release,
+                                                        memory_order_relaxed));
+    } else {
+        atomic_store_explicit(&t->state, CP_TB_ACTIVE, memory_order_release);
+    }
+    if (g_key_ok)
+        pthread_setspecific(g_key, t);
+    t_buf = t;
+    return t;
+}
+
+/* Open a record on t: lock, check room, write the type byte.  `max` is
+ * the caller's bound on the field bytes. */
+static inline uint8_t *cp_rec_open(struct cp_tbuf *t, unsigned type, size_t max);
+static uint8_t *cp_rec_open_slow(struct cp_tbuf *t, unsigned type, size_t need);
+
+static inline uint8_t *cp_rec_open(struct cp_tbuf *t, unsigned type, size_t max)
+{
+    size_t need = CP_HDR_BYTES + max;
+    t->open = CP_OPENING;
+    atomic_signal_fence(memory_order_seq_cst);
+    cp__tb_lock(t);
+    struct cp_chunk *c = atomic_load_explicit(&t->last, memory_order_relaxed);
+    size_t u = atomic_load_explicit(&c->used, memory_order_relaxed);
+    if (__builtin_expect(c->cap - u < need, 0)) {
+        cp__tb_unlock(t);
+        return cp_rec_open_slow(t, type, need);
+    }
+    uint8_t *p = c->data + u;
+    p[0] = (uint8_t)type;
+    t->open = p;
+    return p + CP_HDR_BYTES;
+}
+
+/* The current chunk is full: link a new one (may wait for the writer). */
+static uint8_t *cp_rec_open_slow(struct cp_tbuf *t, unsigned type, size_t need)
+{
+    struct cp_chunk *c = cp_chunk_get(need, 1);
+    if (!c) {
+        t->open = NULL;
+        atomic_fetch_add(&g_lost, 1);
+        return NULL;
+    }
+    cp__writer_kick();
+    cp__tb_lock(t);
+    struct cp_chunk *old = atomic_load_explicit(&t->last, memory_order_relaxed);
+    atomic_store_explicit(&old->next, c, memory_order_release);
+    atomic_store_explicit(&t->last, c, memory_order_release);
+    c->data[0] = (uint8_t)type;
+    t->open = c->data;
+    return c->data + CP_HDR_BYTES;
+}
+
+void cp_rec_commit(uint8_t *end)
+{
+    struct cp_tbuf *t = t_buf;
+    uint8_t *p = t->open;
+    struct cp_chunk *c = atomic_load_explicit(&t->last, memory_order_relaxed);
+    uint32_t len = (uint32_t)(end - p - CP_HDR_BYTES);
+    uint64_t ts = cp_now_ns();
+    memcpy(p + 1, &len, sizeof len);
+    memcpy(p + 5, &ts, sizeof ts);
+    atomic_store_explicit(&c->used, (size_t)(end - c->data), memory_order_release);
+    cp__tb_unlock(t);
+    atomic_signal_fence(memory_order_seq_cst);
+    t->open = NULL;
+}
+
+/* CP_REC_THREAD for the calling thread into generation gen. */
+static void cp_rec_announce(struct cp_tbuf *t, uint32_t gen)
+{
+    char name[64] = "";
+    pthread_getname_np(pthread_self(), name, sizeof name);
+    size_t n = strnlen(name, sizeof name);
+    t->gen = gen;
+    uint8_t *p = cp_rec_open(t, CP_REC_THREAD, 2 * CP_VARINT_MAX + n);
+    if (!p)
+        return;
+    p = cp_put_u(p, (uint64_t)syscall(SYS_gettid));
+    p = cp_put_str(p, name, n);
+    cp_rec_commit(p);
+}
+
+/* ---- state machine ------------------------------------------------------ */
+
+static void cp_rec_turn_off_locked(void)
+{
+    g_state = CP_ST_OFF;
+    atomic_store(&g_live_gen, CP_GEN_NONE);
+    atomic_store(&g_on, 0);
+}
+
+/* Open the file for the current generation; g_start_mu held. */
+static int cp_rec_start_locked(struct cp_tbuf *t)
+{
+    uint64_t start = cp_now_ns();
+    int rc = cp__writer_start(start);
+    if (rc < 0) {
+        cp_rec_turn_off_locked();
+        return rc;
+    }
+    uint32_t gen = atomic_load(&g_gen);
+    rc = cp__header_record();
+    if (rc < 0) {
+        cp__writer_stop(CP_END_EXIT, 0, 1000);
+        cp_rec_turn_off_locked();
+        return rc;
+    }
+    cp_rec_announce(t, gen);
+    g_state = CP_ST_RUNNING;
+    atomic_store(&g_live_gen, gen);
+    return 0;
+}
+
+/* Make sure a file is open.  @return : 1 when this call opened it (the
+ * caller then runs the new-file callbacks), 0 if already open, <0 if off. */
+static int cp_rec_ensure_started(struct cp_tbuf *t)
+{
+    int rc;
+    pthread_mutex_lock(&g_start_mu);
+    if (g_state == CP_ST_LAZY)
+        rc = cp_rec_start_locked(t) == 0 ? 1 : -ENODEV;
+    else
+        rc = g_state == CP_ST_RUNNING ? 0 : -ENODEV;
+    pthread_mutex_unlock(&g_start_mu);
+    return rc;
+}
+
+static void cp_rec_run_callbacks(void)
+{
+    int n = atomic_load(&g_n_callbacks);
+    for (int i = 0; i < n && i < CP_MAX_CALLBACKS; i++)
+        if (g_callbacks[i])
+            g_callbacks[i]();
+}
+
+static uint8_t *cp_rec_begin_slow(unsigned type, size_t max)
+{
+    struct cp_tbuf *t = t_buf;
+    if (!atomic_load_explicit(&g_on, memory_order_relaxed) || t_guard ||
+        cp__writer_is_self())
+        return NULL;
+    if (t && t->open) {
+        /* A signal handler interrupted this thread inside a record. */
+        atomic_fetch_add(&g_lost, 1);
+        return NULL;
+    }
+    t_guard = 1;
+    int started = 0;
+    if (!t && !(t = cp_tbuf_attach()))
+        goto fail;
+    if (atomic_load(&g_live_gen) == CP_GEN_NONE) {
+        started = cp_rec_ensure_started(t);
+        if (started < 0)
+            goto fail;
+    }
+    uint32_t gen = atomic_load(&g_live_gen);
+    if (gen == CP_GEN_NONE)
+        goto fail;
+    if (t->gen != gen)
+        cp_rec_announce(t, gen);
+    t_guard = 0;
+    if (started > 0)
+        cp_rec_run_callbacks();
+    return cp_rec_open(t, type, max);
+fail:
+    t_guard = 0;
+    return NULL;
+}
+
+uint8_t *cp_rec_begin(unsigned type, size_t max)
+{
+    struct cp_tbuf *t = t_buf;
+    if (__builtin_expect(!t || t->open ||
+                         t->gen != atomic_load_explicit(&g_live_gen, memory_order_relaxed), 0))
+        return cp_rec_begin_slow(type, max);
+    return cp_rec_open(t, type, max);
+}
+
+uint8_t *cp__rec_begin_raw(unsigned type, size_t max)
+{
+    struct cp_tbuf *t = t_buf;
+    return t ? cp_rec_open(t, type, max) : NULL;
+}
+
+int cp_rec_on(void)
+{
+    return atomic_load_explicit(&g_on, memory_order_relaxed);
+}
+
+uint32_t cp_rec_tid(void)
+{
+    struct cp_tbuf *t = t_buf;
+    if (!t && atomic_load(&g_on) && !t_guard)
+        t = cp_tbuf_attach();
+    return t ? t->tid : 0;
+}
+
+uint32_t cp_rec_generation(void)
+{
+    return atomic_load(&g_gen);
+}
+
+void cp_rec_on_new_file(void (*fn)(void))
+{
+    int i = atomic_fetch_add(&g_n_callbacks, 1);
+    if (i < CP_MAX_CALLBACKS)
+        g_callbacks[i] = fn;
+}
+
+uint64_t cp__rec_lost(void)
+{
+    return atomic_load(&g_lost);
+}
+
+int cp__rec_may_log(void)
+{
+    struct cp_tbuf *t = t_buf;
+    return atomic_load_explicit(&g_live_gen, memory_order_relaxed) != CP_GEN_NONE &&
+           !t_guard && !(t && t->open) && !cp__writer_is_self();
+}
+
+void cp__rec_writer_failed(void)
+{
+    atomic_store(&g_live_gen, CP_GEN_NONE);
+    atomic_store(&g_on, 0);
+}
+
+int cp__rec_running(void)
+{
+    return atomic_load(&g_live_gen) != CP_GEN_NONE;
+}
+
+int cp__rec_owner(void)
+{
+    return getpid() == g_pid;
+}
+
+#define CP_MAX_FLUSH_HOOKS 8
+static void (*g_flush_hooks[CP_MAX_FLUSH_HOOKS])(void);
+static atomic_int g_n_flush_hooks;
+static __thread int t_in_flush_hooks;
+
+void cp_rec_on_flush(void (*fn)(void))
+{
+    int i = atomic_fetch_add(&g_n_flush_hooks, 1);
+    if (i < CP_MAX_FLUSH_HOOKS)
+        g_flush_hooks[i] = fn;
+}
+
+/* Hooks may record, and recording never flushes, but a hook's record could
+ * fill a chunk while another flush is waiting: the flag keeps one thread
+ * from running them inside themselves. */
+static void cp_rec_run_flush_hooks(void)
+{
+    if (t_in_flush_hooks || !atomic_load(&g_on))
+        return;
+    t_in_flush_hooks = 1;
+    int n = atomic_load(&g_n_flush_hooks);
+    for (int i = 0; i < n && i < CP_MAX_FLUSH_HOOKS; i++)
+        if (g_flush_hooks[i])
+            g_flush_hooks[i]();
+    t_in_flush_hooks = 0;
+}
+
+void cp_rec_flush(void)
+{
+    if (!cp__rec_running() || cp__writer_is_self())
+        return;
+    cp_rec_run_flush_hooks();
+    unsigned ms = cp_config()->flush_ms * 10;
+    cp__writer_flush(ms < 100 ? 100 : ms);
+}
+
+/* ---- lifecycle entry points --------------------------------------------- */
+
+void cp__rec_init(int enabled)
+{
+    g_pid = getpid();
+    if (!g_key_ok && pthread_key_create(&g_key, cp_tbuf_release) == 0)
+        g_key_ok = 1;
+    pthread_mutex_lock(&g_start_mu);
+    g_state = enabled ? CP_ST_LAZY : CP_ST_OFF;
+    atomic_store(&g_on, enabled);
+    pthread_mutex_unlock(&g_start_mu);
+}
+
+int cp__rec_start_now(void)
+{
+    struct cp_tbuf *t = t_buf;
+    if (!atomic_load(&g_on))
+        return -ENODEV;
+    if (!t && !(t = cp_tbuf_attach()))
+        return -ENOMEM;
+    t_guard = 1;
+    int rc = cp_rec_ensure_started(t);
+    t_guard = 0;
+    if (rc > 0)
+        cp_rec_run_callbacks();
+    return rc < 0 ? rc : 0;
+}
+
+/* Timed lock that never blocks forever: exit paths may run in a signal
+ * handler that interrupted a holder of this very mutex. */
+static int cp_lock_bounded(pthread_mutex_t *mu, unsigned ms)
+{
+    struct timespec ns = {0, 1000000};
+    for (unsigned i = 0; i <= ms; i++) {
+        if (pthread_mutex_trylock(mu) == 0)
+            return 1;
+        nanosleep(&ns, NULL);
+    }
+    return 0;
+}
+
+void cp__rec_shutdown(int reason, int64_t status, int final, unsigned wait_ms)
+{
+    if (!cp__rec_owner())
+        return;
+    if (reason != CP_END_SIGNAL && cp__rec_running() && !cp__writer_is_self())
+        cp_rec_run_flush_hooks();
+    if (!cp_lock_bounded(&g_start_mu, wait_ms))
+        return;
+    atomic_store(&g_on, 0);
+    int was = g_state;
+    if (was == CP_ST_RUNNING) {
+        atomic_store(&g_live_gen, CP_GEN_NONE);
+        if (cp__writer_stop(reason, status, wait_ms) < 0)
+            final = 1;   /* a writer still running cannot be restarted */
+    }
+    /* An image that only execs (launcher scripts, pyenv shims) would leave
+     * one empty file per hop; the image it becomes writes its own. */
+    if (was == CP_ST_RUNNING && reason == CP_END_EXEC)
+        cp__writer_discard_if_empty();
+    if (was == CP_ST_RUNNING || was == CP_ST_LAZY)
+        g_state = final ? CP_ST_OFF : CP_ST_SUSPENDED;
+    pthread_mutex_unlock(&g_start_mu);
+}
+
+void cp__rec_resume(void)
+{
+    pthread_mutex_lock(&g_start_mu);
+    if (g_state == CP_ST_SUSPENDED) {
+        /* New generation before any record can reach the new file, so that
+         * interning tables re-announce their entries into it. */
+        atomic_fetch_add(&g_gen, 1);
+        g_state = CP_ST_LAZY;
+        atomic_store(&g_on, 1);
+    }
+    pthread_mutex_unlock(&g_start_mu);
+}
+
+void cp__rec_fork_child(void)
+{
+    /* Only this thread exists now.  Locks may have been held by threads that
+     * are gone, and lists may be half-updated: re-initialise the locks and
+     * forget (leak) the inherited buffers; their pages are shared
+     * copy-on-write with the parent, so leaking costs nothing. */
+    g_pid = getpid();
+    /* Kept reachable (not freed) so leak checkers do not flag them. */
+    g_forgotten[g_forgotten_n % 8][0] = atomic_load(&g_tbufs);
+    g_forgotten[g_forgotten_n % 8][1] = g_pool;
+    g_forgotten_n++;
+    pthread_mutex_init(&g_start_mu, NULL);
+    pthread_mutex_init(&g_pool_mu, NULL);
+    pthread_cond_init(&g_space_cv, NULL);
+    atomic_store(&g_tbufs, NULL);
+    g_pool = NULL;
+    g_pool_n = 0;
+    atomic_store(&g_pending, 0);
+    atomic_store(&g_lost, 0);
+    t_buf = NULL;
+    t_guard = 0;
+    cp__writer_forget();
+    atomic_fetch_add(&g_gen, 1);
+    atomic_store(&g_live_gen, CP_GEN_NONE);
+    if (g_state == CP_ST_RUNNING || g_state == CP_ST_LAZY) {
+        g_state = CP_ST_LAZY;
+        atomic_store(&g_on, 1);
+    }
+}
+
+void cp__rec_fatal(int sig, int code, uint64_t addr)
+{
+    if (!cp__rec_owner() || atomic_load(&g_live_gen) == CP_GEN_NONE)
+        return;
+    uint32_t gen = atomic_load(&g_live_gen);
+    struct cp_tbuf *t = t_buf;
+    /* Name the thread only if this file has its THREAD record. */
+    uint32_t tid = t && t->gen == gen ? t->tid : 0;
+    atomic_store(&g_on, 0);
+    atomic_store(&g_live_gen, CP_GEN_NONE);
+    cp__writer_emergency(sig, code, addr, tid);
+}
+
+void cp__rec_signal_note(int sig, int code, uint64_t addr)
+{
+    struct cp_tbuf *t = t_buf;
+    if (!t || t->open || t->gen != atomic_load(&g_live_gen) || !cp__rec_owner())
+        return;
+    t->open = CP_OPENING;
+    atomic_signal_fence(memory_order_seq_cst);
+    /* Never wait in a handler: only the writer can hold our lock, briefly. */
+    int got = 0;
+    for (int i = 0; i < 10000 && !got; i++)
+        got = !atomic_exchange_explicit(&t->lock, 1, memory_order_acquire);
+    if (!got) {
+        t->open = NULL;
+        return;
+    }
+    struct cp_chunk *c = atomic_load_explicit(&t->last, memory_order_relaxed);
+    size_t u = atomic_load_explicit(&c->used, memory_order_relaxed);
+    if (c->cap - u < CP_HDR_BYTES + 3 * CP_VARINT_MAX) {
+        cp__tb_unlock(t);
+        t->open = NULL;
+        atomic_fetch_add(&g_lost, 1);
+        return;
+    }
+    uint8_t *p = c->data + u;
+    p[0] = CP_REC_SIGNAL;
+    t->open = p;
+    p = cp_put_u(p + CP_HDR_BYTES, (uint64_t)sig);
+    p = cp_put_s(p, code);
+    p = cp_put_u(p, addr);
+    cp_rec_commit(p);
+}

@@ -1,0 +1,225 @@
+/*
+ * cp_rec_drain.c - the writer's side of the per-thread buffers: cut every
+ * buffer at a time T and merge the records before T by timestamp.
+ *
+ * Why the cut gives a global time order: a producer reads the clock and
+ * publishes its record inside one critical section of its buffer lock.  The
+ * writer reads T first and then takes each buffer's lock to snapshot the
+ * published end.  A record missing from the snapshot was committed after
+ * the writer's lock, hence after T was read, so its ts >= T.  Therefore
+ * every record with ts < T is in this drain, every later drain only sees
+ * ts >= T, and merging each drain by ts yields a non-decreasing stream even
+ * when memory is allocated on one thread and freed on another.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "cp_rec_int.h"
+#include "cp_writer.h"
+
+static struct cp_tbuf **g_heap;
+static size_t g_heap_cap;
+
+static inline uint64_t cp_rd_ts(const uint8_t *p)
+{
+    uint64_t ts;
+    memcpy(&ts, p + 5, sizeof ts);
+    return ts;
+}
+
+static inline uint32_t cp_rd_len(const uint8_t *p)
+{
+    uint32_t len;
+    memcpy(&len, p + 1, sizeof len);
+    return len;
+}
+
+/* Move t's cursor onto a record (crossing to later chunks) and load its ts.
+ * @return : 1 when a record with min_ts <= ts < T is under the cursor. */
+static int cp_cursor_settle(struct cp_tbuf *t, uint64_t T, uint64_t min_ts)
+{
+    for (;;) {
+        size_t end = cp__chunk_end(t, t->cur);
+        if (t->pos >= end) {
+            if (t->cur == t->snap_last)
+                return 0;
+            t->cur = atomic_load_explicit(&t->cur->next, memory_order_acquire);
+            t->pos = 0;
+            if (!t->cur)
+                return 0;
+            continue;
+        }
+        const uint8_t *p = t->cur->data + t->pos;
+        t->cur_ts = cp_rd_ts(p);
+        if (t->cur_ts >= T)
+            return 0;
+        if (t->cur_ts >= min_ts)
+            return 1;
+        /* Left over from a file closed before this one started. */
+        t->pos += CP_HDR_BYTES + cp_rd_len(p);
+    }
+}
+
+static void cp_heap_down(size_t n, size_t i)
+{
+    struct cp_tbuf *x = g_heap[i];
+    for (;;) {
+        size_t l = 2 * i + 1;
+        if (l >= n)
+            break;
+        if (l + 1 < n && g_heap[l + 1]->cur_ts < g_heap[l]->cur_ts)
+            l++;
+        if (g_heap[l]->cur_ts >= x->cur_ts)
+            break;
+        g_heap[i] = g_heap[l];
+        i = l;
+    }
+    g_heap[i] = x;
+}
+
+/* Snapshot t's published end and start its cursor at the read position. */
+static void cp_snapshot(struct cp_tbuf *t, int emergency)
+{
+    if (emergency) {
+        /* A signal handler cannot wait for the lock (its own thread may hold
+         * it); acquire loads of the release-stored ends are still exact. */
+        t->snap_last = atomic_load_explicit(&t->last, memory_order_acquire);
+        t->snap_used = atomic_load_explicit(&t->snap_last->used, memory_order_acquire);
+    } else {
+        cp__tb_lock(t);
+        t->snap_last = atomic_load_explicit(&t->last, memory_order_relaxed);
+        t->snap_used = atomic_load_explicit(&t->snap_last->used, memory_order_relaxed);
+        cp__tb_unlock(t);
+    }
+    t->cur = t->first;
+    t->pos = t->rd;
+}
+
+/* After the merge: free fully read chunks, remember the read position,
+ * rewind an emptied chunk, retire buffers of exited threads. */
+static void cp_release_consumed(struct cp_tbuf *t)
+{
+    while (t->first != t->cur) {
+        struct cp_chunk *c = t->first;
+        t->first = atomic_load_explicit(&c->next, memory_order_acquire);
+        cp__chunk_put(c);
+    }
+    t->rd = t->pos;
+    struct cp_chunk *c = t->first;
+    if (c != t->snap_last || t->rd != t->snap_used)
+        return;
+    if (atomic_load_explicit(&t->state, memory_order_acquire) == CP_TB_DEAD) {
+        /* No producer any more: everything it wrote is consumed. */
+        if (atomic_load_explicit(&c->used, memory_order_acquire) == t->rd &&
+            !atomic_load_explicit(&c->next, memory_order_acquire)) {
+            t->first = NULL;
+            atomic_store_explicit(&t->last, NULL, memory_order_relaxed);
+            cp__chunk_put(c);
+            atomic_store_explicit(&t->state, CP_TB_FREE, memory_order_release);
+        }
+        return;
+    }
+    cp__tb_lock(t);
+    if (atomic_load_explicit(&t->last, memory_order_relaxed) == c &&
+        atomic_load_explicit(&c->used, memory_order_relaxed) == t->rd) {
+        atomic_store_explicit(&c->used, 0, memory_order_relaxed);
+        t->rd = 0;
+    }
+    cp__tb_unlock(t);
+}
+
+static int cp_heap_reserve(int emergency)
+{
+    size_t n = 0;
+    for (struct cp_tbuf *t = cp__tbuf_list(); t; t = t->next)
+        n++;
+    if (n <= g_heap_cap)
+        return 0;
+    if (emergency)
+        return -1;
+    struct cp_tbuf **h = realloc(g_heap, (n + 16) * sizeof *h);
+    if (!h)
+        return -1;
+    g_heap = h;
+    g_heap_cap = n + 16;
+    return 0;
+}
+
+/* Signal context with more buffers than the heap holds (no allocation
+ * allowed there): pick the oldest record by a linear scan instead. */
+static uint64_t cp_merge_linear(uint64_t T, uint64_t min_ts, cp__emit_fn emit, void *ctx)
+{
+    uint64_t count = 0;
+    for (;;) {
+        struct cp_tbuf *best = NULL;
+        for (struct cp_tbuf *t = cp__tbuf_list(); t; t = t->next)
+            if (t->in_merge && (!best || t->cur_ts < best->cur_ts))
+                best = t;
+        if (!best)
+            return count;
+        const uint8_t *p = best->cur->data + best->pos;
+        uint32_t len = cp_rd_len(p);
+        emit(ctx, best->tid, p[0], best->cur_ts, p + CP_HDR_BYTES, len);
+        count++;
+        best->pos += CP_HDR_BYTES + len;
+        best->in_merge = cp_cursor_settle(best, T, min_ts);
+    }
+}
+
+static uint64_t cp_merge_heap(size_t n, uint64_t T, uint64_t min_ts, cp__emit_fn emit,
+                              void *ctx)
+{
+    for (size_t i = n / 2; i-- > 0;)
+        cp_heap_down(n, i);
+    uint64_t count = 0;
+    while (n) {
+        struct cp_tbuf *t = g_heap[0];
+        const uint8_t *p = t->cur->data + t->pos;
+        uint32_t len = cp_rd_len(p);
+        emit(ctx, t->tid, p[0], t->cur_ts, p + CP_HDR_BYTES, len);
+        count++;
+        t->pos += CP_HDR_BYTES + len;
+        if (!cp_cursor_settle(t, T, min_ts))
+            g_heap[0] = g_heap[--n];
+        if (n)
+            cp_heap_down(n, 0);
+    }
+    return count;
+}
+
+uint64_t cp__rec_drain(uint64_t T, uint64_t min_ts, int emergency,
+                       cp__emit_fn emit, void *ctx)
+{
+    int heap_ok = cp_heap_reserve(emergency) == 0;
+    size_t n = 0;
+    for (struct cp_tbuf *t = cp__tbuf_list(); t; t = t->next) {
+        t->in_merge = 0;
+        t->snapped = 0;
+        int st = atomic_load_explicit(&t->state, memory_order_acquire);
+        if (st != CP_TB_ACTIVE && st != CP_TB_DEAD)
+            continue;
+        if (!t->first)
+            continue;   /* being set up by its thread */
+        cp_snapshot(t, emergency);
+        t->snapped = 1;
+        t->in_merge = cp_cursor_settle(t, T, min_ts);
+        /* A buffer registered after the reservation belongs to a thread
+         * that started after T was read: it has nothing before the cut. */
+        if (t->in_merge && heap_ok) {
+            if (n < g_heap_cap)
+                g_heap[n++] = t;
+            else
+                t->in_merge = 0;
+        }
+    }
+    uint64_t count = heap_ok ? cp_merge_heap(n, T, min_ts, emit, ctx)
+                             : cp_merge_linear(T, min_ts, emit, ctx);
+    if (!emergency) {
+        /* Only buffers whose cursor this drain set: one claimed by a new
+         * thread meanwhile still has a stale cursor. */
+        for (struct cp_tbuf *t = cp__tbuf_list(); t; t = t->next)
+            if (t->snapped)
+                cp_release_consumed(t);
+    }
+    return count;
+}

@@ -1,0 +1,108 @@
+/*
+ * cp_rec_int.h - per-thread record buffers, shared by cp_rec.c (producers,
+ * state machine) and cp_rec_drain.c (the writer's cut-and-merge).
+ *
+ * Each thread owns a cp_tbuf: a FIFO of chunks.  The thread appends records
+ * to the last chunk under its buffer lock; the writer consumes from the
+ * first chunk.  Only the writer frees chunks, and never the last one, so the
+ * producer's `last` pointer is always valid.  Record layout in a chunk:
+ * u8 type | u32 len | u64 ts | fields[len]   (CP_HDR_BYTES = 13).
+ */
+#ifndef CP_REC_INT_H
+#define CP_REC_INT_H
+
+#include <sched.h>
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#define CP_CHUNK_BYTES (64u << 10)
+
+struct cp_chunk {
+    _Atomic(struct cp_chunk *) next;
+    _Atomic size_t used;        /* published bytes (release-stored at commit) */
+    size_t cap;
+    uint8_t data[];
+};
+
+enum cp_tb_state {
+    CP_TB_FREE = 0,     /* drained, chunks returned, reusable by a new thread */
+    CP_TB_INIT = 1,     /* being claimed by a new thread */
+    CP_TB_ACTIVE = 2,   /* owned by a live thread */
+    CP_TB_DEAD = 3,     /* its thread exited; records may remain */
+};
+
+struct cp_tbuf {
+    _Alignas(64) atomic_int lock;                    /* producer vs writer's cut */
+    _Atomic int state;                  /* enum cp_tb_state */
+    _Atomic(struct cp_chunk *) last;    /* producer appends here */
+    uint8_t *volatile open;             /* record in progress (producer) */
+    uint32_t tid;                       /* small index, never 0 */
+    uint32_t gen;                       /* generation its THREAD record went to */
+    struct cp_tbuf *next;               /* global list, push-only */
+    /* writer-only, on its own cache line: the merge updates the cursor for
+     * every record and must not bounce the producer's line. */
+    _Alignas(64) struct cp_chunk *first;
+    size_t rd;
+    struct cp_chunk *cur;               /* merge cursor */
+    size_t pos;
+    struct cp_chunk *snap_last;         /* published end at the cut */
+    size_t snap_used;
+    uint64_t cur_ts;
+    int in_merge;                       /* has a record before the cut */
+    int snapped;                        /* cursor valid for this drain */
+};
+
+/* While a thread is between taking its lock and setting `open` to the
+ * record, `open` holds this marker so a signal handler on the same thread
+ * knows not to spin on the lock. */
+#define CP_OPENING ((uint8_t *)1)
+
+/*! cp__tbuf_list() : head of the list of every buffer ever registered. */
+struct cp_tbuf *cp__tbuf_list(void);
+
+/*! cp__chunk_put() : return a drained chunk (pool or free); writer only. */
+void cp__chunk_put(struct cp_chunk *c);
+
+/* A hint to the CPU inside a spin loop. */
+static inline void cp__cpu_relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#elif defined(__aarch64__)
+    __asm__ __volatile__("yield");
+#endif
+}
+
+/*! cp__tb_lock() : take t's buffer lock (producer or writer; never from a
+ *  signal handler: see cp__rec_signal_note for the try-only variant). */
+static inline void cp__tb_lock(struct cp_tbuf *t)
+{
+    unsigned spins = 0;
+    while (atomic_exchange_explicit(&t->lock, 1, memory_order_acquire)) {
+        /* The other side (writer) holds it for a few loads; if it was
+         * preempted, give it the CPU instead of burning a time slice. */
+        if (++spins > 200) {
+            sched_yield();
+            spins = 0;
+        } else {
+            cp__cpu_relax();
+        }
+    }
+}
+
+static inline void cp__tb_unlock(struct cp_tbuf *t)
+{
+    atomic_store_explicit(&t->lock, 0, memory_order_release);
+}
+
+/*! cp__chunk_end() : bytes of c the current drain may read: the snapshot
+ *  for the last chunk, the final fill for earlier ones. */
+static inline size_t cp__chunk_end(const struct cp_tbuf *t, const struct cp_chunk *c)
+{
+    return c == t->snap_last ? t->snap_used
+                             : atomic_load_explicit(&c->used, memory_order_acquire);
+}
+
+#endif /* CP_REC_INT_H */

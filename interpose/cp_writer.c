@@ -1,0 +1,533 @@
+/*
+ * cp_writer.c - the writer thread: drains the per-thread buffers, encodes
+ * records into the file format (include/cp_trace.h), compresses them with
+ * zstd and writes them.  One writer per trace file; it exits when the file
+ * is closed (exit, exec) or cannot be written.
+ *
+ * Crash safety: ZSTD_e_flush every CUPROBE_FLUSH_MS makes everything before
+ * the flush decodable even if the process is SIGKILLed right after;
+ * ZSTD_e_end every CP_FRAME_MAX_BYTES of input keeps frames independent.
+ * Flushes and frame ends always fall on record boundaries.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <zstd.h>
+
+#include "cp_env.h"
+#include "cp_rec.h"
+#include "cp_writer.h"
+
+#define CP_INBUF_BYTES (256u << 10)
+
+struct cp_wfile {
+    int fd;                    /* -1 when closed */
+    char path[PATH_MAX];
+    ZSTD_CCtx *cctx;
+    uint8_t *in;               /* encoded records waiting for zstd */
+    size_t in_len, in_cap;
+    uint8_t *out;
+    size_t out_cap;
+    uint64_t frame_in;         /* input bytes in the current frame */
+    uint64_t unflushed;        /* input bytes since the last flush */
+    uint64_t prev_ts;          /* for ts deltas; 0 at file start */
+    uint64_t start_ts;         /* records older than this are discarded */
+    uint64_t records;
+    uint64_t events;           /* records beyond the file's own bookkeeping */
+    uint64_t lost_base, lost_reported;
+    int err;                   /* first negative errno, sticky */
+    int emergency;             /* encoding from a signal handler */
+};
+
+static struct cp_wfile g_w = {.fd = -1};
+
+/* Requests to the thread, under g_wmu. */
+static pthread_mutex_t g_wmu = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t g_wcv;       /* writer waits here */
+static pthread_cond_t g_done_cv;   /* requesters wait here */
+static pthread_once_t g_cv_once = PTHREAD_ONCE_INIT;
+static pthread_t g_thread;
+static int g_alive;                /* thread created, not joined */
+static int g_exited;               /* thread finished its file */
+static int g_kicked, g_stop;
+static int g_stop_reason;
+static int64_t g_stop_status;
+static uint64_t g_flush_req, g_flush_done;
+
+/* Held while encoding/compressing/writing: excludes a fatal-signal handler
+ * doing the same (it only ever tries to take it). */
+static pthread_mutex_t g_out = PTHREAD_MUTEX_INITIALIZER;
+
+static __thread int t_is_writer;
+
+static void cp_writer_init_cvs(void)
+{
+    pthread_condattr_t a;
+    pthread_condattr_init(&a);
+    pthread_condattr_setclock(&a, CLOCK_MONOTONIC);
+    pthread_cond_init(&g_wcv, &a);
+    pthread_cond_init(&g_done_cv, &a);
+    pthread_condattr_destroy(&a);
+}
+
+static struct timespec cp_deadline(uint64_t ns_from_now)
+{
+    uint64_t t = cp_now_ns() + ns_from_now;
+    struct timespec ts = {(time_t)(t / 1000000000u), (long)(t % 1000000000u)};
+    return ts;
+}
+
+int cp__write_all(int fd, const void *buf, size_t n)
+{
+    const char *p = buf;
+    while (n) {
+        ssize_t w = write(fd, p, n);
+        if (w < 0) {
+            if (errno == EINTR)
+                continue;
+            return -errno;
+        }
+        p += w;
+        n -= (size_t)w;
+    }
+    return 0;
+}
+
+int cp__writer_is_self(void)
+{
+    return t_is_writer;
+}
+
+/* ---- encoding and compression ------------------------------------------- */
+
+static int cp_writer_compress(struct cp_wfile *w, ZSTD_EndDirective mode)
+{
+    if (w->err)
+        return w->err;
+    ZSTD_inBuffer in = {w->in, w->in_len, 0};
+    for (;;) {
+        ZSTD_outBuffer out = {w->out, w->out_cap, 0};
+        size_t r = ZSTD_compressStream2(w->cctx, &out, &in, mode);
+        if (ZSTD_isError(r))
+            return w->err = -EIO;
+        if (out.pos) {
+            int rc = cp__write_all(w->fd, w->out, out.pos);
+            if (rc < 0)
+                return w->err = rc;
+        }
+        if (mode == ZSTD_e_continue ? in.pos == in.size : r == 0)
+            break;
+    }
+    w->frame_in += w->in_len;
+    w->unflushed += w->in_len;
+    w->in_len = 0;
+    if (mode == ZSTD_e_end) {
+        w->frame_in = 0;
+        w->unflushed = 0;
+    } else if (mode == ZSTD_e_flush) {
+        w->unflushed = 0;
+    }
+    if (w->frame_in >= CP_FRAME_MAX_BYTES)
+        return cp_writer_compress(w, ZSTD_e_end);
+    return 0;
+}
+
+/* Whether a record says anything about the program (as opposed to the
+ * file's own set-up: header, thread names, id announcements, exec, end). */
+static int cp_is_event(unsigned type)
+{
+    switch (type) {
+    case CP_REC_HEADER: case CP_REC_THREAD: case CP_REC_MODULE:
+    case CP_REC_MODULE_RESET: case CP_REC_STRING: case CP_REC_STACK:
+    case CP_REC_API: case CP_REC_PYFRAME: case CP_REC_EXEC: case CP_REC_END:
+        return 0;
+    default:
+        return 1;
+    }
+}
+
+/* cp__emit_fn: one record in file encoding:
+ * u8 type | varint len | varint ts_delta | varint tid | fields. */
+static void cp_writer_emit(void *ctx, uint32_t tid, unsigned type, uint64_t ts,
+                           const uint8_t *fields, uint32_t len)
+{
+    struct cp_wfile *w = ctx;
+    uint8_t pre[2 * CP_VARINT_MAX];
+    /* Records arrive in non-decreasing ts order; the clamp only guards the
+     * format's promise if a clock ever stepped back. */
+    uint64_t delta = ts > w->prev_ts ? ts - w->prev_ts : 0;
+    w->prev_ts += delta;
+    uint8_t *q = cp_put_u(pre, delta);
+    q = cp_put_u(q, tid);
+    size_t plen = (size_t)(q - pre) + len;
+    size_t need = 1 + CP_VARINT_MAX + plen;
+    if (w->in_len + need > w->in_cap) {
+        if (cp_writer_compress(w, ZSTD_e_continue) < 0)
+            return;
+        if (need > w->in_cap) {
+            uint8_t *n = w->emergency ? NULL : realloc(w->in, need);
+            if (!n)
+                return;
+            w->in = n;
+            w->in_cap = need;
+        }
+    }
+    uint8_t *p = w->in + w->in_len;
+    *p++ = (uint8_t)type;
+    p = cp_put_u(p, plen);
+    memcpy(p, pre, (size_t)(q - pre));
+    p += q - pre;
+    memcpy(p, fields, len);
+    w->in_len = (size_t)(p + len - w->in);
+    w->records++;
+    w->events += cp_is_event(type);
+}
+
+/* A record the writer makes itself (LOST, SIGNAL, END). */
+static void cp_writer_own(struct cp_wfile *w, uint32_t tid, unsigned type,
+                          const uint8_t *f, const uint8_t *end)
+{
+    uint64_t now = cp_now_ns();
+    cp_writer_emit(w, tid, type, now > w->prev_ts ? now : w->prev_ts, f,
+                   (uint32_t)(end - f));
+}
+
+static void cp_writer_report_lost(struct cp_wfile *w)
+{
+    uint64_t lost = cp__rec_lost() - w->lost_base;
+    if (lost <= w->lost_reported)
+        return;
+    static const char why[] = "writer backlog limit reached or record nested in a signal handler";
+    uint8_t f[CP_VARINT_MAX * 2 + sizeof why], *p = f;
+    p = cp_put_u(p, lost - w->lost_reported);
+    p = cp_put_str(p, why, sizeof why - 1);
+    w->lost_reported = lost;
+    cp_writer_own(w, 0, CP_REC_LOST, f, p);
+}
+
+static void cp_writer_end(struct cp_wfile *w, int reason, int64_t status)
+{
+    cp_writer_report_lost(w);
+    uint8_t f[CP_VARINT_MAX * 4], *p = f;
+    p = cp_put_u(p, (uint64_t)reason);
+    p = cp_put_s(p, status);
+    p = cp_put_u(p, w->records);
+    p = cp_put_u(p, cp__rec_lost() - w->lost_base);
+    cp_writer_own(w, 0, CP_REC_END, f, p);
+    cp_writer_compress(w, ZSTD_e_end);
+}
+
+static void cp_writer_close(struct cp_wfile *w)
+{
+    if (w->fd >= 0)
+        close(w->fd);
+    w->fd = -1;
+}
+
+/* ---- the thread --------------------------------------------------------- */
+
+static void cp_writer_warn_failed(const struct cp_wfile *w)
+{
+    cp_log(1, "cannot write trace file '%s': %s; tracing is off, the program "
+              "continues untraced", w->path, strerror(-w->err));
+}
+
+/* One round under the output lock.  @return : w->err. */
+static int cp_writer_round(struct cp_wfile *w, int stop, int flush)
+{
+    pthread_mutex_lock(&g_out);
+    if (w->fd < 0) {   /* closed by a fatal-signal handler */
+        pthread_mutex_unlock(&g_out);
+        return -EBADF;
+    }
+    cp__rec_drain(stop ? UINT64_MAX : cp_now_ns(), w->start_ts, 0, cp_writer_emit, w);
+    cp_writer_report_lost(w);
+    if (stop)
+        cp_writer_end(w, g_stop_reason, g_stop_status);
+    else
+        cp_writer_compress(w, flush && (w->unflushed || w->in_len) ? ZSTD_e_flush
+                                                                  : ZSTD_e_continue);
+    if (stop || w->err)
+        cp_writer_close(w);
+    pthread_mutex_unlock(&g_out);
+    return w->err;
+}
+
+static void *cp_writer_main(void *arg)
+{
+    struct cp_wfile *w = arg;
+    t_is_writer = 1;
+    /* Linux threads inherit the creator's name; say what this one is. */
+    pthread_setname_np(pthread_self(), "cuprobe-writer");
+    uint64_t period = (uint64_t)cp_config()->flush_ms * 1000000u;
+    uint64_t next_flush = cp_now_ns() + period;
+    pthread_mutex_lock(&g_wmu);
+    for (;;) {
+        while (!g_stop && !g_kicked && g_flush_req == g_flush_done &&
+               cp_now_ns() < next_flush) {
+            struct timespec dl = {(time_t)(next_flush / 1000000000u),
+                                  (long)(next_flush % 1000000000u)};
+            pthread_cond_timedwait(&g_wcv, &g_wmu, &dl);
+        }
+        int stop = g_stop;
+        uint64_t req = g_flush_req;
+        int flush = req != g_flush_done || cp_now_ns() >= next_flush;
+        g_kicked = 0;
+        pthread_mutex_unlock(&g_wmu);
+
+        int rc = cp_writer_round(w, stop, flush);
+        if (flush)
+            next_flush = cp_now_ns() + period;
+
+        pthread_mutex_lock(&g_wmu);
+        g_flush_done = req;
+        pthread_cond_broadcast(&g_done_cv);
+        if (rc < 0 || stop)
+            break;
+    }
+    if (w->err && w->err != -EBADF) {
+        cp__rec_writer_failed();
+        pthread_mutex_unlock(&g_wmu);
+        cp_writer_warn_failed(w);
+        pthread_mutex_lock(&g_wmu);
+    }
+    g_exited = 1;
+    pthread_cond_broadcast(&g_done_cv);
+    pthread_mutex_unlock(&g_wmu);
+    return NULL;
+}
+
+/* ---- file creation ------------------------------------------------------ */
+
+/* "x.trace" -> "x.N.trace", anything else -> "x.N". */
+static int cp_writer_alt_path(const char *path, unsigned n, char *buf, size_t cap)
+{
+    size_t len = strlen(path);
+    const char *ext = ".trace";
+    size_t el = strlen(ext);
+    int r;
+    if (len > el && strcmp(path + len - el, ext) == 0)
+        r = snprintf(buf, cap, "%.*s.%u%s", (int)(len - el), path, n, ext);
+    else
+        r = snprintf(buf, cap, "%s.%u", path, n);
+    return r < 0 || (size_t)r >= cap ? -ENAMETOOLONG : 0;
+}
+
+/* O_EXCL never overwrites (nor follows a planted symlink); when the name
+ * is taken (same pid after an exec, or an old trace) pick name.N. */
+static int cp_writer_create(struct cp_wfile *w, const char *pattern)
+{
+    char want[PATH_MAX];
+    int rc = cp__output_path(pattern, want, sizeof want);
+    if (rc < 0) {
+        snprintf(w->path, sizeof w->path, "%s", pattern);
+        return rc;
+    }
+    int flags = O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC;
+    snprintf(w->path, sizeof w->path, "%s", want);
+    for (unsigned n = 1; n < 1000; n++) {
+        int fd = open(w->path, flags, 0600);
+        if (fd >= 0) {
+            if (n > 1)
+                cp_log(strstr(pattern, "%p") ? 2 : 1,
+                       "trace file '%s' exists; writing '%s'", want, w->path);
+            return fd;
+        }
+        if (errno != EEXIST)
+            return -errno;
+        if (cp_writer_alt_path(want, n, w->path, sizeof w->path) < 0)
+            return -ENAMETOOLONG;
+    }
+    return -EEXIST;
+}
+
+static int cp_writer_alloc(struct cp_wfile *w)
+{
+    if (!w->cctx && !(w->cctx = ZSTD_createCCtx()))
+        return -ENOMEM;
+    ZSTD_CCtx_reset(w->cctx, ZSTD_reset_session_and_parameters);
+    ZSTD_CCtx_setParameter(w->cctx, ZSTD_c_compressionLevel, cp_config()->zstd_level);
+    ZSTD_CCtx_setParameter(w->cctx, ZSTD_c_checksumFlag, 1);
+    if (!w->in && !(w->in = malloc(CP_INBUF_BYTES)))
+        return -ENOMEM;
+    w->in_cap = w->in_cap ? w->in_cap : CP_INBUF_BYTES;
+    w->out_cap = ZSTD_CStreamOutSize();
+    if (!w->out && !(w->out = malloc(w->out_cap)))
+        return -ENOMEM;
+    return 0;
+}
+
+int cp__writer_start(uint64_t start_ts)
+{
+    struct cp_wfile *w = &g_w;
+    pthread_once(&g_cv_once, cp_writer_init_cvs);
+    int fd = cp_writer_create(w, cp_config()->output);
+    if (fd < 0) {
+        cp_log(1, "cannot create trace file '%s': %s; tracing is off, the "
+                  "program continues untraced", w->path, strerror(-fd));
+        return fd;
+    }
+    uint8_t prefix[CP_TRACE_PREFIX_BYTES] = CP_TRACE_MAGIC;
+    uint32_t v = CP_TRACE_VERSION, flags = 0;
+    for (int i = 0; i < 4; i++) {
+        prefix[8 + i] = (uint8_t)(v >> (8 * i));
+        prefix[12 + i] = (uint8_t)(flags >> (8 * i));
+    }
+    int rc = cp__write_all(fd, prefix, sizeof prefix);
+    if (rc == 0)
+        rc = cp_writer_alloc(w);
+    if (rc < 0) {
+        cp_log(1, "cannot write trace file '%s': %s; tracing is off, the "
+                  "program continues untraced", w->path, strerror(-rc));
+        goto close_fd;
+    }
+    w->fd = fd;
+    w->in_len = 0;
+    w->frame_in = w->unflushed = w->prev_ts = w->records = w->events = 0;
+    w->start_ts = start_ts;
+    w->lost_base = cp__rec_lost();
+    w->lost_reported = 0;
+    w->err = 0;
+    w->emergency = 0;
+
+    pthread_mutex_lock(&g_wmu);
+    g_stop = g_kicked = g_exited = 0;
+    g_flush_req = g_flush_done = 0;
+    pthread_mutex_unlock(&g_wmu);
+
+    /* Hosts expect their own threads to take process signals. */
+    sigset_t all, old;
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &old);
+    rc = -pthread_create(&g_thread, NULL, cp_writer_main, w);
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    if (rc < 0) {
+        cp_log(1, "cannot start the trace writer thread: %s; tracing is off",
+               strerror(-rc));
+        w->fd = -1;
+        goto close_fd;
+    }
+    g_alive = 1;
+    return 0;
+close_fd:
+    /* A file without even a HEADER would only confuse the analyzer. */
+    close(fd);
+    unlink(w->path);
+    return rc;
+}
+
+int cp__writer_stop(int reason, int64_t status, unsigned wait_ms)
+{
+    /* _exit() may run in a signal handler that interrupted a holder of
+     * g_wmu on this very thread: never wait for it without a bound. */
+    struct timespec ms = {0, 1000000};
+    unsigned tries = 0;
+    while (pthread_mutex_trylock(&g_wmu) != 0) {
+        if (++tries > wait_ms)
+            return -ETIMEDOUT;
+        nanosleep(&ms, NULL);
+    }
+    if (!g_alive) {
+        pthread_mutex_unlock(&g_wmu);
+        return 0;
+    }
+    g_stop = 1;
+    g_stop_reason = reason;
+    g_stop_status = status;
+    pthread_cond_signal(&g_wcv);
+    struct timespec dl = cp_deadline((uint64_t)wait_ms * 1000000u);
+    while (!g_exited)
+        if (pthread_cond_timedwait(&g_done_cv, &g_wmu, &dl) == ETIMEDOUT)
+            break;
+    int done = g_exited;
+    pthread_mutex_unlock(&g_wmu);
+    if (!done)
+        return -ETIMEDOUT;
+    pthread_join(g_thread, NULL);
+    g_alive = 0;
+    return 0;
+}
+
+void cp__writer_flush(unsigned wait_ms)
+{
+    pthread_mutex_lock(&g_wmu);
+    if (g_alive && !g_exited) {
+        uint64_t my = ++g_flush_req;
+        pthread_cond_signal(&g_wcv);
+        struct timespec dl = cp_deadline((uint64_t)wait_ms * 1000000u);
+        while (g_flush_done < my && !g_exited)
+            if (pthread_cond_timedwait(&g_done_cv, &g_wmu, &dl) == ETIMEDOUT)
+                break;
+    }
+    pthread_mutex_unlock(&g_wmu);
+}
+
+void cp__writer_kick(void)
+{
+    pthread_mutex_lock(&g_wmu);
+    g_kicked = 1;
+    pthread_cond_signal(&g_wcv);
+    pthread_mutex_unlock(&g_wmu);
+}
+
+int cp__writer_emergency(int sig, int code, uint64_t addr, uint32_t tid)
+{
+    struct cp_wfile *w = &g_w;
+    struct timespec ms = {0, 1000000};
+    int got = 0;
+    for (int i = 0; i < 100 && !got; i++) {
+        got = pthread_mutex_trylock(&g_out) == 0;
+        if (!got)
+            nanosleep(&ms, NULL);
+    }
+    if (!got)
+        return -EBUSY;
+    /* Keep g_out for good: the writer thread must not write after END. */
+    if (w->fd < 0 || w->err)
+        return -EBADF;
+    w->emergency = 1;
+    cp__rec_drain(UINT64_MAX, w->start_ts, 1, cp_writer_emit, w);
+    uint8_t f[CP_VARINT_MAX * 3], *p = f;
+    p = cp_put_u(p, (uint64_t)sig);
+    p = cp_put_s(p, code);
+    p = cp_put_u(p, addr);
+    cp_writer_own(w, tid, CP_REC_SIGNAL, f, p);
+    cp_writer_end(w, CP_END_SIGNAL, sig);
+    cp_writer_close(w);
+    return 0;
+}
+
+int cp__writer_discard_if_empty(void)
+{
+    struct cp_wfile *w = &g_w;
+    if (g_alive || w->fd >= 0 || w->events || !w->path[0])
+        return 0;
+    unlink(w->path);
+    w->path[0] = 0;
+    return 1;
+}
+
+void cp__writer_forget(void)
+{
+    /* Fork child: the thread does not exist here and the locks may be held
+     * by threads that do not exist either.  Our copy of the fd is closed;
+     * the zstd context and buffers are reused for the child's own file
+     * (cp_writer_alloc resets the context). */
+    if (g_w.fd >= 0)
+        close(g_w.fd);
+    g_w.fd = -1;
+    g_w.in_len = 0;
+    pthread_mutex_init(&g_wmu, NULL);
+    pthread_mutex_init(&g_out, NULL);
+    pthread_once(&g_cv_once, cp_writer_init_cvs);
+    cp_writer_init_cvs();
+    g_alive = g_exited = g_kicked = g_stop = 0;
+    t_is_writer = 0;
+}

@@ -1,0 +1,152 @@
+/*
+ * cp_writer.h - internal interface between the recorder (cp_rec.c,
+ * cp_rec_drain.c), the writer thread (cp_writer.c, cp_header.c) and the
+ * process lifecycle (cp_lifecycle.c, cp_sigchain.c).  Not for hooks: they use
+ * cp_rec.h only.  Names with a double underscore cross files but stay inside
+ * the shim.
+ */
+#ifndef CP_WRITER_H
+#define CP_WRITER_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+/* In-buffer record header: u8 type, u32 len (field bytes), u64 ts. */
+#define CP_HDR_BYTES 13u
+
+/* ---- recorder (cp_rec.c) ------------------------------------------------ */
+
+/*! cp__rec_init() : set up the recorder for this process image (called once
+ *  from the shim constructor; cheap, no file I/O).  `enabled` 0 keeps
+ *  tracing off for good (CUPROBE_DISABLE=1). */
+void cp__rec_init(int enabled);
+
+/*! cp__rec_start_now() : open the trace file now instead of at the first
+ *  record (the root process does this so that a program that never touches
+ *  CUDA still leaves a trace).  @return : 0 or a negative errno. */
+int cp__rec_start_now(void);
+
+/*! cp__rec_shutdown() : drain every buffer, write END(reason, status) and
+ *  close the file, waiting at most wait_ms.  final != 0: tracing stays off
+ *  for the rest of the process; final == 0 (exec): tracing is suspended until
+ *  cp__rec_resume().  Safe when no file was ever opened (writes nothing). */
+void cp__rec_shutdown(int reason, int64_t status, int final, unsigned wait_ms);
+
+/*! cp__rec_resume() : after a failed exec: bump the generation and accept
+ *  records again; the next record opens a new file.  No effect unless
+ *  cp__rec_shutdown(final=0) suspended tracing. */
+void cp__rec_resume(void);
+
+/*! cp__rec_running() : non-zero while a trace file is open. */
+int cp__rec_running(void);
+
+/*! cp__rec_owner() : non-zero when the caller is the process that owns the
+ *  recorder state (false in a vfork child, which shares our memory). */
+int cp__rec_owner(void);
+
+/*! cp__rec_fork_child() : in a fork child: forget every inherited buffer,
+ *  lock and the writer (it does not exist here), bump the generation and go
+ *  back to opening a file lazily. */
+void cp__rec_fork_child(void);
+
+/*! cp__rec_fatal() : async-signal context, the process is about to die of
+ *  `sig`: stop accepting records and, without ever blocking, write what is
+ *  buffered plus SIGNAL and END(SIGNAL) records. */
+void cp__rec_fatal(int sig, int code, uint64_t addr);
+
+/*! cp__rec_signal_note() : async-signal context, a handler of the program
+ *  will run: record CP_REC_SIGNAL on the calling thread's buffer if that is
+ *  possible without blocking or allocating. */
+void cp__rec_signal_note(int sig, int code, uint64_t addr);
+
+/*! cp__rec_writer_failed() : the writer could not write: turn tracing off
+ *  without taking any lock (called from the writer thread). */
+void cp__rec_writer_failed(void);
+
+/*! cp__rec_begin_raw() : cp_rec_begin() for the file start itself: no state
+ *  checks, no thread announcement.  Only the thread starting a file. */
+uint8_t *cp__rec_begin_raw(unsigned type, size_t max);
+
+/*! cp__rec_may_log() : non-zero when cp_log() may record on this thread. */
+int cp__rec_may_log(void);
+
+/* Called by the drain for every record it takes, in time order. */
+typedef void (*cp__emit_fn)(void *ctx, uint32_t tid, unsigned type,
+                            uint64_t ts, const uint8_t *fields, uint32_t len);
+
+/*! cp__rec_drain() : cut at time T: hand every buffered record with ts < T,
+ *  from all threads merged by time, to emit(); records older than `min_ts`
+ *  (left over from a previous file) are discarded.  emergency != 0: signal
+ *  context, never wait, allocate or free.  Only the writer (holder of the
+ *  output lock) calls it.  @return : records emitted. */
+uint64_t cp__rec_drain(uint64_t T, uint64_t min_ts, int emergency,
+                       cp__emit_fn emit, void *ctx);
+
+/*! cp__rec_lost() : records dropped so far in this process image. */
+uint64_t cp__rec_lost(void);
+
+/* ---- writer (cp_writer.c) ----------------------------------------------- */
+
+/*! cp__writer_start() : create the trace file from CUPROBE_OUTPUT, write the
+ *  16-byte prefix and start the writer thread (all signals blocked).  On
+ *  failure prints one warning naming the path and the errno text.
+ *  @return : 0 or a negative errno. */
+int cp__writer_start(uint64_t start_ts);
+
+/*! cp__writer_stop() : ask the writer to drain everything, write
+ *  END(reason, status), end the zstd frame and close the file; wait up to
+ *  wait_ms.  @return : 0, or -ETIMEDOUT (the thread is left running). */
+int cp__writer_stop(int reason, int64_t status, unsigned wait_ms);
+
+/*! cp__writer_flush() : ask for a drain + ZSTD_e_flush and wait for it, at
+ *  most wait_ms.  Not from the writer thread. */
+void cp__writer_flush(unsigned wait_ms);
+
+/*! cp__writer_kick() : wake the writer early (a buffer chunk filled). */
+void cp__writer_kick(void);
+
+/*! cp__writer_emergency() : async-signal context: if the output lock can be
+ *  taken within ~100 ms, drain, write SIGNAL + END(SIGNAL) and close; the
+ *  writer thread never writes again.  @return : 0 or -EBUSY. */
+int cp__writer_emergency(int sig, int code, uint64_t addr, uint32_t tid);
+
+/*! cp__writer_discard_if_empty() : after cp__writer_stop(): delete the
+ *  file just closed if it holds no event at all (only HEADER, THREAD, id
+ *  announcements, EXEC, END), e.g. a launcher script that only execs.
+ *  @return : 1 when the file was removed. */
+int cp__writer_discard_if_empty(void);
+
+/*! cp__writer_forget() : fork child: drop the inherited writer state
+ *  (close our copy of the fd, re-initialise locks) without touching it. */
+void cp__writer_forget(void);
+
+/*! cp__writer_is_self() : non-zero on the writer thread. */
+int cp__writer_is_self(void);
+
+/*! cp__write_all() : write(2) until done or a real error; async-signal-safe.
+ *  @return : 0 or a negative errno. */
+int cp__write_all(int fd, const void *buf, size_t n);
+
+/* ---- file start (cp_header.c) ------------------------------------------- */
+
+/*! cp__header_record() : record CP_REC_HEADER on the calling thread with
+ *  cp__rec_begin_raw().  @return : 0 or a negative errno. */
+int cp__header_record(void);
+
+/*! cp__output_path() : expand the CUPROBE_OUTPUT pattern into buf.
+ *  @return : 0, or -ENAMETOOLONG. */
+int cp__output_path(const char *pattern, char *buf, size_t cap);
+
+/* ---- lifecycle (cp_lifecycle.c, cp_sigchain.c) ------------------------- */
+
+/*! cp__sigchain_install() : put cuprobe's handler in front of the fatal
+ *  signals (SEGV, BUS, ILL, FPE, ABRT, TERM, INT) unless they are ignored;
+ *  the program's own handlers, installed before or after, are chained. */
+void cp__sigchain_install(void);
+
+/*! cp__real() : the next definition of `name` after the shim (RTLD_NEXT),
+ *  cached in *slot.  @return : NULL when there is none. */
+void *cp__real(const char *name, void **slot);
+
+#endif /* CP_WRITER_H */

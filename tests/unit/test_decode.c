@@ -1,0 +1,225 @@
+// link: build/analyzer/cp_decode.o build/analyzer/cp_decode_fields.o build/analyzer/cp_names.o
+/*
+ * test_decode.c - the trace reader on a synthetic trace holding every
+ * record type (fields, tables, unknown types, appended fields, a record
+ * spanning two zstd frames), and on damaged copies of it: truncated at
+ * every 997th byte and with flipped bits, the reader must never crash and
+ * must end with "NAME: offset N: ...".
+ *   test_decode            run the checks
+ *   test_decode gen FILE   write the synthetic trace to FILE (golden test,
+ *                          fuzz corpus)
+ *   test_decode damage FILE  the damage checks on a real trace, cutting at
+ *                          every 997th byte
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cp_decode.h"
+#include "test_decode_gen.h"
+
+#define CHECK(c, ...)                                                        \
+    do {                                                                     \
+        if (!(c)) {                                                          \
+            fprintf(stderr, "%s:%d: %s: ", __FILE__, __LINE__, #c);          \
+            fprintf(stderr, __VA_ARGS__);                                    \
+            fputc('\n', stderr);                                             \
+            exit(1);                                                         \
+        }                                                                    \
+    } while (0)
+
+static int streq(cp_str s, const char *z)
+{
+    return s.n == strlen(z) && memcmp(s.p, z, s.n) == 0;
+}
+
+static uint8_t *make_trace(size_t *len)
+{
+    struct gen g = {0};
+    gen_records(&g);
+    uint8_t *f = gen_file(g.raw, g.n, g.n / 2 + 3, len);
+    free(g.raw);
+    return f;
+}
+
+static void check_fields(const cp_record *r)
+{
+    switch (r->type) {
+    case CP_REC_HEADER:
+        CHECK(r->u.header.pid == 4242 && r->u.header.root == 1, "header ids");
+        CHECK(r->u.header.argc == 3 && streq(r->u.header.argv[1], "train.py"), "argv");
+        CHECK(r->u.header.nenv == 2 && streq(r->u.header.env_name[1], "CUDA_VISIBLE_DEVICES") &&
+                  streq(r->u.header.env_value[1], "1,0"), "env");
+        CHECK(r->u.header.page_size == 4096, "page size");
+        CHECK(r->ts == 5000001000ull, "header ts %llu", (unsigned long long)r->ts);
+        break;
+    case CP_REC_STACK:
+        CHECK(r->u.stack.n_native == 3 && r->u.stack.ip[2] == 0x7f0000001234ull &&
+                  r->u.stack.n_py == 1 && r->u.stack.pyframe[0] == 1, "stack");
+        break;
+    case CP_REC_DEVICE:
+        CHECK(streq(r->u.device.name, "NVIDIA H200") && r->u.device.uuid[15] == 0x1f &&
+                  r->u.device.sm_count == 132 && r->u.device.pci_bus == 0x1b, "device");
+        break;
+    case CP_REC_COPY:
+        CHECK(r->ev.api == 2 && r->ev.dur_ns == 1234 && r->u.copy.bytes == 4096 &&
+                  r->u.copy.src_class == CP_MC_PAGEABLE && r->u.copy.src_dev == -1 &&
+                  r->u.copy.flags == (CP_CF_ASYNC | CP_CF_CAPTURING), "copy");
+        break;
+    case CP_REC_STREAM:
+        CHECK(r->u.stream.priority == -2, "stream priority");
+        break;
+    case CP_REC_FREE:
+        CHECK(r->tid == 2 && r->u.free.size == 1 << 20, "free");
+        break;
+    case CP_REC_OOM:
+        CHECK(r->u.oom.n_procs == 2 && r->u.oom.procs[1].pid == 5151 &&
+                  r->u.oom.procs[1].used_bytes == 2ull << 30, "oom");
+        break;
+    case CP_REC_EXEC:
+        CHECK(streq(r->u.exec.path, "/bin/sh") && r->u.exec.errno_after == 2, "exec");
+        break;
+    case CP_REC_END:
+        CHECK(r->u.end.records == 33 && r->u.end.dropped == 5, "end");
+        break;
+    case 99:
+        CHECK(r->payload_len == 2, "unknown payload");
+        break;
+    }
+}
+
+static void test_good(const uint8_t *f, size_t len)
+{
+    const char *err;
+    cp_dec *d = cp_dec_open_mem(f, len, "good", &err);
+    CHECK(d, "%s", err);
+    cp_record r;
+    int rc, n = 0;
+    unsigned seen[256] = {0};
+    while ((rc = cp_dec_next(d, &r)) == 1) {
+        check_fields(&r);
+        seen[r.type]++;
+        n++;
+    }
+    CHECK(rc == 0, "rc %d: %s", rc, cp_dec_err(d));
+    CHECK(n == 34, "records %d", n);
+    CHECK(cp_dec_next(d, &r) == 0, "clean end is sticky");
+    for (unsigned t = CP_REC_HEADER; t <= CP_REC_PYFRAME; t++)
+        CHECK(seen[t], "type %s never decoded", cp_rec_type_name(t));
+    CHECK(seen[CP_REC_END] == 1 && seen[99] == 1, "END/unknown");
+    CHECK(strcmp(cp_dec_api_name(d, 1), "cuMemAlloc_v2") == 0, "api name");
+    CHECK(cp_dec_api_name(d, 77) == NULL, "unknown api");
+    CHECK(strcmp(cp_dec_string(d, 2), "step") == 0, "string table");
+    const cp_trace_info *in = cp_dec_info(d);
+    CHECK(in->end_seen && in->lost == 5 && in->pid == 4242, "info");
+    CHECK(strcmp(in->cmdline, "python3 train.py --lr=0.1 \"quoted\"\n") == 0, "cmdline '%s'",
+          in->cmdline);
+    cp_dec_close(d);
+}
+
+/* Decode to the end; the outcome must be a clean end or a located error. */
+static int decode_all(const uint8_t *f, size_t len, const char *name)
+{
+    const char *err;
+    cp_dec *d = cp_dec_open_mem(f, len, name, &err);
+    if (!d) {
+        CHECK(strncmp(err, name, strlen(name)) == 0, "open error '%s'", err);
+        return -1;
+    }
+    cp_record r;
+    int rc;
+    while ((rc = cp_dec_next(d, &r)) == 1)
+        ;
+    if (rc < 0) {
+        char want[64];
+        snprintf(want, sizeof want, "%s: offset ", name);
+        CHECK(strncmp(cp_dec_err(d), want, strlen(want)) == 0, "error '%s'", cp_dec_err(d));
+        CHECK(cp_dec_next(d, &r) == rc, "error is sticky");
+    }
+    cp_dec_close(d);
+    return rc;
+}
+
+static void test_damage(const uint8_t *f, size_t len, size_t step, int flips)
+{
+    uint8_t *c = malloc(len);
+    int truncated = 0;
+    for (size_t cut = CP_TRACE_PREFIX_BYTES; cut < len; cut += step) {
+        int rc = decode_all(f, cut, "cut");
+        CHECK(rc < 0, "cut at %zu decoded cleanly", cut);
+        truncated++;
+    }
+    for (size_t cut = 0; cut < CP_TRACE_PREFIX_BYTES; cut++)
+        CHECK(decode_all(f, cut, "short") == -1, "short file opened");
+    srand(1);
+    int errors = 0;
+    for (int i = 0; i < flips; i++) {
+        memcpy(c, f, len);
+        size_t at = CP_TRACE_PREFIX_BYTES + (size_t)rand() % (len - CP_TRACE_PREFIX_BYTES);
+        c[at] ^= (uint8_t)(1u << (rand() % 8));
+        if (i % 3 == 0)
+            c[(size_t)rand() % len] = (uint8_t)rand();
+        errors += decode_all(c, len, "flip") < 0;
+    }
+    /* The frames carry checksums, so nearly every flip is caught. */
+    CHECK(errors > flips * 8 / 10, "only %d of %d damaged copies reported an error", errors,
+          flips);
+    memcpy(c, f, len);
+    c[8] = 2;
+    const char *err;
+    CHECK(!cp_dec_open_mem(c, len, "newer", &err) && strstr(err, "newer"), "version: %s", err);
+    c[0] = 'X';
+    CHECK(!cp_dec_open_mem(c, len, "magic", &err) && strstr(err, "not a cuprobe trace"), "magic");
+    printf("damage: %d truncations, %d/%d flips reported\n", truncated, errors, flips);
+    free(c);
+}
+
+/* Raw-stream damage the zstd checksum cannot see: bad framing inside a
+ * well-formed frame. */
+static void test_bad_stream(void)
+{
+    static const uint8_t cases[][8] = {
+        {0},                                   /* type 0 */
+        {CP_REC_HEADER, 0xff, 0xff, 0xff, 0xff, 0x7f}, /* huge length */
+        {CP_REC_THREAD, 2, 0, 1},              /* first record not HEADER */
+        {CP_REC_HEADER, 3, 0, 1, 5},           /* header fields do not fit */
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        size_t len;
+        uint8_t *f = gen_file(cases[i], 8, 4, &len);
+        CHECK(decode_all(f, len, "bad") < 0, "bad stream %zu accepted", i);
+        free(f);
+    }
+}
+
+int main(int argc, char **argv)
+{
+    size_t len;
+    uint8_t *f = make_trace(&len);
+    if (argc == 3 && strcmp(argv[1], "gen") == 0) {
+        FILE *o = fopen(argv[2], "wb");
+        CHECK(o && fwrite(f, 1, len, o) == len && fclose(o) == 0, "write %s", argv[2]);
+        return 0;
+    }
+    if (argc == 3 && strcmp(argv[1], "damage") == 0) {
+        free(f);
+        FILE *in = fopen(argv[2], "rb");
+        CHECK(in, "open %s", argv[2]);
+        fseek(in, 0, SEEK_END);
+        len = (size_t)ftell(in);
+        rewind(in);
+        f = malloc(len);
+        CHECK(fread(f, 1, len, in) == len, "read %s", argv[2]);
+        fclose(in);
+        CHECK(decode_all(f, len, "real") == 0, "the undamaged trace does not decode");
+        test_damage(f, len, 997, 300);
+        free(f);
+        return 0;
+    }
+    test_good(f, len);
+    test_damage(f, len, len / 40 ? len / 40 : 1, 3000);
+    test_bad_stream();
+    free(f);
+    printf("decode: ok\n");
+    return 0;
+}
