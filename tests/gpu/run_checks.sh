@@ -1,0 +1,20 @@
+#!/bin/bash
+# tests/gpu/run_checks.sh - every tests/gpu/check_*.py and clean_*.py under
+# `cuprobe run`, then `cuprobe report` of its traces into $OUT/report-NAME.txt
+# (and --list into report-NAME.list).  2-GPU scripts are skipped on 1 GPU.
+OUT=${OUT:-validation-out}
+mkdir -p "$OUT"
+CP="$PWD/build/cuprobe"
+ngpu=$(python3 -c 'import torch; print(torch.cuda.device_count())')
+for s in tests/gpu/check_*.py tests/gpu/clean_*.py; do
+    name=$(basename "$s" .py)
+    case $name in check_xdev|check_stray) [ "$ngpu" -ge 2 ] || { echo "skip $name (1 GPU)"; continue; } ;; esac
+    rm -f "$OUT/$name".*.trace
+    echo "=== $name"
+    PYTHONUNBUFFERED=1 "$CP" run -o "$OUT/$name.%p.trace" -- python3 "$s" 2>&1 | tail -n 3
+    timeout 120 "$CP" report --no-progress "$OUT/$name".*.trace >"$OUT/report-$name.txt" 2>&1 \
+        || { [ $? = 124 ] && timeout 120 "$CP" report --no-progress --no-symbolize "$OUT/$name".*.trace \
+             >"$OUT/report-$name.txt" 2>&1; }
+    timeout 120 "$CP" report --no-progress --no-symbolize --list "$OUT/$name".*.trace 2>&1 \
+        | tee "$OUT/report-$name.list"
+done
