@@ -141,7 +141,7 @@ void cp_ev_ctx(cp_where *w, int want_stack)
 
 static _Atomic uint32_t cp_api_gen[CP_ID_COUNT];
 
-static void cp_ev_announce(uint32_t api)
+void cp_ev_announce(uint32_t api)
 {
     uint32_t gen = cp_rec_generation() + 1;
     uint32_t seen = atomic_load_explicit(&cp_api_gen[api], memory_order_relaxed);

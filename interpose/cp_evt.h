@@ -29,6 +29,9 @@ typedef struct cp_where {
  *  current on this thread. */
 void cp_ev_ctx(cp_where *w, int want_stack);
 
+/*! cp_ev_announce() : write CP_REC_API for api unless this file has it. */
+void cp_ev_announce(uint32_t api);
+
 /*! cp_ev_begin() : announce c->api if this file has not seen it, then open
  *  a record of `type` with room for `extra` bytes after the EV prefix, and
  *  write the prefix.  @return : where the type's own fields go, or NULL. */

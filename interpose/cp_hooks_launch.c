@@ -144,6 +144,7 @@ static void cp_lc_emit_table(cp_lc_table *t)
             continue;
         const char *name = cp_launch_name((const void *)f);
         size_t len = name ? strnlen(name, 1024) : 0;
+        cp_ev_announce(t->slot[i].api);
         uint8_t *p = cp_rec_begin(CP_REC_LAUNCH_COUNT, len + 4 * CP_VARINT_MAX);
         if (!p)
             return;

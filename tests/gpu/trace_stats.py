@@ -18,7 +18,7 @@ def parse(line):
     typ = line.split(" ", 1)[0]
     fields = {}
     for k, v in TOKEN.findall(line):
-        fields[k] = v[1:-1] if v.startswith('"') else v
+        fields[k] = json.loads(v) if v.startswith('"') else v
     return typ, fields
 
 
