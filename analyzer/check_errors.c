@@ -4,6 +4,14 @@
  * the failures that leave no failing call behind: no driver at all (the
  * loader found no libcuda), the toolkit's stub library, a driver older than
  * the runtime (a lookup for a version above the driver's).
+ *
+ * Not every failure is a problem.  Probes (does this symbol, attribute or
+ * peer mapping exist?) fail by design, and at process exit the driver
+ * answers CUDA_ERROR_DEINITIALIZED to calls from atexit handlers and library
+ * destructors (PyTorch releases its primary contexts there), then
+ * CUDA_ERROR_NOT_INITIALIZED: both are reported as info.  So is
+ * CUDA_ERROR_NOT_INITIALIZED in a child forked after its parent initialised
+ * CUDA, which fork-after-init reports as the error it is.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,9 +21,12 @@
 #include "report_fw.h"
 
 #define ER_MAX_CODES 64
+/* cp_finding.tag of a group of failures at process teardown */
+#define ER_TEARDOWN (1ull << 32)
 
 typedef struct er_code {
     uint64_t code;
+    int teardown;               /* failures after the driver began shutting down */
     cp_map agg;                 /* (api << 40) ^ stack -> cp_agg_val */
     uint64_t n;
     int benign;                 /* every failure is a harmless probe */
@@ -24,6 +35,7 @@ typedef struct er_code {
 typedef struct cp_er {
     er_code c[ER_MAX_CODES];
     int n_codes;
+    int deinit;                 /* CUDA_ERROR_DEINITIALIZED seen: exit has begun */
     uint64_t newer, newer_max;
     const char *newer_sym;
     char arch_list[256];
@@ -39,19 +51,35 @@ static int er_init(cp_proc *p, void **st)
     return 0;
 }
 
+static int er_prefix(const char *s, const char *prefix)
+{
+    return strncmp(s, prefix, strlen(prefix)) == 0;
+}
+
 /* Failures programs provoke on purpose: probing a pointer's kind, a
- * symbol's presence, or enabling peer access twice. */
+ * symbol's or a global's presence (cuGetProcAddress for optional entry
+ * points, PyTorch and Triton asking for functions a driver may lack), an
+ * attribute a driver of this version does not know or support, or enabling
+ * peer access twice.  Nothing needs to be done about any of them. */
 static int er_benign(const char *api, uint64_t code)
 {
     if (code == 704 || code == 705)
         return 1;
     if (!api)
         return 0;
-    if (strncmp(api, "cuPointerGetAttribute", 21) == 0)
+    if (er_prefix(api, "cuPointerGetAttribute") || er_prefix(api, "cuGetProcAddress") ||
+        er_prefix(api, "cuGetExportTable"))
         return 1;
-    if (code == 500 && (strncmp(api, "cuModuleGetGlobal", 17) == 0 ||
-                        strncmp(api, "cuLibraryGetGlobal", 18) == 0 ||
-                        strncmp(api, "cuModuleGetTexRef", 17) == 0))
+    if (code == 500 && (er_prefix(api, "cuModuleGetGlobal") ||
+                        er_prefix(api, "cuLibraryGetGlobal") ||
+                        er_prefix(api, "cuModuleGetTexRef") ||
+                        er_prefix(api, "cuModuleGetSurfRef")))
+        return 1;
+    /* INVALID_VALUE / NOT_SUPPORTED from a query: an attribute newer than
+     * the driver, or a feature this GPU lacks; the caller falls back. */
+    if ((code == CUDA_ERROR_INVALID_VALUE || code == 801) &&
+        (strstr(api, "GetAttribute") || er_prefix(api, "cuDeviceGetNvSciSyncAttributes") ||
+         er_prefix(api, "cuDeviceGetExecAffinitySupport") || er_prefix(api, "cuFlushGPUDirect")))
         return 1;
     return 0;
 }
@@ -96,14 +124,21 @@ static void er_rec(cp_proc *p, void *st, const cp_record *r)
     uint64_t code = r->ev.result;
     if (code == 0 || code == 600)   /* CUDA_ERROR_NOT_READY: a query's "not yet" */
         return;
+    /* The driver has begun tearing down (process exit): from now on
+     * DEINITIALIZED and NOT_INITIALIZED answer calls made by atexit
+     * handlers and destructors, which is how every exit looks. */
+    if (code == 4)
+        s->deinit = 1;
+    int teardown = code == 4 || (code == CUDA_ERROR_NOT_INITIALIZED && s->deinit);
     int i;
     for (i = 0; i < s->n_codes; i++)
-        if (s->c[i].code == code)
+        if (s->c[i].code == code && s->c[i].teardown == teardown)
             break;
     if (i == s->n_codes) {
         if (s->n_codes == ER_MAX_CODES)
             return;
         s->c[i].code = code;
+        s->c[i].teardown = teardown;
         s->c[i].benign = 1;
         cp_map_init(&s->c[i].agg, sizeof(cp_agg_val));
         s->n_codes++;
@@ -114,7 +149,7 @@ static void er_rec(cp_proc *p, void *st, const cp_record *r)
     if (v && !v->note && api)
         v->note = cp_sym_intern(api, strlen(api));
     s->c[i].n++;
-    if (!er_benign(api, code))
+    if (!teardown && !er_benign(api, code))
         s->c[i].benign = 0;
 }
 
@@ -177,7 +212,11 @@ static void er_code_finding(cp_proc *p, cp_er *s, er_code *c, cp_report *rep)
     char meaning[512], v1[32];
     const char *m = er_meaning(c->code);
     snprintf(meaning, sizeof meaning, "%s", m ? m : "see the CUDA driver API documentation");
-    if (c->code == 100) {
+    if (c->teardown) {
+        snprintf(meaning, sizeof meaning, "calls made while the process exited, after the "
+                 "driver had begun shutting down (atexit handlers and library destructors, "
+                 "e.g. PyTorch releasing its contexts): normal at exit, nothing to fix");
+    } else if (c->code == 100) {
         const char *cvd = cp_proc_env(p, "CUDA_VISIBLE_DEVICES");
         if (cp_cvd_hides_all(cvd))
             snprintf(meaning, sizeof meaning,
@@ -217,7 +256,9 @@ static void er_code_finding(cp_proc *p, cp_er *s, er_code *c, cp_report *rep)
                                    (unsigned long long)c->n, c->n == 1 ? "" : "s", meaning);
     if (!f)
         return;
-    /* The oom check carries out-of-memory failures at their own severity. */
+    f->tag = c->code | (c->teardown ? ER_TEARDOWN : 0);
+    /* The oom check carries out-of-memory failures at their own severity;
+     * probes and teardown failures need no action. */
     if (c->benign || c->code == 2)
         f->sev = CP_SEV_INFO;
     f->sort = CP_SORT_COUNT;
@@ -225,6 +266,7 @@ static void er_code_finding(cp_proc *p, cp_er *s, er_code *c, cp_report *rep)
     cp_jb_ku(&f->details, "code", c->code);
     cp_jb_ks(&f->details, "name", name);
     cp_jb_ks(&f->details, "meaning", meaning);
+    cp_jb_kb(&f->details, "teardown", c->teardown);
 }
 
 static void er_finish(cp_proc *p, void *st, cp_report *rep)
@@ -299,6 +341,30 @@ static void er_finish(cp_proc *p, void *st, cp_report *rep)
             er_code_finding(p, s, &s->c[i], rep);
 }
 
+/* A child forked after its parent initialised CUDA gets
+ * CUDA_ERROR_NOT_INITIALIZED from every call: fork-after-init reports that
+ * as the error, with its cause; here it is only the symptom. */
+static void er_across(cp_report *rep)
+{
+    for (size_t i = 0; i < rep->n_procs; i++) {
+        cp_proc *par = rep->procs[i];
+        for (size_t k = 0; k < par->n_forks; k++) {
+            for (size_t j = 0; j < rep->n; j++) {
+                cp_finding *f = rep->f[j];
+                cp_proc *ch = f->proc;
+                if (f->check != &cp_check_errors || !ch || ch == par ||
+                    ch->pid != par->forks[k] || ch->ppid != par->pid ||
+                    f->tag != CUDA_ERROR_NOT_INITIALIZED || f->sev == CP_SEV_INFO)
+                    continue;
+                f->sev = CP_SEV_INFO;
+                cp_finding_line(f, "pid %llu is a child forked after pid %llu initialised "
+                                "CUDA: see fork-after-init.", (unsigned long long)ch->pid,
+                                (unsigned long long)par->pid);
+            }
+        }
+    }
+}
+
 static void er_done(void *st)
 {
     cp_er *s = st;
@@ -327,4 +393,5 @@ const cp_check cp_check_errors = {
     .rec = er_rec,
     .finish = er_finish,
     .done = er_done,
+    .across = er_across,
 };

@@ -12,6 +12,13 @@
  *   pool   (reserved - used) / reserved of a stream-ordered pool at an
  *          allocation failure;
  *   vmm    physical VMM memory not mapped anywhere / VMM memory held.
+ *
+ * Free space inside a caching allocator is what a cache is, so the number
+ * alone is info.  The finding is a warning only when fragmentation cost
+ * something on that device: an allocation failed there, PyTorch had to
+ * retry (num_alloc_retries, num_ooms), cached memory was released in a
+ * retry storm, a pool held the room at an allocation failure, or segments
+ * churned (the same large sizes freed and allocated again).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,6 +34,8 @@
 
 typedef struct fr_dev {
     int in_retry;
+    uint64_t failures;          /* failed allocations on the device */
+    uint64_t torch_retries, torch_ooms;     /* the highest counters PyTorch reported */
     uint64_t pending_release;   /* freed since the failure, not yet retried */
     uint64_t fail_stack, fail_size;
     int released_now;           /* this failure's release was counted */
@@ -40,10 +49,17 @@ typedef struct fr_dev {
 
 typedef struct cp_fr {
     fr_dev d[CP_MAX_DEV];
-    cp_map pending;             /* (dev << 56 | size) -> u64 frees not yet reused */
+    cp_map pending;             /* (dev << 56 | size) -> fr_pend */
     cp_map churn_sites;         /* stack -> cp_agg_val */
+    cp_map churn_free_sites;    /* stack of the free -> cp_agg_val */
     cp_map retry_sites;         /* stack -> cp_agg_val */
 } cp_fr;
+
+/* Frees of one size on one device not yet followed by an allocation of it. */
+typedef struct fr_pend {
+    uint64_t n;
+    uint64_t free_stack;        /* the latest of them */
+} fr_pend;
 
 static int fr_init(cp_proc *p, void **st)
 {
@@ -51,8 +67,9 @@ static int fr_init(cp_proc *p, void **st)
     cp_fr *s = calloc(1, sizeof *s);
     if (!s)
         return -1;
-    cp_map_init(&s->pending, sizeof(uint64_t));
+    cp_map_init(&s->pending, sizeof(fr_pend));
     cp_map_init(&s->churn_sites, sizeof(cp_agg_val));
+    cp_map_init(&s->churn_free_sites, sizeof(cp_agg_val));
     cp_map_init(&s->retry_sites, sizeof(cp_agg_val));
     *st = s;
     return 0;
@@ -67,9 +84,16 @@ static uint64_t fr_gap(const cp_torch_dev *t)
  * memory among those that carry the snapshot-derived fields. */
 static void fr_keep(cp_fr *s, const cp_torch_dev *td)
 {
-    if (td->device < 0 || td->device >= CP_MAX_DEV || !td->have_frag)
+    if (td->device < 0 || td->device >= CP_MAX_DEV)
         return;
     fr_dev *d = &s->d[td->device];
+    /* The counters only grow: the highest seen is the run's. */
+    if (td->retries > d->torch_retries)
+        d->torch_retries = td->retries;
+    if (td->num_ooms > d->torch_ooms)
+        d->torch_ooms = td->num_ooms;
+    if (!td->have_frag)
+        return;
     if (!d->have_torch || fr_gap(td) > fr_gap(&d->torch)) {
         d->have_torch = 1;
         d->torch = *td;
@@ -125,9 +149,11 @@ static void fr_rec(cp_proc *p, void *st, const cp_record *r)
         if (d->in_retry)
             d->pending_release += l->size;
         if (l->size >= FR_CHURN_MIN_SIZE) {
-            uint64_t *n = cp_map_put(&s->pending, ((uint64_t)l->dev << 56) | l->size, NULL);
-            if (n)
-                (*n)++;
+            fr_pend *n = cp_map_put(&s->pending, ((uint64_t)l->dev << 56) | l->size, NULL);
+            if (n) {
+                n->n++;
+                n->free_stack = r->ev.stack;
+            }
         }
         return;
     }
@@ -149,6 +175,7 @@ static void fr_rec(cp_proc *p, void *st, const cp_record *r)
         d->pending_release = 0;
     }
     if (r->ev.result == CUDA_ERROR_OUT_OF_MEMORY) {
+        d->failures++;
         if (!d->in_retry) {
             d->fail_stack = r->ev.stack;
             d->fail_size = r->u.alloc.size;
@@ -162,12 +189,15 @@ static void fr_rec(cp_proc *p, void *st, const cp_record *r)
     d->in_retry = 0;
     d->pending_release = 0;
     uint64_t key = ((uint64_t)dev << 56) | r->u.alloc.size;
-    uint64_t *n = r->u.alloc.size >= FR_CHURN_MIN_SIZE ? cp_map_get(&s->pending, key) : NULL;
-    if (n && *n) {
-        (*n)--;
+    fr_pend *n = r->u.alloc.size >= FR_CHURN_MIN_SIZE ? cp_map_get(&s->pending, key) : NULL;
+    if (n && n->n) {
+        n->n--;
         d->churn_count++;
         d->churn_bytes += r->u.alloc.size;
         cp_agg_add(&s->churn_sites, r->ev.stack, r->ev.stack, r->u.alloc.size, 0, r->ts);
+        /* The free is where the fix goes (empty_cache() in the loop). */
+        cp_agg_add(&s->churn_free_sites, n->free_stack, n->free_stack, r->u.alloc.size, 0,
+                   r->ts);
     }
 }
 
@@ -175,12 +205,26 @@ typedef struct fr_num {
     double value;
     const char *method, *how;
     uint64_t bytes;
+    int hurt;                   /* it cost something (see the file comment) */
 } fr_num;
+
+static int fr_churned(const cp_devmem *m, const fr_dev *d)
+{
+    return d->churn_count >= FR_CHURN_MIN_COUNT && d->churn_bytes >= 4 * m->peak_total &&
+           d->churn_bytes >= FR_MIN_BYTES;
+}
+
+static int fr_stormed(const fr_dev *d)
+{
+    return d->storms && d->released >= FR_MIN_BYTES;
+}
 
 /* The device's number from the best evidence, or 0 when nothing is wrong. */
 static int fr_number(const cp_proc *p, const fr_dev *d, int dev, fr_num *n)
 {
     const cp_devmem *m = &p->mem[dev];
+    n->hurt = d->failures || d->torch_retries || d->torch_ooms || fr_stormed(d) ||
+              fr_churned(m, d);
     if (d->have_torch && d->torch.free_bytes) {
         uint64_t gap = d->torch.reserved > d->torch.allocated
                            ? d->torch.reserved - d->torch.allocated : 0;
@@ -191,15 +235,14 @@ static int fr_number(const cp_proc *p, const fr_dev *d, int dev, fr_num *n)
         if (n->value >= 0.5 && gap >= FR_TORCH_MIN_GAP)
             return 1;
     }
-    if (d->storms && d->released >= FR_MIN_BYTES) {
+    if (fr_stormed(d)) {
         n->value = m->peak_total ? (double)d->released / (double)m->peak_total : 1.0;
         n->method = "retry";
         n->how = "cached memory released after failed allocations / peak held";
         n->bytes = d->released;
         return 1;
     }
-    if (d->churn_count >= FR_CHURN_MIN_COUNT && d->churn_bytes >= 4 * m->peak_total &&
-        d->churn_bytes >= FR_MIN_BYTES) {
+    if (fr_churned(m, d)) {
         n->value = m->alloc_bytes ? (double)d->churn_bytes / (double)m->alloc_bytes : 0;
         n->method = "churn";
         n->how = "bytes allocated again at a size just freed / bytes allocated";
@@ -213,6 +256,7 @@ static int fr_number(const cp_proc *p, const fr_dev *d, int dev, fr_num *n)
         n->method = "pool";
         n->how = "(pool reserved - pool used) / pool reserved, at the allocation failure";
         n->bytes = d->pool_reserved - d->pool_used;
+        n->hurt = 1;
         return 1;
     }
     uint64_t vmm = m->held[CP_HOLD_VMM];
@@ -232,7 +276,7 @@ static void fr_finish(cp_proc *p, void *st, cp_report *rep)
     cp_fr *s = st;
     cp_finding *f = NULL;
     char dn[192], b1[32], b2[32], b3[32], summary[512] = "";
-    int n_dev = 0;
+    int n_dev = 0, hurt = 0;
     for (int dev = 0; dev < CP_MAX_DEV; dev++) {
         fr_num n = { 0 };
         if (!fr_number(p, &s->d[dev], dev, &n))
@@ -246,6 +290,7 @@ static void fr_finish(cp_proc *p, void *st, cp_report *rep)
             cp_jb_open(&f->details, '[');
         }
         n_dev++;
+        hurt |= n.hurt;
         size_t l = strlen(summary);
         snprintf(summary + l, sizeof summary - l, "%sGPU %d %.2f", l ? ", " : "", dev, n.value);
         cp_finding_line(f, "%s: %.2f = %s (%s involved).", cp_dev_name(p, dev, dn, sizeof dn),
@@ -264,6 +309,17 @@ static void fr_finish(cp_proc *p, void *st, cp_report *rep)
             cp_finding_line(f, "  %llu allocations (%s) reused a size that had just been freed.",
                             (unsigned long long)d->churn_count,
                             cp_fmt_bytes(d->churn_bytes, b1, sizeof b1));
+        if (d->failures || d->torch_retries || d->torch_ooms)
+            cp_finding_line(f, "  %llu allocation%s failed on the device; PyTorch counted %llu "
+                            "retr%s and %llu out-of-memory error%s.",
+                            (unsigned long long)d->failures, d->failures == 1 ? "" : "s",
+                            (unsigned long long)d->torch_retries,
+                            d->torch_retries == 1 ? "y" : "ies",
+                            (unsigned long long)d->torch_ooms, d->torch_ooms == 1 ? "" : "s");
+        if (!n.hurt)
+            cp_finding_line(f, "  It cost nothing here: no allocation failed, nothing was "
+                            "retried, released in a retry storm or churned. Free space kept "
+                            "by a caching allocator is its cache.");
         cp_jb_open(&f->details, '{');
         cp_jb_ki(&f->details, "ordinal", dev);
         cp_jb_ks(&f->details, "uuid", cp_dev_uuid(p, dev, dn, sizeof dn));
@@ -277,6 +333,8 @@ static void fr_finish(cp_proc *p, void *st, cp_report *rep)
                          ? d->torch.reserved - d->torch.allocated : 0);
         cp_jb_ku(&f->details, "released_in_retries", d->released);
         cp_jb_ku(&f->details, "churn_bytes", d->churn_bytes);
+        cp_jb_ku(&f->details, "failed_allocations", d->failures);
+        cp_jb_kb(&f->details, "hurt", n.hurt);
         cp_jb_close(&f->details, '}');
         f->bytes += n.bytes;
         f->count++;
@@ -284,12 +342,18 @@ static void fr_finish(cp_proc *p, void *st, cp_report *rep)
     if (!f)
         return;
     cp_jb_close(&f->details, ']');
+    if (!hurt)
+        f->sev = CP_SEV_INFO;
     cp_finding_retitle(f, "fragmentation on %d GPU%s: %s", n_dev, n_dev == 1 ? "" : "s",
                        summary);
     size_t it = 0;
     cp_agg_val *v;
     while ((v = cp_map_next(&s->churn_sites, &it, NULL)))
         cp_finding_site(f, p, v->stack, v->count, v->bytes, 0, "re-allocated after a free");
+    it = 0;
+    while ((v = cp_map_next(&s->churn_free_sites, &it, NULL)))
+        cp_finding_site(f, p, v->stack, v->count, v->bytes, 0,
+                        "freed, then allocated again at the same size");
     it = 0;
     while ((v = cp_map_next(&s->retry_sites, &it, NULL)))
         cp_finding_site(f, p, v->stack, v->count, v->bytes, 0, "failed, cache released");
@@ -300,6 +364,7 @@ static void fr_done(void *st)
     cp_fr *s = st;
     cp_map_free(&s->pending);
     cp_map_free(&s->churn_sites);
+    cp_map_free(&s->churn_free_sites);
     cp_map_free(&s->retry_sites);
     free(s);
 }

@@ -45,6 +45,7 @@ typedef struct cp_gr {
     uint64_t last_alloc_seq;
     cp_map sites;               /* stack -> gsite */
     int torch_seen;
+    uint64_t torch_n;           /* torch.periodic / torch.exit records */
     uint64_t t_alloc0, t_res0, t_alloc1, t_res1;
 } cp_gr;
 
@@ -162,6 +163,7 @@ static void gr_framework(cp_proc *p, cp_gr *s)
     }
     s->t_alloc1 = a;
     s->t_res1 = r;
+    s->torch_n++;
 }
 
 static void gr_rec(cp_proc *p, void *st, const cp_record *r)
@@ -252,7 +254,16 @@ static void gr_finish(cp_proc *p, void *st, cp_report *rep)
                     "the sites below are where the added memory was allocated.",
                     cp_fmt_bytes(floor[0], b1, sizeof b1),
                     cp_fmt_bytes(floor[GSEG - 1], b3, sizeof b3));
-    if (s->torch_seen) {
+    if (s->torch_seen && s->torch_n < 2) {
+        /* One record (at exit) has no trend: say what holds the memory. */
+        int tensors = s->t_alloc1 * 2 >= s->t_res1;
+        cp_finding_line(f, "PyTorch at the end: %s allocated of %s reserved: %s",
+                        cp_fmt_bytes(s->t_alloc1, b1, sizeof b1),
+                        cp_fmt_bytes(s->t_res1, b2, sizeof b2),
+                        tensors ? "live tensors hold the memory (references are being kept)"
+                                : "most of it is the allocator's cache, not live tensors");
+        cp_jb_ks(&f->details, "torch_cause", tensors ? "tensors" : "cache");
+    } else if (s->torch_seen) {
         int tensors = s->t_alloc1 > s->t_alloc0 + growth / 2;
         cp_finding_line(f, "PyTorch: allocated %s -> %s, reserved %s -> %s: %s",
                         cp_fmt_bytes(s->t_alloc0, b1, sizeof b1),

@@ -2,6 +2,10 @@
  * check_nogpu.c - no-gpu-used: the program ran but never used a GPU.  The
  * report states it first: CUDA was never initialised (and why), no device
  * was visible, or no memory was allocated and no kernel launched.
+ *
+ * When several traces are read together, a process whose descendants used
+ * the GPU is their launcher (torchrun, a script that starts the ranks):
+ * that it used no GPU itself is normal, and said as info.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -29,14 +33,25 @@ static int cp_any_device(const cp_proc *p)
     return 0;
 }
 
+static uint64_t ng_dev_allocs(const cp_proc *p)
+{
+    uint64_t n = 0;
+    for (int d = 0; d < p->n_dev && d < CP_MAX_DEV; d++)
+        n += p->mem[d].n_alloc;
+    return n;
+}
+
+static int ng_used_gpu(const cp_proc *p)
+{
+    return p->init_ok && (ng_dev_allocs(p) || p->n_launch || p->n_copy);
+}
+
 static void ng_finish(cp_proc *p, void *st, cp_report *rep)
 {
     (void)st;
     char why[512];
     const char *state;
-    uint64_t dev_alloc = 0;
-    for (int d = 0; d < p->n_dev && d < CP_MAX_DEV; d++)
-        dev_alloc += p->mem[d].n_alloc;
+    uint64_t dev_alloc = ng_dev_allocs(p);
     const char *cvd = cp_proc_env(p, "CUDA_VISIBLE_DEVICES");
     if (!p->init_ok && cp_any_device(p)) {
         /* Devices known without a cuInit of its own: a child forked after
@@ -82,6 +97,47 @@ static void ng_finish(cp_proc *p, void *st, cp_report *rep)
     cp_jb_ks(&f->details, "cuda_visible_devices", cvd);
 }
 
+/* Whether proc a is an ancestor of proc d among the traces of rep. */
+static int ng_ancestor(const cp_report *rep, const cp_proc *a, const cp_proc *d)
+{
+    uint64_t pid = d->ppid;
+    for (size_t hops = 0; hops <= rep->n_procs; hops++) {
+        if (pid == a->pid)
+            return 1;
+        const cp_proc *up = NULL;
+        for (size_t i = 0; i < rep->n_procs && !up; i++)
+            if (rep->procs[i]->pid == pid && rep->procs[i] != d)
+                up = rep->procs[i];
+        if (!up)
+            return 0;
+        pid = up->ppid;
+    }
+    return 0;
+}
+
+static void ng_across(cp_report *rep)
+{
+    for (size_t i = 0; i < rep->n; i++) {
+        cp_finding *f = rep->f[i];
+        if (f->check != &cp_check_nogpu || !f->proc)
+            continue;
+        for (size_t j = 0; j < rep->n_procs; j++) {
+            const cp_proc *q = rep->procs[j];
+            if (q == f->proc || !ng_used_gpu(q) || !ng_ancestor(rep, f->proc, q))
+                continue;
+            f->sev = CP_SEV_INFO;
+            f->top = 0;
+            cp_finding_retitle(f, "pid %llu did not use a GPU: launcher process (pid %llu, "
+                               "started by it, did)", (unsigned long long)f->proc->pid,
+                               (unsigned long long)q->pid);
+            cp_finding_line(f, "A process that only starts the processes doing the GPU work "
+                            "(torchrun, a launcher script) needs no GPU itself.");
+            cp_jb_kb(&f->details, "launcher", 1);
+            break;
+        }
+    }
+}
+
 const cp_check cp_check_nogpu = {
     .id = "no-gpu-used",
     .sev = CP_SEV_WARNING,
@@ -97,4 +153,5 @@ const cp_check cp_check_nogpu = {
     .init = ng_init,
     .finish = ng_finish,
     .done = ng_done,
+    .across = ng_across,
 };

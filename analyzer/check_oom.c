@@ -8,6 +8,13 @@
  * Episodes that recovered (the retry after releasing cache succeeded) are
  * summed into one info finding: the program never saw them, the
  * fragmentation check explains their cost.
+ *
+ * A framework's out-of-memory error closes its episode: PyTorch frees its
+ * cache and retries once inside the same request, then raises and records
+ * torch.oom.  That record belongs to the failed allocation just before it
+ * (same device), and the next failure is a new episode with its own
+ * verdict, even when no allocation succeeded in between.  The user saw one
+ * OOM per episode, however many attempts it took.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -147,6 +154,9 @@ static void oom_framework(cp_proc *p, cp_oomst *s)
     }
     e->have_torch = 1;
     e->torch = t;
+    /* The program has seen the error: what it frees from now on is its
+     * reaction, not the allocator's retry. */
+    oom_close(p, s);
 }
 
 static void oom_rec(cp_proc *p, void *st, const cp_record *r)

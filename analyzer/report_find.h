@@ -84,6 +84,7 @@ typedef struct cp_finding {
     uint64_t count, bytes, ns;
     int sort;               /* enum cp_sort */
     int top;                /* stated first in the report (no-gpu-used) */
+    uint64_t tag;           /* the check's own mark (cuda-errors: code | teardown bit) */
 } cp_finding;
 
 typedef struct cp_report {

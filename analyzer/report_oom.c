@@ -246,8 +246,9 @@ void cp_oom_postmortem(cp_proc *p, const oom_ep *e, cp_report *rep)
     if (!f)
         return;
     f->sort = CP_SORT_BYTES;
-    cp_finding_site(f, p, e->stack, e->failures, e->request, 0, NULL);
-    f->count = e->failures;
+    /* One out-of-memory error for the program, however many attempts. */
+    cp_finding_site(f, p, e->stack, 1, e->request, 0, NULL);
+    f->count = 1;
     f->bytes = e->request;
     if (e->have_oom)
         cp_finding_line(f, "Free on the device: %s of %s.", cp_fmt_bytes(e->free_b, b1, sizeof b1),
@@ -281,10 +282,13 @@ void cp_oom_postmortem(cp_proc *p, const oom_ep *e, cp_report *rep)
                         cp_fmt_bytes(e->site[i].size, b1, sizeof b1),
                         (unsigned long long)e->site_count[i], e->site_count[i] == 1 ? "" : "s",
                         cp_site_label(&p->stacks, e->site[i].stack));
-    if (e->failures > 1)
+    if (e->failures > 1 && e->released)
         cp_finding_line(f, "Then the program released %s of cached memory and retried: it "
                         "failed again (%u attempts).", cp_fmt_bytes(e->released, b1, sizeof b1),
                         e->failures);
+    else if (e->failures > 1)
+        cp_finding_line(f, "Then the program retried with nothing cached to release: it "
+                        "failed again (%u attempts).", e->failures);
     else if (e->released)
         cp_finding_line(f, "Afterwards the program freed %s without trying again.",
                         cp_fmt_bytes(e->released, b1, sizeof b1));

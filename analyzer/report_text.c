@@ -46,17 +46,54 @@ static void cp_trace_status(FILE *o, const cp_proc *p)
                 (unsigned long long)p->signo);
 }
 
+/* Which frame the site label (cp_site_label) was made from, so that the
+ * stack under it does not repeat it: *py_at is a Python frame index, else
+ * *nat_at a native one (-1 for none). */
+static void cp_label_frame(const cp_proc *p, const cp_stack *st, int all_frames, int *py_at,
+                           int *nat_at)
+{
+    *py_at = *nat_at = -1;
+    int inner = -1;
+    for (uint32_t i = 0; i < st->n_py; i++) {
+        const cp_pyframe *f = cp_map_get(&p->stacks.pyframes, st->py[i]);
+        if (!f)
+            continue;
+        if (inner < 0)
+            inner = (int)i;
+        if (f->user || all_frames) {
+            *py_at = (int)i;
+            return;
+        }
+    }
+    if (inner >= 0) {
+        *py_at = inner;
+        return;
+    }
+    for (uint32_t i = 0; i < st->n_native; i++) {
+        const cp_frame *f = &st->native[i];
+        if (all_frames || (f->mod && p->stacks.mods[f->mod - 1].mclass == CP_MODC_USER)) {
+            *nat_at = (int)i;
+            return;
+        }
+    }
+    if (st->n_native)
+        *nat_at = 0;
+}
+
 /* Python frames of the user (all with --all-frames), then native frames
- * outside internal modules. */
-static void cp_stack_text(FILE *o, cp_proc *p, uint64_t id, const cp_out_opts *opt)
+ * outside internal modules; the frame the site line already names is not
+ * repeated. */
+static void cp_stack_text(FILE *o, cp_proc *p, uint64_t id, const cp_out_opts *opt,
+                          int all_frames)
 {
     const cp_stack *st = cp_stacks_get(&p->stacks, id);
     if (!st)
         return;
-    int shown = 0, hidden = 0;
+    int shown = 0, hidden = 0, py_at, nat_at;
+    cp_label_frame(p, st, all_frames, &py_at, &nat_at);
     for (uint32_t i = 0; i < st->n_py; i++) {
         const cp_pyframe *f = cp_map_get(&p->stacks.pyframes, st->py[i]);
-        if (!f)
+        if (!f || (int)i == py_at)
             continue;
         if (!f->user) {
             hidden++;
@@ -69,6 +106,8 @@ static void cp_stack_text(FILE *o, cp_proc *p, uint64_t id, const cp_out_opts *o
     int nat = 0;
     for (uint32_t i = 0; i < st->n_native && nat < 6; i++) {
         const cp_frame *fr = &st->native[i];
+        if ((int)i == nat_at)
+            continue;
         if (fr->mod && p->stacks.mods[fr->mod - 1].mclass == CP_MODC_INTERNAL) {
             hidden++;
             continue;
@@ -123,7 +162,7 @@ static void cp_finding_text(FILE *o, cp_report *rep, cp_finding *f, const cp_out
                 fprintf(o, "  %s[%s]%s", cp_c(opt, C_DIM), s->note, cp_c(opt, C_RESET));
             fputc('\n', o);
             if (i == 0)
-                cp_stack_text(o, s->proc, s->stack, opt);
+                cp_stack_text(o, s->proc, s->stack, opt, rep->all_frames);
         }
         if (f->n_sites > n)
             fprintf(o, "    ... %zu more site%s\n", f->n_sites - n,
