@@ -120,7 +120,10 @@ enum cp_rec_type {
     /* str symbol, s cuda_version, u flags, u result, u status, u route,
      * u handed_out (1 = cuprobe's wrapper was returned): a driver-function
      * lookup through cuGetProcAddress or dlsym that failed, that asked for
-     * the resolver itself, or that handed out a wrapper */
+     * the resolver itself, that asked for a higher cuda_version than any
+     * lookup before it (so the last such record gives the newest CUDA version
+     * a runtime in the process was built for), or a dlsym that handed out a
+     * wrapper */
     CP_REC_RESOLVE = 31,
     /* u reason (enum cp_end_reason), s status, u records, u dropped */
     CP_REC_END = 127,

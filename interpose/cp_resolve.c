@@ -276,9 +276,14 @@ static void cp_gpa_after(const char *sym, void **pfn, int ver, cuuint64_t flags,
         *pfn = w;
     }
     /* Keep the trace small: failures (a driver too old shows here first),
-     * and the resolver requests, whose version is the runtime's. */
+     * the resolver requests, and each new highest version asked for (the
+     * newest CUDA a runtime or library in the process was built for). */
+    static atomic_int max_ver;
+    int seen = atomic_load_explicit(&max_ver, memory_order_relaxed);
+    int newest = r == CUDA_SUCCESS && ver > seen &&
+                 atomic_compare_exchange_strong(&max_ver, &seen, ver);
     if (cp_hook_depth() == 0 &&
-        (r != CUDA_SUCCESS || status != 0 || (sym && cp_is_resolver_name(sym))))
+        (r != CUDA_SUCCESS || status != 0 || newest || (sym && cp_is_resolver_name(sym))))
         cp_rec_resolve(sym, ver, flags, r, status, route, handed);
 }
 
