@@ -136,6 +136,15 @@ $(B)/bench/%: bench/%.c $(FAKECUDA)
 test: all
 	$(Q)B=$(B) sh tests/run.sh
 
+.PHONY: check-san
+## check-san: ASan+UBSan and TSan builds (build-san-*/), unit and fake-driver tests under each
+check-san:
+	$(Q)$(MAKE) -s SAN=address,undefined all
+	$(Q)B=build-san-address-undefined TESTS=unit ASAN_OPTIONS=detect_leaks=0 sh tests/run.sh
+	$(Q)B=build-san-address-undefined TESTS=fake ASAN_OPTIONS=detect_leaks=0 sh tests/run.sh
+	$(Q)$(MAKE) -s SAN=thread all
+	$(Q)B=build-san-thread TESTS=unit TSAN_OPTIONS=halt_on_error=1 sh tests/run.sh
+
 .PHONY: demo
 ## demo: trace a bundled program on the fake driver and print the report
 demo: all
