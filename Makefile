@@ -61,7 +61,7 @@ $(UNW_LIB):
 	$(Q)cd $(UNW_DIR) && ./configure --quiet --disable-shared --enable-static \
 	    --disable-minidebuginfo --disable-zlibdebuginfo --disable-coredump \
 	    --disable-ptrace --disable-setjmp --disable-tests --disable-documentation \
-	    CC="$(CC)" CFLAGS="-O2 -g -fPIC -fvisibility=hidden" >/dev/null
+	    CC="$(CC)" CFLAGS="-O2 -g -fPIC -fvisibility=hidden -DNDEBUG" >/dev/null
 	$(Q)$(MAKE) -s -C $(UNW_DIR)/src libunwind.la >/dev/null
 	@echo "  UNWIND  $@"
 

@@ -102,17 +102,10 @@ typedef struct cp_pac {
     uint64_t htod, dtoh, blocking;
 } cp_pac;
 
-static int pac_init(cp_proc *p, void **st)
-{
-    (void)p;
-    cp_pac *s = calloc(1, sizeof *s);
-    if (!s)
-        return -1;
-    cp_map_init(&s->agg, sizeof(cp_agg_val));
-    cp_map_init(&s->pend, sizeof(cp_pend));
-    *st = s;
-    return 0;
-}
+static const cp_state_map pac_maps[] = {
+    CP_STATE_MAP(cp_pac, agg, cp_agg_val),
+    CP_STATE_MAP(cp_pac, pend, cp_pend),
+};
 
 static void pac_commit(cp_pac *s, cp_pend *c)
 {
@@ -190,14 +183,6 @@ static void pac_finish(cp_proc *p, void *st, cp_report *rep)
     cp_jb_ku(&f->details, "dtoh_count", s->dtoh);
 }
 
-static void pac_done(void *st)
-{
-    cp_pac *s = st;
-    cp_map_free(&s->agg);
-    cp_map_free(&s->pend);
-    free(s);
-}
-
 const cp_check cp_check_pageable = {
     .id = "pageable-async-copy",
     .sev = CP_SEV_WARNING,
@@ -215,10 +200,9 @@ const cp_check cp_check_pageable = {
            "buffers you manage yourself; allocate pinned buffers once and reuse them.",
     .types = CP_TYPE_BIT(CP_REC_COPY) | CP_TYPE_BIT(CP_REC_MEMSET) | CP_TYPE_BIT(CP_REC_SYNC) |
              CP_TYPE_BIT(CP_REC_ALLOC),
-    .init = pac_init,
+    CP_CHECK_STATE(cp_pac, pac_maps),
     .rec = pac_rec,
     .finish = pac_finish,
-    .done = pac_done,
 };
 
 /* --- blocking-copy ------------------------------------------------------------------- */
@@ -237,17 +221,10 @@ typedef struct cp_blk {
     uint64_t first_ts, last_ts; /* of work records */
 } cp_blk;
 
-static int blk_init(cp_proc *p, void **st)
-{
-    (void)p;
-    cp_blk *s = calloc(1, sizeof *s);
-    if (!s)
-        return -1;
-    cp_map_init(&s->agg, sizeof(blk_site));
-    cp_map_init(&s->pend, sizeof(cp_pend));
-    *st = s;
-    return 0;
-}
+static const cp_state_map blk_maps[] = {
+    CP_STATE_MAP(cp_blk, agg, blk_site),
+    CP_STATE_MAP(cp_blk, pend, cp_pend),
+};
 
 /* One wait at stack (what: 0 = a device-to-host copy, else the sync op),
  * that began when the work counter was at seq. */
@@ -370,14 +347,6 @@ static void blk_finish(cp_proc *p, void *st, cp_report *rep)
     cp_jb_ku(&f->details, "hot_loop_min_count", CP_HOT_MIN);
 }
 
-static void blk_done(void *st)
-{
-    cp_blk *s = st;
-    cp_map_free(&s->agg);
-    cp_map_free(&s->pend);
-    free(s);
-}
-
 const cp_check cp_check_blocking = {
     .id = "blocking-copy",
     .sev = CP_SEV_INFO,
@@ -393,8 +362,7 @@ const cp_check cp_check_blocking = {
     .types = CP_TYPE_BIT(CP_REC_COPY) | CP_TYPE_BIT(CP_REC_SYNC) | CP_TYPE_BIT(CP_REC_MEMSET) |
              CP_TYPE_BIT(CP_REC_ALLOC) | CP_TYPE_BIT(CP_REC_FREE) |
              CP_TYPE_BIT(CP_REC_LAUNCH_COUNT),
-    .init = blk_init,
+    CP_CHECK_STATE(cp_blk, blk_maps),
     .rec = blk_rec,
     .finish = blk_finish,
-    .done = blk_done,
 };

@@ -41,16 +41,6 @@ typedef struct cp_er {
     char arch_list[256];
 } cp_er;
 
-static int er_init(cp_proc *p, void **st)
-{
-    (void)p;
-    cp_er *s = calloc(1, sizeof *s);
-    if (!s)
-        return -1;
-    *st = s;
-    return 0;
-}
-
 static int er_prefix(const char *s, const char *prefix)
 {
     return strncmp(s, prefix, strlen(prefix)) == 0;
@@ -365,12 +355,12 @@ static void er_across(cp_report *rep)
     }
 }
 
+/* The per-code maps are set up as codes appear, so they are not in a map table. */
 static void er_done(void *st)
 {
     cp_er *s = st;
     for (int i = 0; i < s->n_codes; i++)
         cp_map_free(&s->c[i].agg);
-    free(s);
 }
 
 const cp_check cp_check_errors = {
@@ -389,7 +379,7 @@ const cp_check cp_check_errors = {
              CP_TYPE_BIT(CP_REC_STREAM) | CP_TYPE_BIT(CP_REC_VMM) | CP_TYPE_BIT(CP_REC_POOL) |
              CP_TYPE_BIT(CP_REC_SYNC) | CP_TYPE_BIT(CP_REC_RESOLVE) |
              CP_TYPE_BIT(CP_REC_FRAMEWORK),
-    .init = er_init,
+    .state_size = sizeof(cp_er),
     .rec = er_rec,
     .finish = er_finish,
     .done = er_done,

@@ -9,21 +9,9 @@
 
 #include "report_checks.h"
 
-static int fork_init(cp_proc *p, void **st)
-{
-    (void)p;
-    *st = NULL;
-    return 0;
-}
-
 static void fork_finish(cp_proc *p, void *st, cp_report *rep)
 {
     (void)p, (void)st, (void)rep;
-}
-
-static void fork_done(void *st)
-{
-    (void)st;
 }
 
 static void fork_across(cp_report *rep)
@@ -78,8 +66,6 @@ const cp_check cp_check_fork = {
            "\"spawn\")), fork before any CUDA call, or keep CUDA work in the parent and send "
            "CPU data to the children.",
     .types = 0,
-    .init = fork_init,
     .finish = fork_finish,
-    .done = fork_done,
     .across = fork_across,
 };

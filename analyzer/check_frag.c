@@ -61,19 +61,12 @@ typedef struct fr_pend {
     uint64_t free_stack;        /* the latest of them */
 } fr_pend;
 
-static int fr_init(cp_proc *p, void **st)
-{
-    (void)p;
-    cp_fr *s = calloc(1, sizeof *s);
-    if (!s)
-        return -1;
-    cp_map_init(&s->pending, sizeof(fr_pend));
-    cp_map_init(&s->churn_sites, sizeof(cp_agg_val));
-    cp_map_init(&s->churn_free_sites, sizeof(cp_agg_val));
-    cp_map_init(&s->retry_sites, sizeof(cp_agg_val));
-    *st = s;
-    return 0;
-}
+static const cp_state_map fr_maps[] = {
+    CP_STATE_MAP(cp_fr, pending, fr_pend),
+    CP_STATE_MAP(cp_fr, churn_sites, cp_agg_val),
+    CP_STATE_MAP(cp_fr, churn_free_sites, cp_agg_val),
+    CP_STATE_MAP(cp_fr, retry_sites, cp_agg_val),
+};
 
 static uint64_t fr_gap(const cp_torch_dev *t)
 {
@@ -359,16 +352,6 @@ static void fr_finish(cp_proc *p, void *st, cp_report *rep)
         cp_finding_site(f, p, v->stack, v->count, v->bytes, 0, "failed, cache released");
 }
 
-static void fr_done(void *st)
-{
-    cp_fr *s = st;
-    cp_map_free(&s->pending);
-    cp_map_free(&s->churn_sites);
-    cp_map_free(&s->churn_free_sites);
-    cp_map_free(&s->retry_sites);
-    free(s);
-}
-
 const cp_check cp_check_frag = {
     .id = "fragmentation",
     .sev = CP_SEV_WARNING,
@@ -386,8 +369,7 @@ const cp_check cp_check_frag = {
     .types = CP_TYPE_BIT(CP_REC_ALLOC) | CP_TYPE_BIT(CP_REC_FREE) | CP_TYPE_BIT(CP_REC_POOL) |
              CP_TYPE_BIT(CP_REC_FRAMEWORK),
     .pre_types = CP_TYPE_BIT(CP_REC_FREE),
-    .init = fr_init,
+    CP_CHECK_STATE(cp_fr, fr_maps),
     .rec = fr_rec,
     .finish = fr_finish,
-    .done = fr_done,
 };

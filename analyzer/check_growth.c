@@ -49,15 +49,15 @@ typedef struct cp_gr {
     uint64_t t_alloc0, t_res0, t_alloc1, t_res1;
 } cp_gr;
 
-static int gr_init(cp_proc *p, void **st)
+static const cp_state_map gr_maps[] = {
+    CP_STATE_MAP(cp_gr, sites, gsite),
+};
+
+static int gr_init(cp_proc *p, void *st)
 {
+    cp_gr *s = st;
     (void)p;
-    cp_gr *s = calloc(1, sizeof *s);
-    if (!s)
-        return -1;
     s->width = 1;
-    cp_map_init(&s->sites, sizeof(gsite));
-    *st = s;
     return 0;
 }
 
@@ -287,13 +287,6 @@ static void gr_finish(cp_proc *p, void *st, cp_report *rep)
     cp_jb_close(&f->details, ']');
 }
 
-static void gr_done(void *st)
-{
-    cp_gr *s = st;
-    cp_map_free(&s->sites);
-    free(s);
-}
-
 const cp_check cp_check_growth = {
     .id = "memory-growth",
     .sev = CP_SEV_WARNING,
@@ -311,8 +304,8 @@ const cp_check cp_check_growth = {
     .types = CP_TYPE_BIT(CP_REC_ALLOC) | CP_TYPE_BIT(CP_REC_FREE) |
              CP_TYPE_BIT(CP_REC_FRAMEWORK),
     .pre_types = CP_TYPE_BIT(CP_REC_FREE),
+    CP_CHECK_STATE(cp_gr, gr_maps),
     .init = gr_init,
     .rec = gr_rec,
     .finish = gr_finish,
-    .done = gr_done,
 };

@@ -41,19 +41,11 @@ typedef struct cp_lk {
     const char *alloc_name;     /* which caching allocator */
 } cp_lk;
 
-static int lk_init(cp_proc *p, void **st)
-{
-    (void)p;
-    cp_lk *s = calloc(1, sizeof *s);
-    if (!s)
-        return -1;
-    cp_map_init(&s->at_ctx, sizeof(cp_agg_val));
-    cp_map_init(&s->cls_cache, sizeof(cp_lk_cls));
-    for (int i = 0; i < CL_N; i++)
-        cp_map_init(&s->cls[i], sizeof(cp_agg_val));
-    *st = s;
-    return 0;
-}
+static const cp_state_map lk_maps[] = {
+    CP_STATE_MAP(cp_lk, at_ctx, cp_agg_val),
+    CP_STATE_MAP(cp_lk, cls_cache, cp_lk_cls),
+    CP_STATE_MAPS(cp_lk, cls, cp_agg_val, CL_N),
+};
 
 static int cp_in(const char *path, const char *const *needles)
 {
@@ -222,68 +214,50 @@ static void lk_exit_list(cp_proc *p, cp_lk *s, cp_report *rep)
     }
     qsort(top, n_top, sizeof *top, cp_item_cmp);
     char b1[32];
-    if (s->cls[CL_LEAK].n) {
-        cp_finding *f = cp_finding_new(rep, &cp_check_leak, p, "l");
-        if (f) {
-            f->sort = CP_SORT_BYTES;
-            cp_finding_sites_from(f, p, &s->cls[CL_LEAK]);
-            cp_finding_retitle(f, "%s leaked in %llu allocation%s at exit",
-                               cp_fmt_bytes(f->bytes, b1, sizeof b1),
-                               (unsigned long long)f->count, f->count == 1 ? "" : "s");
-            for (size_t i = 0; i < n_top; i++)
-                cp_finding_line(f, "Leaked %llu bytes at 0x%llx (%s%s%d)",
-                                (unsigned long long)top[i].size,
-                                (unsigned long long)top[i].ptr, cp_mem_kind_name(top[i].kind),
-                                top[i].dev >= 0 ? ", GPU " : "", top[i].dev >= 0 ? top[i].dev : 0);
-            if (f->count > n_top)
-                cp_finding_line(f, "... and %llu more", (unsigned long long)(f->count - n_top));
-            cp_finding_line(f, "LEAK SUMMARY: %llu bytes leaked in %llu allocations",
-                            (unsigned long long)f->bytes, (unsigned long long)f->count);
-            cp_jb_ks(&f->details, "when", "exit");
-        }
+    cp_finding *f = cp_finding_of_map(rep, &cp_check_leak, p, &s->cls[CL_LEAK],
+                                      CP_SEV_OF_CHECK, CP_SORT_BYTES);
+    if (f) {
+        cp_finding_retitle(f, "%s leaked in %llu allocation%s at exit",
+                           cp_fmt_bytes(f->bytes, b1, sizeof b1),
+                           (unsigned long long)f->count, f->count == 1 ? "" : "s");
+        for (size_t i = 0; i < n_top; i++)
+            cp_finding_line(f, "Leaked %llu bytes at 0x%llx (%s%s%d)",
+                            (unsigned long long)top[i].size,
+                            (unsigned long long)top[i].ptr, cp_mem_kind_name(top[i].kind),
+                            top[i].dev >= 0 ? ", GPU " : "", top[i].dev >= 0 ? top[i].dev : 0);
+        if (f->count > n_top)
+            cp_finding_line(f, "... and %llu more", (unsigned long long)(f->count - n_top));
+        cp_finding_line(f, "LEAK SUMMARY: %llu bytes leaked in %llu allocations",
+                        (unsigned long long)f->bytes, (unsigned long long)f->count);
+        cp_jb_ks(&f->details, "when", "exit");
     }
-    if (s->cls[CL_ALLOC].n) {
-        cp_finding *f = cp_finding_new(rep, &cp_check_leak, p, "a");
-        if (f) {
-            f->sev = CP_SEV_INFO;
-            f->sort = CP_SORT_BYTES;
-            cp_finding_sites_from(f, p, &s->cls[CL_ALLOC]);
-            cp_finding_retitle(f, "held by allocator (%s): %s in %llu segment%s at exit, "
-                               "not a leak", s->alloc_name ? s->alloc_name : "caching allocator",
-                               cp_fmt_bytes(f->bytes, b1, sizeof b1),
-                               (unsigned long long)f->count, f->count == 1 ? "" : "s");
-            cp_finding_line(f, "A caching allocator keeps the segments it took from the "
-                            "driver until the process ends; this memory is its cache.");
-            cp_jb_ks(&f->details, "when", "exit");
-            cp_jb_ks(&f->details, "held_by", s->alloc_name ? s->alloc_name : "allocator");
-        }
+    f = cp_finding_of_map(rep, &cp_check_leak, p, &s->cls[CL_ALLOC], CP_SEV_INFO, CP_SORT_BYTES);
+    if (f) {
+        cp_finding_retitle(f, "held by allocator (%s): %s in %llu segment%s at exit, "
+                           "not a leak", s->alloc_name ? s->alloc_name : "caching allocator",
+                           cp_fmt_bytes(f->bytes, b1, sizeof b1),
+                           (unsigned long long)f->count, f->count == 1 ? "" : "s");
+        cp_finding_line(f, "A caching allocator keeps the segments it took from the "
+                        "driver until the process ends; this memory is its cache.");
+        cp_jb_ks(&f->details, "when", "exit");
+        cp_jb_ks(&f->details, "held_by", s->alloc_name ? s->alloc_name : "allocator");
     }
-    if (s->cls[CL_LIB].n) {
-        cp_finding *f = cp_finding_new(rep, &cp_check_leak, p, "b");
-        if (f) {
-            f->sev = CP_SEV_INFO;
-            f->sort = CP_SORT_BYTES;
-            cp_finding_sites_from(f, p, &s->cls[CL_LIB]);
-            cp_finding_retitle(f, "held by CUDA libraries (%s...): %s in %llu allocation%s at "
-                               "exit", lib_who ? lib_who : "?",
-                               cp_fmt_bytes(f->bytes, b1, sizeof b1),
-                               (unsigned long long)f->count, f->count == 1 ? "" : "s");
-            cp_jb_ks(&f->details, "when", "exit");
-            cp_jb_ks(&f->details, "held_by", "library");
-        }
+    f = cp_finding_of_map(rep, &cp_check_leak, p, &s->cls[CL_LIB], CP_SEV_INFO, CP_SORT_BYTES);
+    if (f) {
+        cp_finding_retitle(f, "held by CUDA libraries (%s...): %s in %llu allocation%s at "
+                           "exit", lib_who ? lib_who : "?",
+                           cp_fmt_bytes(f->bytes, b1, sizeof b1),
+                           (unsigned long long)f->count, f->count == 1 ? "" : "s");
+        cp_jb_ks(&f->details, "when", "exit");
+        cp_jb_ks(&f->details, "held_by", "library");
     }
-    if (s->cls[CL_OTHER].n) {
-        cp_finding *f = cp_finding_new(rep, &cp_check_leak, p, "o");
-        if (f) {
-            f->sev = CP_SEV_INFO;
-            f->sort = CP_SORT_BYTES;
-            cp_finding_sites_from(f, p, &s->cls[CL_OTHER]);
-            cp_finding_retitle(f, "held at exit outside the caching allocator: %s in %llu "
-                               "allocation%s", cp_fmt_bytes(f->bytes, b1, sizeof b1),
-                               (unsigned long long)f->count, f->count == 1 ? "" : "s");
-            cp_jb_ks(&f->details, "when", "exit");
-            cp_jb_ks(&f->details, "held_by", "other");
-        }
+    f = cp_finding_of_map(rep, &cp_check_leak, p, &s->cls[CL_OTHER], CP_SEV_INFO, CP_SORT_BYTES);
+    if (f) {
+        cp_finding_retitle(f, "held at exit outside the caching allocator: %s in %llu "
+                           "allocation%s", cp_fmt_bytes(f->bytes, b1, sizeof b1),
+                           (unsigned long long)f->count, f->count == 1 ? "" : "s");
+        cp_jb_ks(&f->details, "when", "exit");
+        cp_jb_ks(&f->details, "held_by", "other");
     }
 }
 
@@ -291,34 +265,21 @@ static void lk_finish(cp_proc *p, void *st, cp_report *rep)
 {
     cp_lk *s = st;
     char b1[32];
-    if (s->at_ctx.n) {
-        cp_finding *f = cp_finding_new(rep, &cp_check_leak, p, "c");
-        if (f) {
-            f->sort = CP_SORT_BYTES;
-            cp_finding_sites_from(f, p, &s->at_ctx);
-            cp_finding_retitle(f, "%s in %llu allocation%s still allocated when their "
-                               "context was destroyed",
-                               cp_fmt_bytes(f->bytes, b1, sizeof b1),
-                               (unsigned long long)f->count, f->count == 1 ? "" : "s");
-            cp_finding_line(f, "LEAK SUMMARY: %llu bytes leaked in %llu allocations",
-                            (unsigned long long)f->bytes, (unsigned long long)f->count);
-            cp_jb_ks(&f->details, "when", "context destroyed");
-        }
+    cp_finding *f = cp_finding_of_map(rep, &cp_check_leak, p, &s->at_ctx,
+                                      CP_SEV_OF_CHECK, CP_SORT_BYTES);
+    if (f) {
+        cp_finding_retitle(f, "%s in %llu allocation%s still allocated when their "
+                           "context was destroyed",
+                           cp_fmt_bytes(f->bytes, b1, sizeof b1),
+                           (unsigned long long)f->count, f->count == 1 ? "" : "s");
+        cp_finding_line(f, "LEAK SUMMARY: %llu bytes leaked in %llu allocations",
+                        (unsigned long long)f->bytes, (unsigned long long)f->count);
+        cp_jb_ks(&f->details, "when", "context destroyed");
     }
     /* After a crash or a cut trace, what was live is not a leak. */
     if (!p->complete || p->end_reason == CP_END_SIGNAL)
         return;
     lk_exit_list(p, s, rep);
-}
-
-static void lk_done(void *st)
-{
-    cp_lk *s = st;
-    cp_map_free(&s->at_ctx);
-    cp_map_free(&s->cls_cache);
-    for (int i = 0; i < CL_N; i++)
-        cp_map_free(&s->cls[i]);
-    free(s);
 }
 
 const cp_check cp_check_leak = {
@@ -336,8 +297,7 @@ const cp_check cp_check_leak = {
            "cleanup ladder, and drop references (del tensor) in framework code.",
     .types = CP_TYPE_BIT(CP_REC_CTX),
     .pre_types = CP_TYPE_BIT(CP_REC_CTX),
-    .init = lk_init,
+    CP_CHECK_STATE(cp_lk, lk_maps),
     .rec = lk_rec,
     .finish = lk_finish,
-    .done = lk_done,
 };

@@ -13,18 +13,6 @@
 
 #include "report_checks.h"
 
-static int ng_init(cp_proc *p, void **st)
-{
-    (void)p;
-    *st = NULL;
-    return 0;
-}
-
-static void ng_done(void *st)
-{
-    (void)st;
-}
-
 static int cp_any_device(const cp_proc *p)
 {
     for (int d = 0; d < p->n_dev && d < CP_MAX_DEV; d++)
@@ -150,8 +138,6 @@ const cp_check cp_check_nogpu = {
            "CUDA_VISIBLE_DEVICES, and make sure the model and data are moved to the device "
            "(model.to(\"cuda\"), device=\"cuda\").",
     .types = 0,
-    .init = ng_init,
     .finish = ng_finish,
-    .done = ng_done,
     .across = ng_across,
 };

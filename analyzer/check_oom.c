@@ -32,17 +32,10 @@ typedef struct cp_oomst {
     uint64_t rec_released;
 } cp_oomst;
 
-static int oom_init(cp_proc *p, void **st)
-{
-    (void)p;
-    cp_oomst *s = calloc(1, sizeof *s);
-    if (!s)
-        return -1;
-    cp_map_init(&s->more, sizeof(cp_agg_val));
-    cp_map_init(&s->recovered, sizeof(cp_agg_val));
-    *st = s;
-    return 0;
-}
+static const cp_state_map oom_maps[] = {
+    CP_STATE_MAP(cp_oomst, more, cp_agg_val),
+    CP_STATE_MAP(cp_oomst, recovered, cp_agg_val),
+};
 
 static void oom_top_insert(oom_alloc *arr, int *n, int cap, oom_alloc a)
 {
@@ -230,31 +223,23 @@ static void oom_finish(cp_proc *p, void *st, cp_report *rep)
     oom_close(p, s);
     for (size_t i = 0; i < s->n_full; i++)
         cp_oom_postmortem(p, &s->full[i], rep);
-    if (s->more.n) {
-        cp_finding *f = cp_finding_new(rep, &cp_check_oom, p, "m");
-        if (f) {
-            f->sort = CP_SORT_COUNT;
-            cp_finding_sites_from(f, p, &s->more);
-            cp_finding_retitle(f, "%llu more out-of-memory failure%s (only the first %d get a "
-                               "post-mortem)", (unsigned long long)f->count,
-                               f->count == 1 ? "" : "s", OOM_FULL);
-        }
+    cp_finding *f = cp_finding_of_map(rep, &cp_check_oom, p, &s->more,
+                                      CP_SEV_OF_CHECK, CP_SORT_COUNT);
+    if (f) {
+        cp_finding_retitle(f, "%llu more out-of-memory failure%s (only the first %d get a "
+                           "post-mortem)", (unsigned long long)f->count,
+                           f->count == 1 ? "" : "s", OOM_FULL);
     }
-    if (s->recovered.n) {
-        cp_finding *f = cp_finding_new(rep, &cp_check_oom, p, "r");
-        if (f) {
-            f->sev = CP_SEV_INFO;
-            f->sort = CP_SORT_COUNT;
-            cp_finding_sites_from(f, p, &s->recovered);
-            cp_finding_retitle(f, "%llu allocation%s failed, then succeeded after the program "
-                               "released %s of cached memory (%s requested)",
-                               (unsigned long long)f->count, f->count == 1 ? "" : "s",
-                               cp_fmt_bytes(s->rec_released, b1, sizeof b1),
-                               cp_fmt_bytes(f->bytes, b2, sizeof b2));
-            cp_finding_line(f, "The caller recovered (a caching allocator freeing its cache and "
-                            "retrying); see the fragmentation check for what this costs.");
-            cp_jb_ku(&f->details, "released_bytes", s->rec_released);
-        }
+    f = cp_finding_of_map(rep, &cp_check_oom, p, &s->recovered, CP_SEV_INFO, CP_SORT_COUNT);
+    if (f) {
+        cp_finding_retitle(f, "%llu allocation%s failed, then succeeded after the program "
+                           "released %s of cached memory (%s requested)",
+                           (unsigned long long)f->count, f->count == 1 ? "" : "s",
+                           cp_fmt_bytes(s->rec_released, b1, sizeof b1),
+                           cp_fmt_bytes(f->bytes, b2, sizeof b2));
+        cp_finding_line(f, "The caller recovered (a caching allocator freeing its cache and "
+                        "retrying); see the fragmentation check for what this costs.");
+        cp_jb_ku(&f->details, "released_bytes", s->rec_released);
     }
 }
 
@@ -262,9 +247,6 @@ static void oom_done(void *st)
 {
     cp_oomst *s = st;
     free(s->full);
-    cp_map_free(&s->more);
-    cp_map_free(&s->recovered);
-    free(s);
 }
 
 const cp_check cp_check_oom = {
@@ -284,7 +266,7 @@ const cp_check cp_check_oom = {
     .types = CP_TYPE_BIT(CP_REC_ALLOC) | CP_TYPE_BIT(CP_REC_FREE) | CP_TYPE_BIT(CP_REC_OOM) |
              CP_TYPE_BIT(CP_REC_POOL) | CP_TYPE_BIT(CP_REC_FRAMEWORK),
     .pre_types = CP_TYPE_BIT(CP_REC_FREE),
-    .init = oom_init,
+    CP_CHECK_STATE(cp_oomst, oom_maps),
     .rec = oom_rec,
     .finish = oom_finish,
     .done = oom_done,

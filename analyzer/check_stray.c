@@ -118,18 +118,6 @@ static void stray_finish(cp_proc *p, void *st, cp_report *rep)
                     "GPU it is created on, taken from whichever process owns that GPU.");
 }
 
-static int stray_init(cp_proc *p, void **st)
-{
-    (void)p;
-    *st = NULL;
-    return 0;
-}
-
-static void stray_done(void *st)
-{
-    (void)st;
-}
-
 const cp_check cp_check_stray = {
     .id = "stray-device",
     .sev = CP_SEV_WARNING,
@@ -144,7 +132,5 @@ const cp_check cp_check_stray = {
            "before any other CUDA work, pass device=/map_location= explicitly, and use "
            "torch.device(f\"cuda:{local_rank}\") instead of \"cuda\".",
     .types = 0,
-    .init = stray_init,
     .finish = stray_finish,
-    .done = stray_done,
 };

@@ -21,18 +21,11 @@ typedef struct cp_xd {
     cp_map kern, copy, stream;      /* -> cp_agg_val */
 } cp_xd;
 
-static int xd_init(cp_proc *p, void **st)
-{
-    (void)p;
-    cp_xd *s = calloc(1, sizeof *s);
-    if (!s)
-        return -1;
-    cp_map_init(&s->kern, sizeof(cp_agg_val));
-    cp_map_init(&s->copy, sizeof(cp_agg_val));
-    cp_map_init(&s->stream, sizeof(cp_agg_val));
-    *st = s;
-    return 0;
-}
+static const cp_state_map xd_maps[] = {
+    CP_STATE_MAP(cp_xd, kern, cp_agg_val),
+    CP_STATE_MAP(cp_xd, copy, cp_agg_val),
+    CP_STATE_MAP(cp_xd, stream, cp_agg_val),
+};
 
 static uint64_t cp_mix(uint64_t a, uint64_t b)
 {
@@ -140,58 +133,37 @@ static void xd_finish(cp_proc *p, void *st, cp_report *rep)
 {
     cp_xd *s = st;
     char b1[32];
-    if (s->kern.n) {
-        cp_finding *f = cp_finding_new(rep, &cp_check_xdev, p, "k");
-        if (f) {
-            f->sort = CP_SORT_COUNT;
-            cp_finding_sites_from(f, p, &s->kern);
-            cp_finding_retitle(f, "%llu kernel launch%s read or wrote another GPU's memory",
-                               (unsigned long long)f->count, f->count == 1 ? "" : "es");
-            cp_finding_line(f, "Such a kernel either faults (no peer access: "
-                            "CUDA_ERROR_ILLEGAL_ADDRESS) or reads over NVLink/PCIe at a "
-                            "fraction of local memory bandwidth.");
-            cp_jb_ks(&f->details, "kind", "kernel");
-        }
+    cp_finding *f = cp_finding_of_map(rep, &cp_check_xdev, p, &s->kern,
+                                      CP_SEV_OF_CHECK, CP_SORT_COUNT);
+    if (f) {
+        cp_finding_retitle(f, "%llu kernel launch%s read or wrote another GPU's memory",
+                           (unsigned long long)f->count, f->count == 1 ? "" : "es");
+        cp_finding_line(f, "Such a kernel either faults (no peer access: "
+                        "CUDA_ERROR_ILLEGAL_ADDRESS) or reads over NVLink/PCIe at a "
+                        "fraction of local memory bandwidth.");
+        cp_jb_ks(&f->details, "kind", "kernel");
     }
-    if (s->copy.n) {
-        cp_finding *f = cp_finding_new(rep, &cp_check_xdev, p, "c");
-        if (f) {
-            f->sev = CP_SEV_WARNING;
-            f->sort = CP_SORT_BYTES;
-            cp_finding_sites_from(f, p, &s->copy);
-            cp_finding_retitle(f, "%llu cop%s or memset%s (%s) touched memory of a GPU other "
-                               "than the current context's",
-                               (unsigned long long)f->count, f->count == 1 ? "y" : "ies",
-                               f->count == 1 ? "" : "s", cp_fmt_bytes(f->bytes, b1, sizeof b1));
-            cp_finding_line(f, "The copy was issued from one device's context on another "
-                            "device's memory: it works through unified addressing but is "
-                            "staged or serialised, and usually means a tensor or buffer is "
-                            "on the wrong device.");
-            cp_jb_ks(&f->details, "kind", "copy");
-        }
+    f = cp_finding_of_map(rep, &cp_check_xdev, p, &s->copy, CP_SEV_WARNING, CP_SORT_BYTES);
+    if (f) {
+        cp_finding_retitle(f, "%llu cop%s or memset%s (%s) touched memory of a GPU other "
+                           "than the current context's",
+                           (unsigned long long)f->count, f->count == 1 ? "y" : "ies",
+                           f->count == 1 ? "" : "s", cp_fmt_bytes(f->bytes, b1, sizeof b1));
+        cp_finding_line(f, "The copy was issued from one device's context on another "
+                        "device's memory: it works through unified addressing but is "
+                        "staged or serialised, and usually means a tensor or buffer is "
+                        "on the wrong device.");
+        cp_jb_ks(&f->details, "kind", "copy");
     }
-    if (s->stream.n) {
-        cp_finding *f = cp_finding_new(rep, &cp_check_xdev, p, "s");
-        if (f) {
-            f->sort = CP_SORT_COUNT;
-            cp_finding_sites_from(f, p, &s->stream);
-            cp_finding_retitle(f, "%llu call%s submitted work to a stream created on another "
-                               "GPU", (unsigned long long)f->count, f->count == 1 ? "" : "s");
-            cp_finding_line(f, "A stream belongs to the context it was created in; work "
-                            "submitted to it from another device's context fails "
-                            "(CUDA_ERROR_INVALID_HANDLE) or runs on the stream's device.");
-            cp_jb_ks(&f->details, "kind", "stream");
-        }
+    f = cp_finding_of_map(rep, &cp_check_xdev, p, &s->stream, CP_SEV_OF_CHECK, CP_SORT_COUNT);
+    if (f) {
+        cp_finding_retitle(f, "%llu call%s submitted work to a stream created on another "
+                           "GPU", (unsigned long long)f->count, f->count == 1 ? "" : "s");
+        cp_finding_line(f, "A stream belongs to the context it was created in; work "
+                        "submitted to it from another device's context fails "
+                        "(CUDA_ERROR_INVALID_HANDLE) or runs on the stream's device.");
+        cp_jb_ks(&f->details, "kind", "stream");
     }
-}
-
-static void xd_done(void *st)
-{
-    cp_xd *s = st;
-    cp_map_free(&s->kern);
-    cp_map_free(&s->copy);
-    cp_map_free(&s->stream);
-    free(s);
 }
 
 const cp_check cp_check_xdev = {
@@ -211,8 +183,7 @@ const cp_check cp_check_xdev = {
     .types = CP_TYPE_BIT(CP_REC_XDEV) | CP_TYPE_BIT(CP_REC_COPY) | CP_TYPE_BIT(CP_REC_MEMSET) |
              CP_TYPE_BIT(CP_REC_SYNC) | CP_TYPE_BIT(CP_REC_CALL) | CP_TYPE_BIT(CP_REC_ALLOC) |
              CP_TYPE_BIT(CP_REC_FREE),
-    .init = xd_init,
+    CP_CHECK_STATE(cp_xd, xd_maps),
     .rec = xd_rec,
     .finish = xd_finish,
-    .done = xd_done,
 };

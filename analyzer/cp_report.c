@@ -127,7 +127,7 @@ static int cp_read_trace(cp_proc *p, const cp_ropts *o, cp_progress *pg)
     uint8_t pre[64][CP_N_CHECKS], post[64][CP_N_CHECKS];
     int n_pre[64] = { 0 }, n_post[64] = { 0 };
     for (size_t i = 0; i < n; i++) {
-        if (!o->selected[i] || all[i]->init(p, &p->check_state[i]) != 0)
+        if (!o->selected[i] || cp_check_start(all[i], p, &p->check_state[i]) != 0)
             continue;
         p->check_live |= 1u << i;
         for (int t = 0; t < 64; t++) {
@@ -183,7 +183,7 @@ static void cp_finish_trace(cp_proc *p, const cp_ropts *o, cp_report *rep)
         if (!(p->check_live & (1u << i)))
             continue;
         all[i]->finish(p, p->check_state[i], rep);
-        all[i]->done(p->check_state[i]);
+        cp_check_end(all[i], p->check_state[i]);
         p->check_state[i] = NULL;
     }
     p->check_live = 0;

@@ -256,6 +256,21 @@ void cp_finding_sites_from(cp_finding *f, cp_proc *p, const cp_map *m)
     }
 }
 
+cp_finding *cp_finding_of_map(cp_report *rep, const cp_check *c, cp_proc *p, const cp_map *m,
+                              int sev, int sort)
+{
+    if (!m->n)
+        return NULL;
+    cp_finding *f = cp_finding_new(rep, c, p, "%s", "");
+    if (!f)
+        return NULL;
+    if (sev != CP_SEV_OF_CHECK)
+        f->sev = sev;
+    f->sort = sort;
+    cp_finding_sites_from(f, p, m);
+    return f;
+}
+
 static int g_sort_mode;
 
 static uint64_t cp_site_weight(const cp_site *s, int mode)

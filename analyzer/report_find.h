@@ -118,6 +118,17 @@ void cp_finding_site(cp_finding *f, cp_proc *p, uint64_t stack, uint64_t count, 
  *  site, and add their totals to the finding's. */
 void cp_finding_sites_from(cp_finding *f, cp_proc *p, const cp_map *m);
 
+/* For cp_finding_of_map(): keep the check's usual severity. */
+#define CP_SEV_OF_CHECK (-1)
+
+/*! cp_finding_of_map() : when map m (cp_agg_val) is not empty, a finding of
+ *  check c about p with severity sev (or CP_SEV_OF_CHECK), its sites taken
+ *  from m (totals added) and ordered by sort (enum cp_sort).  The title is
+ *  empty: the caller sets it with cp_finding_retitle() from the totals.
+ *  @return : the finding, or NULL when m is empty or out of memory. */
+cp_finding *cp_finding_of_map(cp_report *rep, const struct cp_check *c, cp_proc *p, const cp_map *m,
+                              int sev, int sort);
+
 /*! cp_report_prepare() : label every site, merge sites with the same label,
  *  sort sites and findings (errors first, then by weight).  Call once before
  *  rendering. */
@@ -130,6 +141,21 @@ void cp_report_free(cp_report *rep);
 
 #define CP_TYPE_BIT(t) ((t) == CP_REC_END ? (1ull << 63) : ((t) < 63 ? 1ull << (t) : 0))
 
+/* The cp_map members of a check's state (n maps in a row from offset off,
+ * each with values of val_size bytes): the report sets them up before the
+ * first record and frees them after finish, so checks do not repeat it. */
+typedef struct cp_state_map {
+    size_t off, val_size;
+    int n;
+} cp_state_map;
+
+/* One map member, or an array of n of them, of state type T with values V. */
+#define CP_STATE_MAP(T, member, V) { offsetof(T, member), sizeof(V), 1 }
+#define CP_STATE_MAPS(T, member, V, n) { offsetof(T, member), sizeof(V), (n) }
+
+/* The cp_check members describing a state of type T with the map table m. */
+#define CP_CHECK_STATE(T, m) .state_size = sizeof(T), .maps = (m), .n_maps = sizeof(m) / sizeof *(m)
+
 typedef struct cp_check {
     const char *id;         /* stable: used by --check and in JSON */
     int sev;                /* enum cp_sev: the usual severity */
@@ -138,12 +164,23 @@ typedef struct cp_check {
     const char *fix;        /* the concrete fix */
     uint64_t types;         /* CP_TYPE_BIT of each record type it reads */
     uint64_t pre_types;     /* ... and those it must see before the model */
-    int (*init)(cp_proc *p, void **st);
+    size_t state_size;      /* zeroed per-trace state handed to rec/finish, 0: none (NULL) */
+    const cp_state_map *maps;   /* its cp_map members (CP_CHECK_STATE) */
+    size_t n_maps;
+    int (*init)(cp_proc *p, void *st);  /* more setup after the maps, may be NULL */
     void (*rec)(cp_proc *p, void *st, const cp_record *r);
     void (*finish)(cp_proc *p, void *st, cp_report *rep);
-    void (*done)(void *st);
+    void (*done)(void *st);             /* frees what the maps do not cover, may be NULL */
     void (*across)(cp_report *rep);     /* after every trace, may be NULL */
 } cp_check;
+
+/*! cp_check_start() : allocate check c's state for process p into *st
+ *  (NULL when the check keeps none), set up its maps and run its init.
+ *  @return : 0, or -1 out of memory or when init fails (nothing is kept). */
+int cp_check_start(const cp_check *c, cp_proc *p, void **st);
+
+/*! cp_check_end() : run check c's done on st, free its maps and the state. */
+void cp_check_end(const cp_check *c, void *st);
 
 /*! cp_checks() : the table of every check, in report order; *n its size. */
 const cp_check *const *cp_checks(size_t *n);

@@ -238,19 +238,31 @@ FK_ALIAS(cuMemcpy2DAsync_v2);
 CUresult cuMemcpy2DAsync_v2_ptsz(const CUDA_MEMCPY2D *p, CUstream s) { return fk_copy2d(p, s, 1); }
 FK_ALIAS(cuMemcpy2DAsync_v2_ptsz);
 
+/*
+ * One side of a 3D copy descriptor, x = src or dst, then the copy: a macro
+ * because CUDA_MEMCPY3D and CUDA_MEMCPY3D_PEER are distinct types whose
+ * fields are named alike.  Evaluates to the CUresult.
+ */
+#define FK_SIDE3_OF(p, x, out)                                                                        \
+    fk_side3_make((p)->x##MemoryType, (p)->x##Host, (p)->x##Device, (p)->x##Array, (p)->x##XInBytes, \
+                  (p)->x##Y, (p)->x##Z, (p)->x##Pitch, (p)->x##Height, out)
+#define FK_COPY3_DESC(p, st, pt)                                                                      \
+    ({                                                                                                \
+        struct fk_side3 d_, s_;                                                                       \
+        CUresult rc_ = FK_SIDE3_OF(p, dst, &d_);                                                      \
+        if (rc_ == CUDA_SUCCESS)                                                                      \
+            rc_ = FK_SIDE3_OF(p, src, &s_);                                                           \
+        if (rc_ == CUDA_SUCCESS)                                                                      \
+            rc_ = fk_copy3(&d_, &s_, (p)->WidthInBytes, (p)->Height, (p)->Depth, st, pt);             \
+        rc_;                                                                                          \
+    })
+
 static CUresult fk_copy3d(const CUDA_MEMCPY3D *p, CUstream st, int pt)
 {
     FK_GUARD();
     if (!p || p->srcLOD || p->dstLOD)
         return CUDA_ERROR_INVALID_VALUE;
-    struct fk_side3 d, s;
-    CUresult rc;
-    if ((rc = fk_side3_make(p->dstMemoryType, p->dstHost, p->dstDevice, p->dstArray, p->dstXInBytes, p->dstY,
-                            p->dstZ, p->dstPitch, p->dstHeight, &d)) != CUDA_SUCCESS ||
-        (rc = fk_side3_make(p->srcMemoryType, p->srcHost, p->srcDevice, p->srcArray, p->srcXInBytes, p->srcY,
-                            p->srcZ, p->srcPitch, p->srcHeight, &s)) != CUDA_SUCCESS)
-        return rc;
-    return fk_copy3(&d, &s, p->WidthInBytes, p->Height, p->Depth, st, pt);
+    return FK_COPY3_DESC(p, st, pt);
 }
 
 CUresult cuMemcpy3D_v2(const CUDA_MEMCPY3D *p) { return fk_copy3d(p, NULL, 0); }
@@ -269,14 +281,7 @@ static CUresult fk_copy3dpeer(const CUDA_MEMCPY3D_PEER *p, CUstream st, int pt)
         return CUDA_ERROR_INVALID_VALUE;
     if (fk_ctx_check(p->srcContext) != CUDA_SUCCESS || fk_ctx_check(p->dstContext) != CUDA_SUCCESS)
         return CUDA_ERROR_INVALID_CONTEXT;
-    struct fk_side3 d, s;
-    CUresult rc;
-    if ((rc = fk_side3_make(p->dstMemoryType, p->dstHost, p->dstDevice, p->dstArray, p->dstXInBytes, p->dstY,
-                            p->dstZ, p->dstPitch, p->dstHeight, &d)) != CUDA_SUCCESS ||
-        (rc = fk_side3_make(p->srcMemoryType, p->srcHost, p->srcDevice, p->srcArray, p->srcXInBytes, p->srcY,
-                            p->srcZ, p->srcPitch, p->srcHeight, &s)) != CUDA_SUCCESS)
-        return rc;
-    return fk_copy3(&d, &s, p->WidthInBytes, p->Height, p->Depth, st, pt);
+    return FK_COPY3_DESC(p, st, pt);
 }
 
 CUresult cuMemcpy3DPeer(const CUDA_MEMCPY3D_PEER *p) { return fk_copy3dpeer(p, NULL, 0); }

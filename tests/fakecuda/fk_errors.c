@@ -126,7 +126,8 @@ static const struct fk_err *fk_err_find(CUresult error)
     return NULL;
 }
 
-CUresult cuGetErrorString(CUresult error, const char **pStr)
+/* Both lookups: the row's name (name != 0) or its text into *pStr. */
+static CUresult fk_err_get(CUresult error, const char **pStr, int name)
 {
     fk_env_load();
     if (fk_stub)
@@ -135,20 +136,12 @@ CUresult cuGetErrorString(CUresult error, const char **pStr)
         return CUDA_ERROR_INVALID_VALUE;
     const struct fk_err *e = fk_err_find(error);
     /* The real driver NULLs the output for an unknown code. */
-    *pStr = e ? e->text : NULL;
+    *pStr = e ? (name ? e->name : e->text) : NULL;
     return e ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
 }
+
+CUresult cuGetErrorString(CUresult error, const char **pStr) { return fk_err_get(error, pStr, 0); }
 FK_ALIAS(cuGetErrorString);
 
-CUresult cuGetErrorName(CUresult error, const char **pStr)
-{
-    fk_env_load();
-    if (fk_stub)
-        return CUDA_ERROR_STUB_LIBRARY;
-    if (!pStr)
-        return CUDA_ERROR_INVALID_VALUE;
-    const struct fk_err *e = fk_err_find(error);
-    *pStr = e ? e->name : NULL;
-    return e ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
-}
+CUresult cuGetErrorName(CUresult error, const char **pStr) { return fk_err_get(error, pStr, 1); }
 FK_ALIAS(cuGetErrorName);

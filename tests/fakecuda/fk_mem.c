@@ -174,19 +174,29 @@ CUresult cuMemAllocHost_v2(void **pp, size_t bytesize)
 }
 FK_ALIAS(cuMemAllocHost_v2);
 
-CUresult cuMemFreeHost(void *p)
+/*
+ * Forget the host range starting at p if it is of this kind (unmapping what
+ * the driver allocated itself); missing is the error when it is not.
+ */
+static CUresult fk_host_forget(void *p, enum fk_kind kind, CUresult missing)
 {
     FK_GUARD();
-    CUresult rc = CUDA_ERROR_INVALID_VALUE;
+    CUresult rc = missing;
     pthread_mutex_lock(&fk_lock);
     struct fk_range *r = fk_range_find_locked((uintptr_t)p);
-    if (r && r->start == (uintptr_t)p && r->kind == FK_HOSTALLOC) {
-        munmap(p, r->block);
+    if (r && r->start == (uintptr_t)p && r->kind == kind) {
+        if (kind == FK_HOSTALLOC)
+            munmap(p, r->block);
         fk_range_del_locked(r);
         rc = CUDA_SUCCESS;
     }
     pthread_mutex_unlock(&fk_lock);
     return rc;
+}
+
+CUresult cuMemFreeHost(void *p)
+{
+    return fk_host_forget(p, FK_HOSTALLOC, CUDA_ERROR_INVALID_VALUE);
 }
 FK_ALIAS(cuMemFreeHost);
 
@@ -219,16 +229,7 @@ FK_ALIAS(cuMemHostRegister_v2);
 
 CUresult cuMemHostUnregister(void *p)
 {
-    FK_GUARD();
-    CUresult rc = CUDA_ERROR_HOST_MEMORY_NOT_REGISTERED;
-    pthread_mutex_lock(&fk_lock);
-    struct fk_range *r = fk_range_find_locked((uintptr_t)p);
-    if (r && r->start == (uintptr_t)p && r->kind == FK_HOSTREG) {
-        fk_range_del_locked(r);
-        rc = CUDA_SUCCESS;
-    }
-    pthread_mutex_unlock(&fk_lock);
-    return rc;
+    return fk_host_forget(p, FK_HOSTREG, CUDA_ERROR_HOST_MEMORY_NOT_REGISTERED);
 }
 FK_ALIAS(cuMemHostUnregister);
 

@@ -27,152 +27,35 @@ static CUresult fk_memset2d(CUdeviceptr dst, size_t pitch, unsigned value, int e
     return rc;
 }
 
-CUresult cuMemsetD8_v2(CUdeviceptr dstDevice, unsigned char uc, size_t N)
-{
-    return fk_memset2d(dstDevice, 0, uc, 1, N, 1, NULL, 0);
-}
-FK_ALIAS(cuMemsetD8_v2);
+/*
+ * The eight entry points of one element size T (bits wide): 1D and 2D, each
+ * sync with its _ptds twin and async with its _ptsz twin.  They differ only
+ * in the arguments they forward, so one macro writes them all.
+ */
+#define FK_MEMSET_FN(name, params, args) \
+    CUresult name params { return fk_memset2d args; } \
+    FK_ALIAS(name);
 
-CUresult cuMemsetD8_v2_ptds(CUdeviceptr dstDevice, unsigned char uc, size_t N)
-{
-    return fk_memset2d(dstDevice, 0, uc, 1, N, 1, NULL, 1);
-}
-FK_ALIAS(cuMemsetD8_v2_ptds);
+#define FK_MEMSET_ENTRIES(bits, T) \
+    FK_MEMSET_FN(cuMemsetD##bits##_v2, (CUdeviceptr d, T v, size_t n), \
+                 (d, 0, v, (int)sizeof(T), n, 1, NULL, 0)) \
+    FK_MEMSET_FN(cuMemsetD##bits##_v2_ptds, (CUdeviceptr d, T v, size_t n), \
+                 (d, 0, v, (int)sizeof(T), n, 1, NULL, 1)) \
+    FK_MEMSET_FN(cuMemsetD2D##bits##_v2, (CUdeviceptr d, size_t pitch, T v, size_t w, size_t h), \
+                 (d, pitch, v, (int)sizeof(T), w, h, NULL, 0)) \
+    FK_MEMSET_FN(cuMemsetD2D##bits##_v2_ptds, (CUdeviceptr d, size_t pitch, T v, size_t w, size_t h), \
+                 (d, pitch, v, (int)sizeof(T), w, h, NULL, 1)) \
+    FK_MEMSET_FN(cuMemsetD##bits##Async, (CUdeviceptr d, T v, size_t n, CUstream st), \
+                 (d, 0, v, (int)sizeof(T), n, 1, st, 0)) \
+    FK_MEMSET_FN(cuMemsetD##bits##Async_ptsz, (CUdeviceptr d, T v, size_t n, CUstream st), \
+                 (d, 0, v, (int)sizeof(T), n, 1, st, 1)) \
+    FK_MEMSET_FN(cuMemsetD2D##bits##Async, \
+                 (CUdeviceptr d, size_t pitch, T v, size_t w, size_t h, CUstream st), \
+                 (d, pitch, v, (int)sizeof(T), w, h, st, 0)) \
+    FK_MEMSET_FN(cuMemsetD2D##bits##Async_ptsz, \
+                 (CUdeviceptr d, size_t pitch, T v, size_t w, size_t h, CUstream st), \
+                 (d, pitch, v, (int)sizeof(T), w, h, st, 1))
 
-CUresult cuMemsetD2D8_v2(CUdeviceptr dstDevice, size_t dstPitch, unsigned char uc, size_t Width, size_t Height)
-{
-    return fk_memset2d(dstDevice, dstPitch, uc, 1, Width, Height, NULL, 0);
-}
-FK_ALIAS(cuMemsetD2D8_v2);
-
-CUresult cuMemsetD2D8_v2_ptds(CUdeviceptr dstDevice, size_t dstPitch, unsigned char uc, size_t Width, size_t Height)
-{
-    return fk_memset2d(dstDevice, dstPitch, uc, 1, Width, Height, NULL, 1);
-}
-FK_ALIAS(cuMemsetD2D8_v2_ptds);
-
-CUresult cuMemsetD8Async(CUdeviceptr dstDevice, unsigned char uc, size_t N, CUstream hStream)
-{
-    return fk_memset2d(dstDevice, 0, uc, 1, N, 1, hStream, 0);
-}
-FK_ALIAS(cuMemsetD8Async);
-
-CUresult cuMemsetD8Async_ptsz(CUdeviceptr dstDevice, unsigned char uc, size_t N, CUstream hStream)
-{
-    return fk_memset2d(dstDevice, 0, uc, 1, N, 1, hStream, 1);
-}
-FK_ALIAS(cuMemsetD8Async_ptsz);
-
-CUresult cuMemsetD2D8Async(CUdeviceptr dstDevice, size_t dstPitch, unsigned char uc, size_t Width, size_t Height,
-                          CUstream hStream)
-{
-    return fk_memset2d(dstDevice, dstPitch, uc, 1, Width, Height, hStream, 0);
-}
-FK_ALIAS(cuMemsetD2D8Async);
-
-CUresult cuMemsetD2D8Async_ptsz(CUdeviceptr dstDevice, size_t dstPitch, unsigned char uc, size_t Width, size_t Height,
-                               CUstream hStream)
-{
-    return fk_memset2d(dstDevice, dstPitch, uc, 1, Width, Height, hStream, 1);
-}
-FK_ALIAS(cuMemsetD2D8Async_ptsz);
-
-CUresult cuMemsetD16_v2(CUdeviceptr dstDevice, unsigned short us, size_t N)
-{
-    return fk_memset2d(dstDevice, 0, us, 2, N, 1, NULL, 0);
-}
-FK_ALIAS(cuMemsetD16_v2);
-
-CUresult cuMemsetD16_v2_ptds(CUdeviceptr dstDevice, unsigned short us, size_t N)
-{
-    return fk_memset2d(dstDevice, 0, us, 2, N, 1, NULL, 1);
-}
-FK_ALIAS(cuMemsetD16_v2_ptds);
-
-CUresult cuMemsetD2D16_v2(CUdeviceptr dstDevice, size_t dstPitch, unsigned short us, size_t Width, size_t Height)
-{
-    return fk_memset2d(dstDevice, dstPitch, us, 2, Width, Height, NULL, 0);
-}
-FK_ALIAS(cuMemsetD2D16_v2);
-
-CUresult cuMemsetD2D16_v2_ptds(CUdeviceptr dstDevice, size_t dstPitch, unsigned short us, size_t Width, size_t Height)
-{
-    return fk_memset2d(dstDevice, dstPitch, us, 2, Width, Height, NULL, 1);
-}
-FK_ALIAS(cuMemsetD2D16_v2_ptds);
-
-CUresult cuMemsetD16Async(CUdeviceptr dstDevice, unsigned short us, size_t N, CUstream hStream)
-{
-    return fk_memset2d(dstDevice, 0, us, 2, N, 1, hStream, 0);
-}
-FK_ALIAS(cuMemsetD16Async);
-
-CUresult cuMemsetD16Async_ptsz(CUdeviceptr dstDevice, unsigned short us, size_t N, CUstream hStream)
-{
-    return fk_memset2d(dstDevice, 0, us, 2, N, 1, hStream, 1);
-}
-FK_ALIAS(cuMemsetD16Async_ptsz);
-
-CUresult cuMemsetD2D16Async(CUdeviceptr dstDevice, size_t dstPitch, unsigned short us, size_t Width, size_t Height,
-                           CUstream hStream)
-{
-    return fk_memset2d(dstDevice, dstPitch, us, 2, Width, Height, hStream, 0);
-}
-FK_ALIAS(cuMemsetD2D16Async);
-
-CUresult cuMemsetD2D16Async_ptsz(CUdeviceptr dstDevice, size_t dstPitch, unsigned short us, size_t Width, size_t Height,
-                                CUstream hStream)
-{
-    return fk_memset2d(dstDevice, dstPitch, us, 2, Width, Height, hStream, 1);
-}
-FK_ALIAS(cuMemsetD2D16Async_ptsz);
-
-CUresult cuMemsetD32_v2(CUdeviceptr dstDevice, unsigned int ui, size_t N)
-{
-    return fk_memset2d(dstDevice, 0, ui, 4, N, 1, NULL, 0);
-}
-FK_ALIAS(cuMemsetD32_v2);
-
-CUresult cuMemsetD32_v2_ptds(CUdeviceptr dstDevice, unsigned int ui, size_t N)
-{
-    return fk_memset2d(dstDevice, 0, ui, 4, N, 1, NULL, 1);
-}
-FK_ALIAS(cuMemsetD32_v2_ptds);
-
-CUresult cuMemsetD2D32_v2(CUdeviceptr dstDevice, size_t dstPitch, unsigned int ui, size_t Width, size_t Height)
-{
-    return fk_memset2d(dstDevice, dstPitch, ui, 4, Width, Height, NULL, 0);
-}
-FK_ALIAS(cuMemsetD2D32_v2);
-
-CUresult cuMemsetD2D32_v2_ptds(CUdeviceptr dstDevice, size_t dstPitch, unsigned int ui, size_t Width, size_t Height)
-{
-    return fk_memset2d(dstDevice, dstPitch, ui, 4, Width, Height, NULL, 1);
-}
-FK_ALIAS(cuMemsetD2D32_v2_ptds);
-
-CUresult cuMemsetD32Async(CUdeviceptr dstDevice, unsigned int ui, size_t N, CUstream hStream)
-{
-    return fk_memset2d(dstDevice, 0, ui, 4, N, 1, hStream, 0);
-}
-FK_ALIAS(cuMemsetD32Async);
-
-CUresult cuMemsetD32Async_ptsz(CUdeviceptr dstDevice, unsigned int ui, size_t N, CUstream hStream)
-{
-    return fk_memset2d(dstDevice, 0, ui, 4, N, 1, hStream, 1);
-}
-FK_ALIAS(cuMemsetD32Async_ptsz);
-
-CUresult cuMemsetD2D32Async(CUdeviceptr dstDevice, size_t dstPitch, unsigned int ui, size_t Width, size_t Height,
-                           CUstream hStream)
-{
-    return fk_memset2d(dstDevice, dstPitch, ui, 4, Width, Height, hStream, 0);
-}
-FK_ALIAS(cuMemsetD2D32Async);
-
-CUresult cuMemsetD2D32Async_ptsz(CUdeviceptr dstDevice, size_t dstPitch, unsigned int ui, size_t Width, size_t Height,
-                                CUstream hStream)
-{
-    return fk_memset2d(dstDevice, dstPitch, ui, 4, Width, Height, hStream, 1);
-}
-FK_ALIAS(cuMemsetD2D32Async_ptsz);
+FK_MEMSET_ENTRIES(8, unsigned char)
+FK_MEMSET_ENTRIES(16, unsigned short)
+FK_MEMSET_ENTRIES(32, unsigned int)

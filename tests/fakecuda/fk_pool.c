@@ -9,6 +9,7 @@
  * the real driver's behaviour the shim must account for.
  */
 #include <stdlib.h>
+#include <string.h>
 
 #include "fk_internal.h"
 
@@ -266,37 +267,62 @@ CUresult cuMemPoolTrimTo(CUmemoryPool pool, size_t minBytesToKeep)
 }
 FK_ALIAS(cuMemPoolTrimTo);
 
-CUresult cuMemPoolSetAttribute(CUmemoryPool pool, CUmemPool_attribute attr, void *value)
+/*
+ * Shared by get and set: check the call, take fk_lock (held on success) and
+ * find where attribute attr of pool is kept (*at, *width bytes: int or
+ * uint64_t), *at = NULL for an attribute pools do not have.
+ */
+static CUresult fk_pool_attr_lock(CUmemoryPool pool, CUmemPool_attribute attr, const void *value, void **at,
+                                  size_t *width)
 {
     FK_GUARD();
     if (!pool || pool->magic != FK_MAGIC_POOL || !value)
         return CUDA_ERROR_INVALID_VALUE;
-    CUresult rc = CUDA_SUCCESS;
     pthread_mutex_lock(&fk_lock);
+    *width = sizeof(uint64_t);
     switch (attr) {
     case CU_MEMPOOL_ATTR_REUSE_FOLLOW_EVENT_DEPENDENCIES:
     case CU_MEMPOOL_ATTR_REUSE_ALLOW_OPPORTUNISTIC:
     case CU_MEMPOOL_ATTR_REUSE_ALLOW_INTERNAL_DEPENDENCIES:
-        pool->reuse[attr - 1] = *(int *)value;
+        *at = &pool->reuse[attr - 1];
+        *width = sizeof(int);
         break;
-    case CU_MEMPOOL_ATTR_RELEASE_THRESHOLD:
-        pool->threshold = *(cuuint64_t *)value;
-        break;
+    case CU_MEMPOOL_ATTR_RELEASE_THRESHOLD: *at = &pool->threshold; break;
+    case CU_MEMPOOL_ATTR_RESERVED_MEM_CURRENT: *at = &pool->reserved; break;
+    case CU_MEMPOOL_ATTR_RESERVED_MEM_HIGH: *at = &pool->reserved_high; break;
+    case CU_MEMPOOL_ATTR_USED_MEM_CURRENT: *at = &pool->used; break;
+    case CU_MEMPOOL_ATTR_USED_MEM_HIGH: *at = &pool->used_high; break;
+    default: *at = NULL;
+    }
+    return CUDA_SUCCESS;
+}
+
+CUresult cuMemPoolSetAttribute(CUmemoryPool pool, CUmemPool_attribute attr, void *value)
+{
+    void *at;
+    size_t width;
+    CUresult rc = fk_pool_attr_lock(pool, attr, value, &at, &width);
+    if (rc != CUDA_SUCCESS)
+        return rc;
+    switch (attr) {
     /* High watermarks can only be reset, to the current value, by writing 0. */
     case CU_MEMPOOL_ATTR_RESERVED_MEM_HIGH:
-        if (*(cuuint64_t *)value != 0)
-            rc = CUDA_ERROR_INVALID_VALUE;
-        else
-            pool->reserved_high = pool->reserved;
-        break;
     case CU_MEMPOOL_ATTR_USED_MEM_HIGH:
         if (*(cuuint64_t *)value != 0)
             rc = CUDA_ERROR_INVALID_VALUE;
         else
-            pool->used_high = pool->used;
+            *(uint64_t *)at = attr == CU_MEMPOOL_ATTR_USED_MEM_HIGH ? pool->used : pool->reserved;
+        break;
+    /* The current sizes are read-only. */
+    case CU_MEMPOOL_ATTR_RESERVED_MEM_CURRENT:
+    case CU_MEMPOOL_ATTR_USED_MEM_CURRENT:
+        rc = CUDA_ERROR_INVALID_VALUE;
         break;
     default:
-        rc = CUDA_ERROR_INVALID_VALUE;
+        if (at)
+            memcpy(at, value, width);
+        else
+            rc = CUDA_ERROR_INVALID_VALUE;
     }
     pthread_mutex_unlock(&fk_lock);
     return rc;
@@ -305,24 +331,15 @@ FK_ALIAS(cuMemPoolSetAttribute);
 
 CUresult cuMemPoolGetAttribute(CUmemoryPool pool, CUmemPool_attribute attr, void *value)
 {
-    FK_GUARD();
-    if (!pool || pool->magic != FK_MAGIC_POOL || !value)
-        return CUDA_ERROR_INVALID_VALUE;
-    CUresult rc = CUDA_SUCCESS;
-    pthread_mutex_lock(&fk_lock);
-    switch (attr) {
-    case CU_MEMPOOL_ATTR_REUSE_FOLLOW_EVENT_DEPENDENCIES:
-    case CU_MEMPOOL_ATTR_REUSE_ALLOW_OPPORTUNISTIC:
-    case CU_MEMPOOL_ATTR_REUSE_ALLOW_INTERNAL_DEPENDENCIES:
-        *(int *)value = pool->reuse[attr - 1];
-        break;
-    case CU_MEMPOOL_ATTR_RELEASE_THRESHOLD: *(cuuint64_t *)value = pool->threshold; break;
-    case CU_MEMPOOL_ATTR_RESERVED_MEM_CURRENT: *(cuuint64_t *)value = pool->reserved; break;
-    case CU_MEMPOOL_ATTR_RESERVED_MEM_HIGH: *(cuuint64_t *)value = pool->reserved_high; break;
-    case CU_MEMPOOL_ATTR_USED_MEM_CURRENT: *(cuuint64_t *)value = pool->used; break;
-    case CU_MEMPOOL_ATTR_USED_MEM_HIGH: *(cuuint64_t *)value = pool->used_high; break;
-    default: rc = CUDA_ERROR_INVALID_VALUE;
-    }
+    void *at;
+    size_t width;
+    CUresult rc = fk_pool_attr_lock(pool, attr, value, &at, &width);
+    if (rc != CUDA_SUCCESS)
+        return rc;
+    if (at)
+        memcpy(value, at, width);
+    else
+        rc = CUDA_ERROR_INVALID_VALUE;
     pthread_mutex_unlock(&fk_lock);
     return rc;
 }

@@ -15,6 +15,8 @@ import os
 import sys
 import threading
 
+from pystack_common import frames_of, setup
+
 CUDA = ctypes.CDLL("libcuda.so.1")
 CUDA_GIL = ctypes.PyDLL("libcuda.so.1")     # the same calls, GIL held
 CTHREAD = ctypes.CDLL(sys.argv[1])
@@ -22,14 +24,6 @@ CALLBACK = ctypes.CFUNCTYPE(None)
 MANIFEST = []
 P = ctypes.c_uint64()
 KB = 4096
-
-
-def frames_of(f):
-    out = []
-    while f is not None:
-        out.append([f.f_code.co_filename, f.f_code.co_qualname, f.f_lineno])
-        f = f.f_back
-    return out
 
 
 def note(case, size, rc, line):
@@ -43,15 +37,6 @@ def note(case, size, rc, line):
 def write_manifest():
     with open(os.environ["CP_MANIFEST"], "w") as f:
         json.dump(MANIFEST, f)
-
-
-def setup():
-    dev = ctypes.c_int()
-    ctx = ctypes.c_void_p()
-    assert CUDA.cuInit(0) == 0
-    assert CUDA.cuDeviceGet(ctypes.byref(dev), 0) == 0
-    assert CUDA.cuCtxCreate_v2(ctypes.byref(ctx), 0, dev) == 0
-    return ctx
 
 
 def case_nested():
@@ -130,7 +115,7 @@ def case_atexit():
 
 
 atexit.register(write_manifest)     # registered first: runs last
-ctx = setup()
+ctx = setup(CUDA)
 rc, line = CUDA.cuMemAlloc_v2(ctypes.byref(P), 1 * KB), sys._getframe().f_lineno
 note("module level", 1 * KB, rc, line)
 case_nested()

@@ -9,25 +9,11 @@ import json
 import os
 import sys
 
+from pystack_common import frames_of, setup
+
 CUDA = ctypes.CDLL("libcuda.so.1")
 P = ctypes.c_uint64()
 MANIFEST = []
-
-
-def frames_of(f):
-    out = []
-    while f is not None:
-        out.append([f.f_code.co_filename, f.f_code.co_qualname, f.f_lineno])
-        f = f.f_back
-    return out
-
-
-def setup():
-    dev = ctypes.c_int()
-    ctx = ctypes.c_void_p()
-    assert CUDA.cuInit(0) == 0
-    assert CUDA.cuDeviceGet(ctypes.byref(dev), 0) == 0
-    assert CUDA.cuCtxCreate_v2(ctypes.byref(ctx), 0, dev) == 0
 
 
 def alloc(case, size):
@@ -42,12 +28,12 @@ def done(role):
         json.dump(MANIFEST, f)
 
 
-setup()
+setup(CUDA)
 alloc("parent", 11 * 4096)
 pid = os.fork()
 if pid == 0:
     del MANIFEST[:]
-    setup()
+    setup(CUDA)
     alloc("child", 12 * 4096)
     done("child")
     os._exit(0)

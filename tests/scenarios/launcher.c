@@ -4,13 +4,11 @@
  * installation might); the workers allocate on the GPU.  Three traces read
  * together: the launcher's unused GPU is normal (info), not a warning.
  */
-#include <sys/wait.h>
-#include <unistd.h>
-
 #include "scenario.h"
 
-static void worker(void)
+static void worker(int rank)
 {
+    (void)rank;
     CUdeviceptr d;
     sc_start(0);
     CK(cuMemAlloc_v2(&d, 16 * MIB));
@@ -21,19 +19,5 @@ int main(void)
 {
     int v;
     CK(cuDriverGetVersion(&v));
-    pid_t kids[2];
-    for (int r = 0; r < 2; r++) {
-        kids[r] = fork();
-        if (kids[r] == 0) {
-            worker();
-            exit(0);
-        }
-    }
-    int bad = 0;
-    for (int r = 0; r < 2; r++) {
-        int st;
-        waitpid(kids[r], &st, 0);
-        bad |= !WIFEXITED(st) || WEXITSTATUS(st) != 0;
-    }
-    return bad;
+    return sc_fork_ranks(2, worker);
 }

@@ -6,19 +6,11 @@
 #ifndef SCENARIO_H
 #define SCENARIO_H
 
-#include <stdio.h>
-#include <stdlib.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "fake_api.h"
-
-#define CK(call)                                                                       \
-    do {                                                                               \
-        CUresult r_ = (call);                                                          \
-        if (r_ != CUDA_SUCCESS) {                                                      \
-            fprintf(stderr, "%s:%d: %s = %d\n", __FILE__, __LINE__, #call, (int)r_);   \
-            exit(10);                                                                  \
-        }                                                                              \
-    } while (0)
+#include "../progs/cp_test.h"   /* CK(): the same exit status as the shim's test programs */
 
 #define MIB ((size_t)1 << 20)
 
@@ -40,6 +32,27 @@ static inline CUfunction sc_kernel(const char *name)
     CK(cuModuleLoadData(&m, "scenario"));
     CK(cuModuleGetFunction(&f, m, name));
     return f;
+}
+
+/* Fork n processes (n <= 8) that each run rank(r) then exit 0, and wait for
+ * them: a launcher or a DDP job.  @return : 0 when every one exited 0, else 1. */
+static inline int sc_fork_ranks(int n, void (*rank)(int))
+{
+    pid_t kids[8];
+    for (int r = 0; r < n; r++) {
+        kids[r] = fork();
+        if (kids[r] == 0) {
+            rank(r);
+            exit(0);
+        }
+    }
+    int bad = 0;
+    for (int r = 0; r < n; r++) {
+        int st;
+        waitpid(kids[r], &st, 0);
+        bad |= !WIFEXITED(st) || WEXITSTATUS(st) != 0;
+    }
+    return bad;
 }
 
 #endif

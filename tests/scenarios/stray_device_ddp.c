@@ -5,8 +5,6 @@
  * One trace per rank.
  */
 #include <stdio.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include "scenario.h"
 
@@ -27,19 +25,5 @@ static void rank_main(int rank)
 
 int main(void)
 {
-    pid_t kids[2];
-    for (int r = 0; r < 2; r++) {
-        kids[r] = fork();
-        if (kids[r] == 0) {
-            rank_main(r);
-            exit(0);
-        }
-    }
-    int bad = 0;
-    for (int r = 0; r < 2; r++) {
-        int st;
-        waitpid(kids[r], &st, 0);
-        bad |= !WIFEXITED(st) || WEXITSTATUS(st) != 0;
-    }
-    return bad;
+    return sc_fork_ranks(2, rank_main);
 }

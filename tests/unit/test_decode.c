@@ -16,17 +16,8 @@
 #include <string.h>
 
 #include "cp_decode.h"
+#include "cp_unit.h"
 #include "test_decode_gen.h"
-
-#define CHECK(c, ...)                                                        \
-    do {                                                                     \
-        if (!(c)) {                                                          \
-            fprintf(stderr, "%s:%d: %s: ", __FILE__, __LINE__, #c);          \
-            fprintf(stderr, __VA_ARGS__);                                    \
-            fputc('\n', stderr);                                             \
-            exit(1);                                                         \
-        }                                                                    \
-    } while (0)
 
 static int streq(cp_str s, const char *z)
 {

@@ -18,6 +18,8 @@
 #include <limits.h>
 #include <unistd.h>
 
+#define CP_UNIT_COUNT
+#include "cp_unit.h"
 #include "test_stack_fakerec.h"
 #include "cp_modules.h"
 #include "cp_pystack.h"
@@ -30,15 +32,6 @@ const char *__asan_default_options(void)
 {
     return "detect_leaks=0";
 }
-
-static int g_fail;
-#define CHECK(c)                                                                 \
-    do {                                                                         \
-        if (!(c)) {                                                              \
-            printf("FAIL %s:%d: %s\n", __FILE__, __LINE__, #c);                  \
-            g_fail++;                                                            \
-        }                                                                        \
-    } while (0)
 
 static int g_walks, g_marks, g_with_gil;
 static int (*g_gil_check)(void);    /* PyGILState_Check */

@@ -11,17 +11,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#define CP_UNIT_COUNT
+#include "cp_unit.h"
 #include "test_stack_fakerec.h"
 #include "cp_stack.h"
-
-static int g_fail;
-#define CHECK(c)                                                                 \
-    do {                                                                         \
-        if (!(c)) {                                                              \
-            printf("FAIL %s:%d: %s\n", __FILE__, __LINE__, #c);                  \
-            g_fail++;                                                            \
-        }                                                                        \
-    } while (0)
 
 struct module { uint64_t base, size, off; char path[PATH_MAX]; char bid[130]; };
 

@@ -6,17 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cp_unit.h"
 #include "cp_varint.h"
-
-#define CHECK(c, ...)                                                        \
-    do {                                                                     \
-        if (!(c)) {                                                          \
-            fprintf(stderr, "%s:%d: %s: ", __FILE__, __LINE__, #c);          \
-            fprintf(stderr, __VA_ARGS__);                                    \
-            fputc('\n', stderr);                                             \
-            exit(1);                                                         \
-        }                                                                    \
-    } while (0)
 
 static void round_u(uint64_t v)
 {
