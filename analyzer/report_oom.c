@@ -234,6 +234,32 @@ static void cp_oom_torch_lines(cp_finding *f, const oom_ep *e)
                         cp_fmt_bytes(e->torch.pin[i].hole_bytes, b3, sizeof b3));
 }
 
+/* The two views joined: what filled the card, by who holds it.  PyTorch
+ * knows its tensors and its cache; the driver knows everything this process
+ * allocated (so the rest of it is cuBLAS/cuDNN workspaces, NCCL buffers and
+ * other allocators); the OOM snapshot knows what the device had left. */
+static void cp_oom_filled_by(cp_finding *f, const oom_ep *e)
+{
+    char b1[32], b2[32], b3[32], b4[32];
+    const cp_torch_dev *d = &e->torch.d;
+    uint64_t outside = cp_sub(e->held_total, d->reserved);
+    cp_finding_line(f, "What filled the card: PyTorch tensors %s, PyTorch's cache %s, this process "
+                    "outside PyTorch %s (library workspaces, NCCL, other allocators), outside this "
+                    "process %s.", cp_fmt_bytes(d->allocated, b1, sizeof b1),
+                    cp_fmt_bytes(cp_sub(d->reserved, d->allocated), b2, sizeof b2),
+                    cp_fmt_bytes(outside, b3, sizeof b3),
+                    e->have_oom ? cp_fmt_bytes(cp_oom_others(e), b4, sizeof b4) : "unknown");
+    cp_jb *b = &f->details;
+    cp_jb_key(b, "filled_by");
+    cp_jb_open(b, '{');
+    cp_jb_ku(b, "framework_tensors_bytes", d->allocated);
+    cp_jb_ku(b, "framework_cache_bytes", cp_sub(d->reserved, d->allocated));
+    cp_jb_ku(b, "process_outside_framework_bytes", outside);
+    if (e->have_oom)
+        cp_jb_ku(b, "outside_process_bytes", cp_oom_others(e));
+    cp_jb_close(b, '}');
+}
+
 void cp_oom_postmortem(cp_proc *p, const oom_ep *e, cp_report *rep)
 {
     char why[512], dn[192], b1[32], b2[32], b3[32], b4[32], b5[32];
@@ -294,8 +320,10 @@ void cp_oom_postmortem(cp_proc *p, const oom_ep *e, cp_report *rep)
                         cp_fmt_bytes(e->released, b1, sizeof b1));
     else
         cp_finding_line(f, "The program neither released memory nor retried.");
-    if (e->have_torch)
+    if (e->have_torch) {
         cp_oom_torch_lines(f, e);
+        cp_oom_filled_by(f, e);
+    }
     cp_finding_line(f, "Verdict: %s: %s.", cp_verdict_names[v], why);
     cp_oom_advice(p, f, e, v);
     cp_oom_json(p, f, e, v, why);
