@@ -249,29 +249,17 @@ static int cp_execl_common(const char *path, const char *arg0, va_list ap, int m
     return mode == 1 ? execvp(path, argv) : execv(path, argv);
 }
 
-CP_EXPORT int execl(const char *path, const char *arg, ...)
-{
-    va_list ap;
-    va_start(ap, arg);
-    int rc = cp_execl_common(path, arg, ap, 0);
-    va_end(ap);
-    return rc;
-}
-
-CP_EXPORT int execlp(const char *file, const char *arg, ...)
-{
-    va_list ap;
-    va_start(ap, arg);
-    int rc = cp_execl_common(file, arg, ap, 1);
-    va_end(ap);
-    return rc;
-}
-
-CP_EXPORT int execle(const char *path, const char *arg, ...)
-{
-    va_list ap;
-    va_start(ap, arg);
-    int rc = cp_execl_common(path, arg, ap, 2);
-    va_end(ap);
-    return rc;
-}
+/* execl, execlp and execle differ only in how the list ends (cp_execl_common
+ * reads envp after the NULL for execle, mode 2) and in the path search. */
+#define CP_EXECL(name, mode)                                    \
+    CP_EXPORT int name(const char *path, const char *arg, ...)  \
+    {                                                           \
+        va_list ap;                                             \
+        va_start(ap, arg);                                      \
+        int rc = cp_execl_common(path, arg, ap, mode);          \
+        va_end(ap);                                             \
+        return rc;                                              \
+    }
+CP_EXECL(execl, 0)
+CP_EXECL(execlp, 1)
+CP_EXECL(execle, 2)
