@@ -21,11 +21,14 @@
 
 /* A call site that runs at least this often may be inside a loop ... */
 #define CP_HOT_MIN 10
-/* ... when its occurrences are spread out: they span at least
+/* ... when the thread launched kernels between most of its occurrences
+ * (COPY and SYNC records carry the launches since the thread's previous
+ * one): a wait inside the compute loop.  One burst (moving a model to the
+ * GPU, saving a checkpoint) has no launches between its waits.  Traces
+ * without that field fall back on timing: the occurrences span at least
  * 1/CP_HOT_SPAN_DIV of the process's active CUDA time (first to last copy,
  * memset, synchronisation, allocation, free or launch count record), or
- * CUDA work at other sites came between most of them.  One burst (moving a
- * model to the GPU, saving a checkpoint) is neither. */
+ * CUDA work at other sites came between most of them. */
 #define CP_HOT_SPAN_DIV 10
 /* A pageable-async-copy site is worth a warning from this much on. */
 #define CP_PAC_MIN_NS 1000000ull
@@ -212,11 +215,21 @@ typedef struct blk_site {
     cp_agg_val a;
     uint64_t last_ts, last_seq;
     uint64_t interleaved;       /* gaps with other CUDA work between occurrences */
+    uint64_t gaps_known;        /* gaps whose launch count the trace gives */
+    uint64_t gaps_launched;     /* ... of them with kernel launches */
+    uint64_t last_tid, last_cum; /* the thread's launch total at the last occurrence */
 } blk_site;
+
+/* A thread's kernel launches so far, summed from its COPY/SYNC records. */
+typedef struct blk_cum {
+    uint64_t launches;
+    int known;
+} blk_cum;
 
 typedef struct cp_blk {
     cp_map agg;                 /* stack*8 + what -> blk_site */
     cp_map pend;                /* tid -> cp_pend */
+    cp_map cum;                 /* tid -> blk_cum */
     uint64_t seq;               /* work records seen */
     uint64_t first_ts, last_ts; /* of work records */
 } cp_blk;
@@ -224,13 +237,15 @@ typedef struct cp_blk {
 static const cp_state_map blk_maps[] = {
     CP_STATE_MAP(cp_blk, agg, blk_site),
     CP_STATE_MAP(cp_blk, pend, cp_pend),
+    CP_STATE_MAP(cp_blk, cum, blk_cum),
 };
 
 /* One wait at stack (what: 0 = a device-to-host copy, else the sync op),
  * that began when the work counter was at seq. */
 static void blk_add(cp_proc *p, cp_blk *s, uint64_t stack, uint64_t what, uint64_t bytes,
-                    uint64_t ns, uint64_t ts, uint64_t api, uint64_t seq)
+                    uint64_t ns, uint64_t ts, uint64_t api, uint64_t seq, uint64_t tid)
 {
+    const blk_cum *cum = cp_map_get(&s->cum, tid);
     int created;
     blk_site *b = cp_map_put(&s->agg, stack * 8 + (what & 7), &created);
     if (!b)
@@ -240,9 +255,16 @@ static void blk_add(cp_proc *p, cp_blk *s, uint64_t stack, uint64_t what, uint64
         b->a.stack = stack;
         const char *n = p->dec ? cp_dec_api_name(p->dec, api) : NULL;
         b->a.note = cp_sym_intern(n ? n : "?", n ? strlen(n) : 1);
-    } else if (seq > b->last_seq) {
-        b->interleaved++;
+    } else {
+        if (seq > b->last_seq)
+            b->interleaved++;
+        if (cum && cum->known && b->last_tid == tid) {
+            b->gaps_known++;
+            b->gaps_launched += cum->launches > b->last_cum;
+        }
     }
+    b->last_tid = tid;
+    b->last_cum = cum ? cum->launches : 0;
     b->a.count++;
     b->a.bytes += bytes;
     b->a.ns += ns;
@@ -257,6 +279,15 @@ static void blk_rec(cp_proc *p, void *st, const cp_record *r)
     if (!s->first_ts)
         s->first_ts = r->ts;
     s->last_ts = r->ts;
+    uint64_t l = r->type == CP_REC_COPY ? r->u.copy.launches
+               : r->type == CP_REC_SYNC ? r->u.sync.launches : CP_LAUNCHES_UNKNOWN;
+    if (l != CP_LAUNCHES_UNKNOWN) {
+        blk_cum *cum = cp_map_put(&s->cum, r->tid, NULL);
+        if (cum) {
+            cum->launches += l;
+            cum->known = 1;
+        }
+    }
     if (!cp_pend_ender(r))
         return;                 /* FREE, LAUNCH_COUNT: other work, nothing more */
     cp_pend *c = cp_map_get(&s->pend, r->tid);
@@ -267,7 +298,7 @@ static void blk_rec(cp_proc *p, void *st, const cp_record *r)
              * wait for results; an upload's wait is its data arriving. */
             if (c->dtoh)
                 blk_add(p, s, c->stack, 0, c->bytes, c->ns + r->ev.dur_ns, r->ts, c->api,
-                        c->seq);
+                        c->seq, r->tid);
             return;
         }
     }
@@ -284,10 +315,12 @@ static void blk_rec(cp_proc *p, void *st, const cp_record *r)
         if ((r->u.copy.flags & CP_CF_ASYNC) || !cp_is_dev_class(r->u.copy.src_class) ||
             !cp_is_host_class(r->u.copy.dst_class))
             return;
-        blk_add(p, s, r->ev.stack, 0, r->u.copy.bytes, r->ev.dur_ns, r->ts, r->ev.api, seq);
+        blk_add(p, s, r->ev.stack, 0, r->u.copy.bytes, r->ev.dur_ns, r->ts, r->ev.api, seq,
+                r->tid);
     } else if (r->type == CP_REC_SYNC && r->u.sync.op != CP_SYNC_GRAPH_LAUNCH) {
         /* (a graph launch is work submitted, not a wait) */
-        blk_add(p, s, r->ev.stack, r->u.sync.op, 0, r->ev.dur_ns, r->ts, r->ev.api, seq);
+        blk_add(p, s, r->ev.stack, r->u.sync.op, 0, r->ev.dur_ns, r->ts, r->ev.api, seq,
+                r->tid);
     }
 }
 
@@ -296,6 +329,8 @@ static int blk_hot(const cp_blk *s, const blk_site *b)
 {
     if (b->a.count < CP_HOT_MIN)
         return 0;
+    if (b->gaps_known * 2 >= b->a.count - 1)
+        return b->gaps_launched * 2 >= b->gaps_known;
     uint64_t active = s->last_ts - s->first_ts;
     uint64_t span = b->last_ts - b->a.first_ts;
     return span * CP_HOT_SPAN_DIV >= active || b->interleaved * 2 >= b->a.count - 1;

@@ -42,6 +42,9 @@ typedef struct cp_oom_proc {
     uint64_t pid, used_bytes;
 } cp_oom_proc;
 
+/* A COPY/SYNC `launches` field older writers did not append. */
+#define CP_LAUNCHES_UNKNOWN UINT64_MAX
+
 typedef struct cp_record {
     unsigned type;          /* enum cp_rec_type, or an unknown value */
     uint64_t ts;            /* absolute CLOCK_MONOTONIC ns of the writer */
@@ -97,6 +100,7 @@ typedef struct cp_record {
             uint64_t src_class;
             int64_t src_dev;
             uint64_t dst_ptr, src_ptr, flags, n_batch;
+            uint64_t launches;   /* CP_LAUNCHES_UNKNOWN in traces without it */
         } copy;
         struct { uint64_t dst_ptr, bytes, dst_class; int64_t dst_dev; } memset;
         struct { uint64_t op, target_ctx; int64_t target_dev; uint64_t flags; } ctx;
@@ -118,7 +122,7 @@ typedef struct cp_record {
             uint64_t requested, free, total, n_procs;
             const cp_oom_proc *procs;
         } oom;
-        struct { uint64_t op; } sync;
+        struct { uint64_t op, launches; } sync;
         struct { uint64_t child_pid; } fork;
         struct { cp_str path; int64_t errno_after; } exec;
         struct { uint64_t signo; int64_t code; uint64_t addr; } signal;

@@ -256,6 +256,9 @@ int cp__dec_fields(struct cp_scratch *s, cp_record *r, const char **why)
         GU(x->src_ptr);
         GU(x->flags);
         GU(x->n_batch);
+        x->launches = CP_LAUNCHES_UNKNOWN;
+        if (p < e)
+            GU(x->launches);
         return 0;
     }
     case CP_REC_MEMSET:
@@ -316,6 +319,9 @@ int cp__dec_fields(struct cp_scratch *s, cp_record *r, const char **why)
         return cp_f_oom(s, r, p, e, why);
     case CP_REC_SYNC:
         GU(r->u.sync.op);
+        r->u.sync.launches = CP_LAUNCHES_UNKNOWN;
+        if (p < e)
+            GU(r->u.sync.launches);
         return 0;
     case CP_REC_FORK:
         GU(r->u.fork.child_pid);

@@ -135,6 +135,8 @@ static void cp_dump_mem(FILE *f, const cp_dec *d, const cp_record *r)
         X("src_ptr", c->src_ptr);
         fprintf(f, " flags=%s", cp_copy_flags_str(c->flags, fl, sizeof fl));
         U("n_batch", c->n_batch);
+        if (c->launches != CP_LAUNCHES_UNKNOWN)
+            U("launches", c->launches);
         break;
     }
     case CP_REC_MEMSET:
@@ -175,6 +177,8 @@ static void cp_dump_ops(FILE *f, const cp_record *r)
                                              : r->type == CP_REC_VMM ? r->u.vmm.op
                                              : r->type == CP_REC_POOL ? r->u.pool.op
                                                                       : r->u.sync.op));
+    if (r->type == CP_REC_SYNC && r->u.sync.launches != CP_LAUNCHES_UNKNOWN)
+        U("launches", r->u.sync.launches);
     switch (r->type) {
     case CP_REC_CTX:
         X("target_ctx", r->u.ctx.target_ctx);

@@ -79,7 +79,9 @@ enum cp_rec_type {
      * driver's error. */
     CP_REC_FREE = 13,
     /* EV, u bytes, u dst_class, s dst_dev, u src_class, s src_dev,
-     * u dst_ptr, u src_ptr, u flags (enum cp_copy_flags), u n_batch */
+     * u dst_ptr, u src_ptr, u flags (enum cp_copy_flags), u n_batch,
+     * u launches: kernel launches this thread made since its previous COPY
+     * or SYNC record (tells a sync inside the compute loop from a burst) */
     CP_REC_COPY = 14,
     /* EV, u dst_ptr, u bytes, u dst_class, s dst_dev */
     CP_REC_MEMSET = 15,
@@ -101,7 +103,7 @@ enum cp_rec_type {
     /* EV (of the failed call), u requested, u free, u total,
      * u n_procs, (u pid, u used_bytes)[n_procs] */
     CP_REC_OOM = 22,
-    /* EV, u op (enum cp_sync_op) */
+    /* EV, u op (enum cp_sync_op), u launches (as in CP_REC_COPY) */
     CP_REC_SYNC = 23,
     /* u child_pid */
     CP_REC_FORK = 24,

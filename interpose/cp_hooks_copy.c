@@ -7,6 +7,7 @@
  * caller, and that time is the cost the report shows.
  */
 #include "cp_evt.h"
+#include "cp_launch.h"
 
 /* How an API declares an endpoint. */
 enum { CP_EP_DEVICE = 0, CP_EP_HOST = 1, CP_EP_UNIFIED = 2, CP_EP_ARRAY = 3 };
@@ -34,7 +35,7 @@ static void cp_copy_rec(const cp_call *c, const cp_where *w, CUstream s, cp_ep d
     cp_ep_classify(&src, w, &sc, &sd);
     if (cp_ev_capturing())
         flags |= CP_CF_CAPTURING;
-    uint8_t *p = cp_ev_begin(CP_REC_COPY, c, w, s, 9 * CP_VARINT_MAX);
+    uint8_t *p = cp_ev_begin(CP_REC_COPY, c, w, s, 10 * CP_VARINT_MAX);
     if (!p)
         return;
     p = cp_put_u(p, bytes);
@@ -46,6 +47,7 @@ static void cp_copy_rec(const cp_call *c, const cp_where *w, CUstream s, cp_ep d
     p = cp_put_u(p, src.addr);
     p = cp_put_u(p, flags);
     p = cp_put_u(p, n_batch);
+    p = cp_put_u(p, cp_launch_take());
     cp_rec_commit(p);
 }
 

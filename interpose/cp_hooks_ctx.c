@@ -185,10 +185,11 @@ static void cp_sync_ev(const cp_call *c, int op, CUstream s)
 {
     cp_where w;
     cp_ev_ctx(&w, 1);
-    uint8_t *p = cp_ev_begin(CP_REC_SYNC, c, &w, s, CP_VARINT_MAX);
+    uint8_t *p = cp_ev_begin(CP_REC_SYNC, c, &w, s, 2 * CP_VARINT_MAX);
     if (!p)
         return;
     p = cp_put_u(p, (uint64_t)op);
+    p = cp_put_u(p, cp_launch_take());
     cp_rec_commit(p);
 }
 

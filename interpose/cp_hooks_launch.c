@@ -33,6 +33,7 @@ typedef struct cp_lc_table {
 } cp_lc_table;
 
 static __thread cp_lc_table *cp_tls_lc;
+static __thread uint64_t cp_tls_launches;   /* since the last COPY/SYNC record */
 static _Atomic(cp_lc_table *) cp_lc_all;
 static pthread_mutex_t cp_lc_emit_lock = PTHREAD_MUTEX_INITIALIZER;
 
@@ -164,8 +165,16 @@ void cp_launch_flush(void)
     pthread_mutex_unlock(&cp_lc_emit_lock);
 }
 
+uint64_t cp_launch_take(void)
+{
+    uint64_t n = cp_tls_launches;
+    cp_tls_launches = 0;
+    return n;
+}
+
 static inline void cp_lc_count(uint32_t api, const void *func)
 {
+    cp_tls_launches++;
     cp_lc_table *t = cp_lc_mine();
     if (!t)
         return;

@@ -10,6 +10,10 @@
  *  (CP_REC_LAUNCH_COUNT).  Called at flush points (exit, OOM) by the shim. */
 void cp_launch_flush(void);
 
+/*! cp_launch_take() : kernel launches the calling thread made since the
+ *  previous call, and reset the count (for COPY and SYNC records). */
+uint64_t cp_launch_take(void);
+
 /*! cp_launch_name_set() / cp_launch_name() : kernel names by CUfunction or
  *  CUkernel handle, learned when the program looks them up. */
 void cp_launch_name_set(const void *handle, const char *name);

@@ -36,7 +36,7 @@ __attribute__((visibility("hidden"))) void *cp_real_dlopen_ptr;
 
 static _Atomic unsigned cp_routes[CP_ID_COUNT];
 
-static void *cp_glibc_sym(const char *name)
+CP_NO_SANITIZE static void *cp_glibc_sym(const char *name)
 {
     /* glibc >= 2.34 names them @GLIBC_2.34; older ones and the x86-64
      * compatibility aliases are @GLIBC_2.2.5, aarch64 @GLIBC_2.17.  dlvsym is
@@ -51,7 +51,7 @@ static void *cp_glibc_sym(const char *name)
 }
 
 __attribute__((visibility("hidden"))) void cp_resolve_init(void);
-void cp_resolve_init(void)
+CP_NO_SANITIZE void cp_resolve_init(void)
 {
     if (!__atomic_load_n(&cp_real_dlsym_ptr, __ATOMIC_ACQUIRE))
         __atomic_store_n(&cp_real_dlsym_ptr, cp_glibc_sym("dlsym"), __ATOMIC_RELEASE);
@@ -71,7 +71,7 @@ static void *cp_real_dlopen(const char *file, int flags)
     return ((cp_dlopen_fn)cp_real_dlopen_ptr)(file, flags);
 }
 
-static int cp_is_libcuda_path(const char *path)
+CP_NO_SANITIZE static int cp_is_libcuda_path(const char *path)
 {
     if (!path)
         return 0;
@@ -140,7 +140,7 @@ static void *cp_substitute(void *real, int route)
     return cp_wrapper_fn((uint32_t)id);
 }
 
-static int cp_is_resolver_name(const char *name)
+CP_NO_SANITIZE static int cp_is_resolver_name(const char *name)
 {
     return strcmp(name, "cuGetProcAddress") == 0 || strcmp(name, "cuGetProcAddress_v2") == 0;
 }
@@ -151,7 +151,7 @@ static int cp_is_resolver_name(const char *name)
  * call to cp_dlsym_hook, zero jumps to glibc's dlsym with the caller's own
  * return address (RTLD_NEXT and namespaces keep working). */
 __attribute__((visibility("hidden"))) int cp_dlsym_wants(void *handle, const char *name);
-int cp_dlsym_wants(void *handle, const char *name)
+CP_NO_SANITIZE int cp_dlsym_wants(void *handle, const char *name)
 {
     cp_resolve_init();
     if (handle == RTLD_NEXT || !name || name[0] != 'c')
@@ -174,7 +174,7 @@ void *cp_dlsym_hook(void *handle, const char *name)
 /* --- dlopen ---------------------------------------------------------------- */
 
 __attribute__((visibility("hidden"))) int cp_dlopen_wants(const char *file, int flags);
-int cp_dlopen_wants(const char *file, int flags)
+CP_NO_SANITIZE int cp_dlopen_wants(const char *file, int flags)
 {
     (void)flags;
     cp_resolve_init();

@@ -164,7 +164,7 @@ void *cp_real_fn(uint32_t id)
 static int16_t cp_hash[CP_HASH_SLOTS];
 static atomic_int cp_hash_state;
 
-static uint32_t cp_fnv1a(const char *s)
+CP_NO_SANITIZE static uint32_t cp_fnv1a(const char *s)
 {
     uint32_t h = 2166136261u;
     while (*s)
@@ -172,7 +172,7 @@ static uint32_t cp_fnv1a(const char *s)
     return h;
 }
 
-static void cp_hash_build(void)
+CP_NO_SANITIZE static void cp_hash_build(void)
 {
     int expect = 0;
     if (!atomic_compare_exchange_strong(&cp_hash_state, &expect, 1)) {
@@ -190,7 +190,7 @@ static void cp_hash_build(void)
     atomic_store(&cp_hash_state, 2);
 }
 
-int cp_api_lookup(const char *elf_name)
+CP_NO_SANITIZE int cp_api_lookup(const char *elf_name)
 {
     if (atomic_load_explicit(&cp_hash_state, memory_order_acquire) != 2)
         cp_hash_build();

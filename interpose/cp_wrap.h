@@ -12,6 +12,11 @@
 
 #define CP_EXPORT __attribute__((visibility("default")))
 
+/* For code that can run inside a sanitizer's own start-up (its interceptors
+ * call dlsym before the sanitizer runtime is ready): never instrumented, so
+ * that a sanitizer build of the shim can be preloaded behind the runtime. */
+#define CP_NO_SANITIZE __attribute__((no_sanitize("address", "undefined", "thread")))
+
 /* CP_M_EV: timed, the hook runs after the call.  CP_M_LITE: untimed.
  * CP_M_PRE (frees): the hook runs BEFORE the call, as if it will succeed, so
  * that the record is in the trace before another thread can be handed the

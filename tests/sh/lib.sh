@@ -5,6 +5,9 @@ set -u
 B=${B:-build}
 case "$B" in /*) ;; *) B="$ROOT/$B" ;; esac
 SHIM="$B/libcuprobe.so"
+# What a test preloads: the shim, behind a sanitizer runtime when
+# CUPROBE_TEST_PRELOAD names one (make check-san).
+PRELOAD="${CUPROBE_TEST_PRELOAD:+$CUPROBE_TEST_PRELOAD }$SHIM"
 FAKE_DIR="$B/fakecuda"
 ANA="$B/cuprobe-analyze"
 CUPROBE="$B/cuprobe"

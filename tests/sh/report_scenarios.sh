@@ -50,7 +50,7 @@ for exp in tests/scenarios/*.expected; do
         envs="$envs SC_C10=$dir/libc10_cuda.so"
     fi
     # shellcheck disable=SC2086  # word splitting of VAR=value pairs is wanted
-    env $envs CUPROBE_OUTPUT="$dir/t-%p.trace" LD_PRELOAD="$SHIM" \
+    env $envs CUPROBE_OUTPUT="$dir/t-%p.trace" LD_PRELOAD="$PRELOAD" \
         LD_LIBRARY_PATH="$libpath" "$prog" >"$dir/out" 2>&1
     rc=$?
     [ $rc -eq 0 ] || { cat "$dir/out"; fail "program exited $rc"; continue; }

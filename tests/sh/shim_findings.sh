@@ -3,7 +3,7 @@
 # its snapshot.
 . "$ROOT/tests/sh/lib.sh"
 export LD_LIBRARY_PATH="$FAKE_DIR"
-FAKECUDA_DEVICES=2 CUPROBE_OUTPUT="$TMP/x-%p.trace" LD_PRELOAD="$SHIM" \
+FAKECUDA_DEVICES=2 CUPROBE_OUTPUT="$TMP/x-%p.trace" LD_PRELOAD="$PRELOAD" \
     "$B/tests/progs/shim_xdev" >/dev/null || die "xdev run failed"
 "$ANA" dump "$TMP"/x-*.trace >"$TMP/x.txt" || die "xdev trace incomplete"
 expect_grep '^XDEV .*api=cuLaunchKernel .*dev=0 .*param_index=0 .*ptr_dev=1 .*func_name="fake_fill_u32"' "$TMP/x.txt"
@@ -11,12 +11,12 @@ expect_grep '^XDEV .*api=cuLaunchKernel .*dev=0 .*param_index=0 .*ptr_dev=1 .*fu
 xs=$(sed -n 's/^XDEV .* stack=\([0-9]*\) .*/\1/p' "$TMP/x.txt")
 [ "$xs" != 0 ] || die "the XDEV finding has no call site"
 
-FAKECUDA_DEVICES=2 CUPROBE_OUTPUT="$TMP/c-%p.trace" LD_PRELOAD="$SHIM" \
+FAKECUDA_DEVICES=2 CUPROBE_OUTPUT="$TMP/c-%p.trace" LD_PRELOAD="$PRELOAD" \
     "$B/tests/progs/shim_xdev" clean >/dev/null || die "clean run failed"
 "$ANA" dump "$TMP"/c-*.trace >"$TMP/c.txt" || die "clean trace incomplete"
 expect_no_grep '^XDEV' "$TMP/c.txt"
 
-FAKECUDA_MEM=1G CUPROBE_OUTPUT="$TMP/o-%p.trace" LD_PRELOAD="$SHIM" "$B/tests/progs/shim_oom" >"$TMP/o.out" \
+FAKECUDA_MEM=1G CUPROBE_OUTPUT="$TMP/o-%p.trace" LD_PRELOAD="$PRELOAD" "$B/tests/progs/shim_oom" >"$TMP/o.out" \
     || die "oom run failed"
 "$ANA" dump "$TMP"/o-*.trace >"$TMP/o.txt" || die "oom trace incomplete"
 fitted=$(sed -n 's/fitted \([0-9]*\) .*/\1/p' "$TMP/o.out")

@@ -3,7 +3,7 @@
 . "$ROOT/tests/sh/lib.sh"
 export LD_LIBRARY_PATH="$FAKE_DIR"
 "$B/tests/progs/shim_kinds" >"$TMP/plain" || die "plain run failed"
-CUPROBE_OUTPUT="$TMP/k-%p.trace" LD_PRELOAD="$SHIM" "$B/tests/progs/shim_kinds" >"$TMP/traced" \
+CUPROBE_OUTPUT="$TMP/k-%p.trace" LD_PRELOAD="$PRELOAD" "$B/tests/progs/shim_kinds" >"$TMP/traced" \
     || die "traced run failed"
 cmp -s "$TMP/plain" "$TMP/traced" || die "results changed under the shim"
 "$ANA" dump "$TMP"/k-*.trace >"$TMP/d" || die "trace incomplete"

@@ -3,7 +3,7 @@
 . "$ROOT/tests/sh/lib.sh"
 export LD_LIBRARY_PATH="$FAKE_DIR"
 P="$B/tests/progs/shim_lifecycle"
-run() { CUPROBE_OUTPUT="$TMP/$1/t-%p.trace" LD_PRELOAD="$SHIM" "$P" "$@"; }
+run() { CUPROBE_OUTPUT="$TMP/$1/t-%p.trace" LD_PRELOAD="$PRELOAD" "$P" "$@"; }
 
 mkdir -p "$TMP/fork-cuda" "$TMP/fork-nocuda" "$TMP/exec" "$TMP/_exit" "$TMP/loop" "$TMP/segv"
 run fork-cuda >/dev/null || die "fork-cuda failed"
@@ -31,7 +31,7 @@ run _exit; rc=$?
 expect_grep '^END .*reason=_exit status=3' "$TMP/_exit.txt"
 
 # SIGKILL: nothing can run, the file must decode up to the last timed flush.
-( CUPROBE_FLUSH_MS=50 CUPROBE_OUTPUT="$TMP/loop/t-%p.trace" LD_PRELOAD="$SHIM" exec "$P" loop ) >"$TMP/loop.out" &
+( CUPROBE_FLUSH_MS=50 CUPROBE_OUTPUT="$TMP/loop/t-%p.trace" LD_PRELOAD="$PRELOAD" exec "$P" loop ) >"$TMP/loop.out" &
 pid=$!
 i=0; while ! grep -q ready "$TMP/loop.out" 2>/dev/null && [ $i -lt 100 ]; do sleep 0.1; i=$((i+1)); done
 sleep 0.3

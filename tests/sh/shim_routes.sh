@@ -6,7 +6,7 @@ P="$B/tests/progs"
 for mode in plt dlsym gpa gpa1 ptsz; do
     if [ $mode = plt ]; then prog="$P/shim_routes_plt"; arg=""; else prog="$P/shim_routes"; arg=$mode; fi
     $prog $arg >"$TMP/plain.$mode" || die "$mode: plain run failed"
-    CUPROBE_OUTPUT="$TMP/$mode-%p.trace" LD_PRELOAD="$SHIM" $prog $arg >"$TMP/traced.$mode" 2>"$TMP/err.$mode" \
+    CUPROBE_OUTPUT="$TMP/$mode-%p.trace" LD_PRELOAD="$PRELOAD" $prog $arg >"$TMP/traced.$mode" 2>"$TMP/err.$mode" \
         || die "$mode: traced run failed: $(cat "$TMP/err.$mode")"
     cmp -s "$TMP/plain.$mode" "$TMP/traced.$mode" || die "$mode: output changed under the shim"
     [ ! -s "$TMP/err.$mode" ] || die "$mode: the shim wrote to stderr: $(cat "$TMP/err.$mode")"

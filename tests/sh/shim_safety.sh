@@ -6,7 +6,7 @@
 export LD_LIBRARY_PATH="$FAKE_DIR"
 P="$B/tests/progs/shim_routes"
 "$P" dlsym >"$TMP/plain" || die "plain run failed"
-CUPROBE_OUTPUT=/nonexistent-dir/x-%p.trace LD_PRELOAD="$SHIM" "$P" dlsym >"$TMP/out" 2>"$TMP/err" \
+CUPROBE_OUTPUT=/nonexistent-dir/x-%p.trace LD_PRELOAD="$PRELOAD" "$P" dlsym >"$TMP/out" 2>"$TMP/err" \
     || die "program failed when the output was unwritable"
 cmp -s "$TMP/plain" "$TMP/out" || die "results changed with an unwritable output"
 [ "$(grep -c cuprobe "$TMP/err")" = 1 ] || die "expected exactly one warning, got: $(cat "$TMP/err")"
@@ -15,7 +15,7 @@ expect_grep '/nonexistent-dir/x-[0-9]+\.trace' "$TMP/err"
 # No driver at all: the program's own dlopen fails as it would, and the
 # trace says what the loader said.
 mkdir "$TMP/empty"
-LD_LIBRARY_PATH="$TMP/empty" CUPROBE_OUTPUT="$TMP/n-%p.trace" LD_PRELOAD="$SHIM" "$P" dlsym \
+LD_LIBRARY_PATH="$TMP/empty" CUPROBE_OUTPUT="$TMP/n-%p.trace" LD_PRELOAD="$PRELOAD" "$P" dlsym \
     >/dev/null 2>"$TMP/nerr"; rc=$?
 [ $rc = 12 ] || die "without libcuda the program must fail its own way (12), got $rc"
 expect_grep 'dlopen: libcuda.so.1: cannot open shared object file' "$TMP/nerr"
@@ -23,7 +23,7 @@ expect_grep 'dlopen: libcuda.so.1: cannot open shared object file' "$TMP/nerr"
 expect_grep '^DLOPEN .*requested="libcuda.so.1" .*ok=0 .*error="libcuda.so.1: cannot open shared object file.*lib_kind=not_found' "$TMP/n.txt"
 
 # A stub-like driver: every call says CUDA_ERROR_STUB_LIBRARY.
-FAKECUDA_STUB=1 CUPROBE_OUTPUT="$TMP/s-%p.trace" LD_PRELOAD="$SHIM" "$B/tests/progs/shim_routes_plt" \
+FAKECUDA_STUB=1 CUPROBE_OUTPUT="$TMP/s-%p.trace" LD_PRELOAD="$PRELOAD" "$B/tests/progs/shim_routes_plt" \
     >/dev/null 2>&1
 "$ANA" dump "$TMP"/s-*.trace >"$TMP/s.txt" || die "stub trace incomplete"
 expect_grep '^CALL .*api=cuInit result=34' "$TMP/s.txt"

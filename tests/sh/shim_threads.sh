@@ -1,7 +1,7 @@
 # shim_threads.sh - 16 threads x 200 rounds: nothing lost, nothing doubled.
 . "$ROOT/tests/sh/lib.sh"
 export LD_LIBRARY_PATH="$FAKE_DIR"
-CUPROBE_OUTPUT="$TMP/t-%p.trace" LD_PRELOAD="$SHIM" "$B/tests/progs/shim_threads" >"$TMP/out" \
+CUPROBE_OUTPUT="$TMP/t-%p.trace" LD_PRELOAD="$PRELOAD" "$B/tests/progs/shim_threads" >"$TMP/out" \
     || die "program failed: $(cat "$TMP/out")"
 expect_grep 'threads ok: 16 x 200' "$TMP/out"
 "$ANA" dump "$TMP"/t-*.trace >"$TMP/d" || die "trace incomplete"
