@@ -137,11 +137,18 @@ test: all
 	$(Q)B=$(B) sh tests/run.sh
 
 .PHONY: check-san
-## check-san: ASan+UBSan and TSan builds (build-san-*/), unit and fake-driver tests under each
+## check-san: ASan+UBSan and TSan builds (build-san-*/): unit and fake-driver tests under both,
+##   and the shim tests with the ASan shim preloaded behind the ASan runtime
 check-san:
 	$(Q)$(MAKE) -s SAN=address,undefined all
 	$(Q)B=build-san-address-undefined TESTS=unit ASAN_OPTIONS=detect_leaks=0 sh tests/run.sh
 	$(Q)B=build-san-address-undefined TESTS=fake ASAN_OPTIONS=detect_leaks=0 sh tests/run.sh
+	$(Q)B=build-san-address-undefined TESTS=shim_ TESTS_SKIP="shim_safety shim_cudart" \
+	    CUPROBE_TEST_PRELOAD=$$($(CC) -print-file-name=libasan.so) \
+	    ASAN_OPTIONS=detect_leaks=0:handle_segv=0 sh tests/run.sh
+	$(Q)B=build-san-address-undefined TESTS=report_scenarios \
+	    CUPROBE_TEST_PRELOAD=$$($(CC) -print-file-name=libasan.so) \
+	    ASAN_OPTIONS=detect_leaks=0:handle_segv=0 sh tests/run.sh
 	$(Q)$(MAKE) -s SAN=thread all
 	$(Q)B=build-san-thread TESTS=unit TSAN_OPTIONS=halt_on_error=1 sh tests/run.sh
 

@@ -4,7 +4,8 @@
 # A test is either a unit binary ($B/tests/unit/test_*) or a shell script
 # (tests/sh/*.sh).  Exit 0 = pass, 77 = skipped (says why on stdout),
 # anything else = fail.  Each runs with a timeout, its output is kept in
-# $B/test-logs/ and shown on failure.  TESTS="pattern" selects by name.
+# $B/test-logs/ and shown on failure.  TESTS="pattern" selects by name,
+# TESTS_SKIP="pattern ..." leaves out what matches any of them.
 B=${B:-build}
 export B
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
@@ -15,6 +16,9 @@ pass=0; fail=0; skip=0; failed=""
 run_one() {
     name=$1; shift
     case "$name" in *${TESTS:-}*) ;; *) return ;; esac
+    for skip_ in ${TESTS_SKIP:-}; do
+        case "$name" in *$skip_*) return ;; esac
+    done
     log="$LOGS/$name.log"
     mkdir -p "$(dirname "$log")"
     timeout "${TEST_TIMEOUT:-300}" "$@" >"$log" 2>&1
