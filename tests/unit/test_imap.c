@@ -1,0 +1,66 @@
+// link: build/interpose/cp_imap.o
+/*
+ * test_imap.c - cuprobe's interval maps (interpose/cp_imap.c): containment
+ * lookups, exact removal, replacement of stale overlapping ranges, the
+ * per-device mask that gates the launch check, and 4 threads at once.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+
+#include "cp_imap.h"
+#include "cp_unit.h"
+
+static cp_range R(uint64_t base, uint64_t size, int dev)
+{
+    cp_range r = { .base = base, .size = size, .dev = dev, .mclass = 1, .kind = 1 };
+    return r;
+}
+
+static void *worker(void *arg)
+{
+    uint64_t base = 0x100000000ull * (1 + (uintptr_t)arg);
+    for (int i = 0; i < 20000; i++) {
+        cp_range r = R(base + (uint64_t)(i % 64) * 4096, 4096, (int)(uintptr_t)arg);
+        cp_range got;
+        CHECK(cp_imap_insert(CP_IMAP_DEV, &r) == 0, "insert");
+        CHECK(cp_imap_find(CP_IMAP_DEV, r.base + 100, &got) == 0 && got.base == r.base, "find own");
+        CHECK(cp_imap_remove(CP_IMAP_DEV, r.base, NULL) == 0, "remove own");
+    }
+    return NULL;
+}
+
+int main(void)
+{
+    cp_range got;
+    cp_range a = R(0x1000, 0x1000, 0), b = R(0x3000, 0x2000, 1);
+    CHECK(cp_imap_insert(CP_IMAP_DEV, &a) == 0, "insert a");
+    CHECK(cp_imap_insert(CP_IMAP_DEV, &b) == 0, "insert b");
+    CHECK(cp_imap_find(CP_IMAP_DEV, 0x1000, &got) == 0 && got.base == 0x1000, "first byte");
+    CHECK(cp_imap_find(CP_IMAP_DEV, 0x1fff, &got) == 0 && got.base == 0x1000, "last byte");
+    CHECK(cp_imap_find(CP_IMAP_DEV, 0x2000, &got) == -ENOENT, "one past the end");
+    CHECK(cp_imap_find(CP_IMAP_DEV, 0x4abc, &got) == 0 && got.dev == 1, "interior of b");
+    CHECK(cp_imap_find(CP_IMAP_HOST, 0x1000, &got) == -ENOENT, "maps are separate");
+    CHECK(cp_imap_dev_mask() == 3, "devices 0 and 1 hold memory");
+    /* Only the exact base frees a range. */
+    CHECK(cp_imap_remove(CP_IMAP_DEV, 0x3100, NULL) == -ENOENT, "interior is not a base");
+    CHECK(cp_imap_remove(CP_IMAP_DEV, 0x3000, &got) == 0 && got.size == 0x2000, "remove b");
+    CHECK(cp_imap_dev_mask() == 1, "device 1 no longer holds memory");
+    /* A range whose free we never saw is replaced by a new one over it. */
+    cp_range c = R(0x1800, 0x100, 2);
+    CHECK(cp_imap_insert(CP_IMAP_DEV, &c) == 0, "insert over a stale range");
+    CHECK(cp_imap_find(CP_IMAP_DEV, 0x1000, &got) == -ENOENT, "stale range dropped");
+    CHECK(cp_imap_find(CP_IMAP_DEV, 0x1850, &got) == 0 && got.dev == 2, "new range found");
+    CHECK(cp_imap_dev_mask() == 4, "mask follows the replacement");
+    CHECK(cp_imap_remove(CP_IMAP_DEV, 0x1800, NULL) == 0, "remove c");
+    CHECK(cp_imap_dev_mask() == 0, "nothing held");
+
+    pthread_t t[4];
+    for (uintptr_t i = 0; i < 4; i++)
+        pthread_create(&t[i], NULL, worker, (void *)i);
+    for (int i = 0; i < 4; i++)
+        pthread_join(t[i], NULL);
+    CHECK(cp_imap_dev_mask() == 0, "all threads' ranges removed");
+    printf("imap ok\n");
+    return 0;
+}
