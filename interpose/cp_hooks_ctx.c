@@ -2,11 +2,25 @@
  * cp_hooks_ctx.c - initialisation, contexts, streams, captures and
  * synchronisation.
  */
+#include <pthread.h>
+
 #include "cp_evt.h"
 #include "cp_imap.h"
 #include "cp_launch.h"
 
 void cp_devinfo_on_new_file(void);
+void cp_devinfo_after_fork(void);
+
+/* A forked child: only the forking thread exists, any lock another thread
+ * held at the fork stays held, and the parent's live memory is not the
+ * child's (CUDA state is not inherited; a child that uses CUDA starts
+ * over).  Start every shim-side table afresh. */
+static void cp_hooks_atfork_child(void)
+{
+    cp_imap_reset();
+    cp_launch_after_fork();
+    cp_devinfo_after_fork();
+}
 
 /* Registered before main: every trace file (a forked child's too) repeats
  * the environment section. */
@@ -15,6 +29,7 @@ __attribute__((constructor(200))) static void cp_hooks_ctx_init(void)
     cp_rec_on_new_file(cp_devinfo_on_new_file);
     /* Launch counts live in per-thread counters until a flush or the end. */
     cp_rec_on_flush(cp_launch_flush);
+    pthread_atfork(NULL, NULL, cp_hooks_atfork_child);
 }
 
 void cp_hook_init(cp_call *c, unsigned int Flags)

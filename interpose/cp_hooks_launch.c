@@ -157,6 +157,19 @@ static void cp_lc_emit_table(cp_lc_table *t)
     }
 }
 
+void cp_launch_after_fork(void)
+{
+    pthread_mutex_init(&cp_lc_emit_lock, NULL);
+    cp_lc_table *t = cp_tls_lc;
+    if (t) {
+        for (unsigned i = 0; i < CP_LC_SLOTS; i++)
+            atomic_store(&t->slot[i].pending, 0);
+        t->next = NULL;
+    }
+    atomic_store(&cp_lc_all, t);
+    cp_tls_launches = 0;
+}
+
 void cp_launch_flush(void)
 {
     pthread_mutex_lock(&cp_lc_emit_lock);

@@ -14,6 +14,11 @@ void cp_launch_flush(void);
  *  previous call, and reset the count (for COPY and SYNC records). */
 uint64_t cp_launch_take(void);
 
+/*! cp_launch_after_fork() : in a forked child: forget the other threads'
+ *  counters (they do not exist here) and the parent's pending counts, and
+ *  re-initialise the lock another thread may have held at the fork. */
+void cp_launch_after_fork(void);
+
 /*! cp_launch_name_set() / cp_launch_name() : kernel names by CUfunction or
  *  CUkernel handle, learned when the program looks them up. */
 void cp_launch_name_set(const void *handle, const char *name);
