@@ -1,0 +1,27 @@
+#!/bin/sh
+# bench/compare_shims.sh - before/after numbers for a hot-path change: the
+# added cost per call of two builds of libcuprobe.so, measured as
+# alternating runs (plain, old, new) x PAIRS in one sitting on the fake
+# driver; prints medians.  Build the old one from a worktree, e.g.
+#   git worktree add /tmp/before REV && make -C /tmp/before build/libcuprobe.so
+#   sh bench/compare_shims.sh /tmp/before/build/libcuprobe.so build/libcuprobe.so
+OLD=$1; NEW=$2; ITER=${3:-1000000}; PAIRS=${4:-7}
+B=${B:-build}
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+export LD_LIBRARY_PATH="$B/fakecuda${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+i=0
+while [ $i -lt "$PAIRS" ]; do
+    "$B/bench/bench_calls" "$ITER" >>"$T/plain" || exit 1
+    CUPROBE_OUTPUT="$T/t-%p.trace" LD_PRELOAD="$OLD" "$B/bench/bench_calls" "$ITER" >>"$T/old" || exit 1
+    CUPROBE_OUTPUT="$T/t-%p.trace" LD_PRELOAD="$NEW" "$B/bench/bench_calls" "$ITER" >>"$T/new" || exit 1
+    rm -f "$T"/t-*.trace
+    i=$((i + 1))
+done
+med() { grep "^$1 " "$2" | awk '{print $2}' | sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
+printf "%-12s %9s %9s %9s %10s %10s\n" call plain old new old_added new_added
+for c in launch htod_pinned alloc_free; do
+    p=$(med $c "$T/plain"); o=$(med $c "$T/old"); n=$(med $c "$T/new")
+    awk -v c=$c -v p="$p" -v o="$o" -v n="$n" \
+        'BEGIN { printf "%-12s %9.1f %9.1f %9.1f %10.1f %10.1f\n", c, p, o, n, o - p, n - p }'
+done
