@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cp_grow.h"
 #include "cp_decode_int.h"
 #include "cp_varint.h"
 
@@ -35,21 +36,6 @@
 
 /* Grow a scratch array to hold n items; n is already bounded by the
  * record's length (every item takes at least one byte). */
-static int cp_grow(void **arr, size_t *cap, size_t n, size_t item)
-{
-    if (n <= *cap)
-        return 0;
-    size_t c = *cap ? *cap : 64;
-    while (c < n)
-        c *= 2;
-    void *a = realloc(*arr, c * item);
-    if (!a)
-        return -2;
-    *arr = a;
-    *cap = c;
-    return 0;
-}
-
 void cp__dec_scratch_free(struct cp_scratch *s)
 {
     free(s->strs);
@@ -75,7 +61,7 @@ static int cp_f_header(struct cp_scratch *s, cp_record *r, const uint8_t *p,
         return -1;
     /* argv and env share one array: argv first, then names and values. */
     size_t na = (size_t)h->argc;
-    if (cp_grow((void **)&s->strs, &s->strs_cap, na + 2 * (size_t)(e - p), sizeof *s->strs))
+    if (cp_grow((void **)&s->strs, &s->strs_cap, na + 2 * (size_t)(e - p), sizeof *s->strs, 64))
         return -2;
     for (size_t i = 0; i < na; i++)
         GSTR(s->strs[i]);
@@ -104,7 +90,7 @@ static int cp_f_stack(struct cp_scratch *s, cp_record *r, const uint8_t *p,
     *why = "n_native";
     if (st->n_native > (uint64_t)(e - p))
         return -1;
-    if (cp_grow((void **)&s->u64, &s->u64_cap, (size_t)(e - p), sizeof *s->u64))
+    if (cp_grow((void **)&s->u64, &s->u64_cap, (size_t)(e - p), sizeof *s->u64, 64))
         return -2;
     size_t k = 0;
     for (uint64_t i = 0; i < st->n_native; i++)
@@ -131,7 +117,7 @@ static int cp_f_oom(struct cp_scratch *s, cp_record *r, const uint8_t *p,
     *why = "n_procs";
     if (o->n_procs > (uint64_t)(e - p) / 2)
         return -1;
-    if (cp_grow((void **)&s->procs, &s->procs_cap, (size_t)o->n_procs, sizeof *s->procs))
+    if (cp_grow((void **)&s->procs, &s->procs_cap, (size_t)o->n_procs, sizeof *s->procs, 64))
         return -2;
     for (uint64_t i = 0; i < o->n_procs; i++) {
         GU(s->procs[i].pid);

@@ -12,6 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cp_grow.h"
 #include "cp_sym.h"
 
 static int g_symbolize = 1, g_all_frames;
@@ -156,14 +157,8 @@ int cp_stacks_module(cp_stacks *s, uint64_t base, uint64_t size, uint64_t file_o
     if (!idx)
         return -ENOMEM;
     if (created) {
-        if (s->n_mods == s->cap_mods) {
-            size_t c = s->cap_mods ? 2 * s->cap_mods : 64;
-            cp_module *m = realloc(s->mods, c * sizeof *m);
-            if (!m)
-                return -ENOMEM;
-            s->mods = m;
-            s->cap_mods = c;
-        }
+        if (cp_grow((void **)&s->mods, &s->cap_mods, s->n_mods + 1, sizeof *s->mods, 64))
+            return -ENOMEM;
         cp_module *m = &s->mods[s->n_mods];
         memset(m, 0, sizeof *m);
         m->base = base;
@@ -174,14 +169,8 @@ int cp_stacks_module(cp_stacks *s, uint64_t base, uint64_t size, uint64_t file_o
         m->mclass = cp_module_class_of(ip);
         *idx = (uint32_t)++s->n_mods;
     }
-    if (s->n_cur == s->cap_cur) {
-        size_t c = s->cap_cur ? 2 * s->cap_cur : 64;
-        uint32_t *n = realloc(s->cur, c * sizeof *n);
-        if (!n)
-            return -ENOMEM;
-        s->cur = n;
-        s->cap_cur = c;
-    }
+    if (cp_grow((void **)&s->cur, &s->cap_cur, s->n_cur + 1, sizeof *s->cur, 64))
+        return -ENOMEM;
     s->cur[s->n_cur++] = *idx - 1;
     s->cur_dirty = 1;
     return 0;

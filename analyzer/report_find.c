@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cp_grow.h"
 #include "report_find.h"
 
 /* --- JSON builder ---------------------------------------------------------------- */
@@ -232,14 +233,8 @@ void cp_finding_line(cp_finding *f, const char *fmt, ...)
 void cp_finding_site(cp_finding *f, cp_proc *p, uint64_t stack, uint64_t count, uint64_t bytes,
                      uint64_t ns, const char *note)
 {
-    if (f->n_sites == f->cap_sites) {
-        size_t c = f->cap_sites ? 2 * f->cap_sites : 8;
-        cp_site *ns_ = realloc(f->sites, c * sizeof *ns_);
-        if (!ns_)
-            return;
-        f->sites = ns_;
-        f->cap_sites = c;
-    }
+    if (cp_grow((void **)&f->sites, &f->cap_sites, f->n_sites + 1, sizeof *f->sites, 8))
+        return;
     f->sites[f->n_sites++] = (cp_site){ .proc = p, .stack = stack, .count = count,
                                         .bytes = bytes, .ns = ns, .note = note };
 }

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cp_grow.h"
 #include "cp_model.h"
 #include "cp_varint.h"
 
@@ -56,14 +57,8 @@ void cp__model_library(cp_proc *p, const char *path)
         for (size_t j = 0; j < p->n_libs; j++)
             if (strcmp(p->libs[j].name, cp_known_libs[i].name) == 0)
                 return;
-        if (p->n_libs == p->cap_libs) {
-            size_t c = p->cap_libs ? 2 * p->cap_libs : 16;
-            cp_lib *l = realloc(p->libs, c * sizeof *l);
-            if (!l)
-                return;
-            p->libs = l;
-            p->cap_libs = c;
-        }
+        if (cp_grow((void **)&p->libs, &p->cap_libs, p->n_libs + 1, sizeof *p->libs, 16))
+            return;
         p->libs[p->n_libs++] = (cp_lib){ cp_known_libs[i].name, path };
         return;
     }
