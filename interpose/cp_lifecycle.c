@@ -58,7 +58,7 @@ static void cp_on_exit(int status, void *arg)
 }
 
 static void *g_real__exit, *g_real__Exit, *g_real_fork;
-static void *g_real_execve, *g_real_execv, *g_real_execvp, *g_real_execvpe;
+static void *g_real_execve, *g_real_execvpe;
 
 /* Priority 101: before any other constructor in the shim may record. */
 __attribute__((constructor(101))) static void cp_lifecycle_init(void)
@@ -69,8 +69,6 @@ __attribute__((constructor(101))) static void cp_lifecycle_init(void)
     cp__real("_Exit", &g_real__Exit);
     cp__real("fork", &g_real_fork);
     cp__real("execve", &g_real_execve);
-    cp__real("execv", &g_real_execv);
-    cp__real("execvp", &g_real_execvp);
     cp__real("execvpe", &g_real_execvpe);
     const struct cp_config *cfg = cp_config();
     cp__rec_init(!cfg->disable);
@@ -182,7 +180,6 @@ static void cp_exec_after(int had, const char *path, int err)
 }
 
 typedef int (*cp_execve_fn)(const char *, char *const[], char *const[]);
-typedef int (*cp_execv_fn)(const char *, char *const[]);
 
 CP_EXPORT int execve(const char *path, char *const argv[], char *const envp[])
 {
@@ -193,24 +190,6 @@ CP_EXPORT int execve(const char *path, char *const argv[], char *const envp[])
     return rc;
 }
 
-CP_EXPORT int execv(const char *path, char *const argv[])
-{
-    cp_execv_fn real = (cp_execv_fn)cp__real("execv", &g_real_execv);
-    int had = cp_exec_before(path);
-    int rc = real ? real(path, argv) : (errno = ENOSYS, -1);
-    cp_exec_after(had, path, errno);
-    return rc;
-}
-
-CP_EXPORT int execvp(const char *file, char *const argv[])
-{
-    cp_execv_fn real = (cp_execv_fn)cp__real("execvp", &g_real_execvp);
-    int had = cp_exec_before(file);
-    int rc = real ? real(file, argv) : (errno = ENOSYS, -1);
-    cp_exec_after(had, file, errno);
-    return rc;
-}
-
 CP_EXPORT int execvpe(const char *file, char *const argv[], char *const envp[])
 {
     cp_execve_fn real = (cp_execve_fn)cp__real("execvpe", &g_real_execvpe);
@@ -218,6 +197,18 @@ CP_EXPORT int execvpe(const char *file, char *const argv[], char *const envp[])
     int rc = real ? real(file, argv, envp) : (errno = ENOSYS, -1);
     cp_exec_after(had, file, errno);
     return rc;
+}
+
+/* execv and execvp are execve and execvpe with the current environment
+ * (POSIX; glibc implements them so): one recording path serves all four. */
+CP_EXPORT int execv(const char *path, char *const argv[])
+{
+    return execve(path, argv, environ);
+}
+
+CP_EXPORT int execvp(const char *file, char *const argv[])
+{
+    return execvpe(file, argv, environ);
 }
 
 /* execl, execlp, execle: glibc's own versions call the internal execve, not
