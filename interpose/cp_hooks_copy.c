@@ -51,12 +51,18 @@ static void cp_copy_rec(const cp_call *c, const cp_where *w, CUstream s, cp_ep d
     cp_rec_commit(p);
 }
 
-static void cp_copy(const cp_call *c, CUstream s, uint64_t dst, int dst_decl, uint64_t src,
-                    int src_decl, uint64_t bytes, unsigned flags)
+static void cp_copy_eps(const cp_call *c, CUstream s, cp_ep dst, cp_ep src, uint64_t bytes,
+                        unsigned flags)
 {
     cp_where w;
     cp_ev_ctx(&w, 1);
-    cp_copy_rec(c, &w, s, (cp_ep){ dst, dst_decl }, (cp_ep){ src, src_decl }, bytes, flags, 0);
+    cp_copy_rec(c, &w, s, dst, src, bytes, flags, 0);
+}
+
+static void cp_copy(const cp_call *c, CUstream s, uint64_t dst, int dst_decl, uint64_t src,
+                    int src_decl, uint64_t bytes, unsigned flags)
+{
+    cp_copy_eps(c, s, (cp_ep){ dst, dst_decl }, (cp_ep){ src, src_decl }, bytes, flags);
 }
 
 #define U64(p) ((uint64_t)(uintptr_t)(p))
@@ -170,76 +176,51 @@ static cp_ep cp_ep_of(CUmemorytype t, const void *host, CUdeviceptr dev, CUarray
     }
 }
 
-static void cp_copy2d(const cp_call *c, const CUDA_MEMCPY2D *d, CUstream s, unsigned flags)
-{
-    if (!d) {
-        cp_ev_call(c, s, 1);
-        return;
-    }
-    cp_where w;
-    cp_ev_ctx(&w, 1);
-    cp_copy_rec(c, &w, s, cp_ep_of(d->dstMemoryType, d->dstHost, d->dstDevice, d->dstArray),
-                cp_ep_of(d->srcMemoryType, d->srcHost, d->srcDevice, d->srcArray),
-                (uint64_t)d->WidthInBytes * d->Height, flags | CP_CF_2D, 0);
-}
+/* CUDA_MEMCPY2D, CUDA_MEMCPY3D and CUDA_MEMCPY3D_PEER name their endpoint
+ * fields alike; a NULL descriptor (the driver rejects it) is a plain call. */
+#define CP_COPY_DESC(c, d, s, bytes, flags)                                              \
+    do {                                                                                 \
+        if (!(d))                                                                        \
+            cp_ev_call(c, s, 1);                                                         \
+        else                                                                             \
+            cp_copy_eps(c, s,                                                            \
+                        cp_ep_of((d)->dstMemoryType, (d)->dstHost, (d)->dstDevice,       \
+                                 (d)->dstArray),                                         \
+                        cp_ep_of((d)->srcMemoryType, (d)->srcHost, (d)->srcDevice,       \
+                                 (d)->srcArray),                                         \
+                        bytes, flags);                                                   \
+    } while (0)
+#define CP_BYTES_2D(d) ((uint64_t)(d)->WidthInBytes * (d)->Height)
+#define CP_BYTES_3D(d) (CP_BYTES_2D(d) * ((d)->Depth ? (d)->Depth : 1))
 
 void cp_hook_cpy2d(cp_call *c, const CUDA_MEMCPY2D *p)
 {
-    cp_copy2d(c, p, NULL, 0);
+    CP_COPY_DESC(c, p, NULL, CP_BYTES_2D(p), CP_CF_2D);
 }
 
 void cp_hook_cpy2d_async(cp_call *c, const CUDA_MEMCPY2D *p, CUstream s)
 {
-    cp_copy2d(c, p, s, CP_CF_ASYNC);
-}
-
-static void cp_copy3d(const cp_call *c, const CUDA_MEMCPY3D *d, CUstream s, unsigned flags)
-{
-    if (!d) {
-        cp_ev_call(c, s, 1);
-        return;
-    }
-    cp_where w;
-    cp_ev_ctx(&w, 1);
-    cp_copy_rec(c, &w, s, cp_ep_of(d->dstMemoryType, d->dstHost, d->dstDevice, d->dstArray),
-                cp_ep_of(d->srcMemoryType, d->srcHost, d->srcDevice, d->srcArray),
-                (uint64_t)d->WidthInBytes * d->Height * (d->Depth ? d->Depth : 1),
-                flags | CP_CF_3D, 0);
+    CP_COPY_DESC(c, p, s, CP_BYTES_2D(p), CP_CF_2D | CP_CF_ASYNC);
 }
 
 void cp_hook_cpy3d(cp_call *c, const CUDA_MEMCPY3D *p)
 {
-    cp_copy3d(c, p, NULL, 0);
+    CP_COPY_DESC(c, p, NULL, CP_BYTES_3D(p), CP_CF_3D);
 }
 
 void cp_hook_cpy3d_async(cp_call *c, const CUDA_MEMCPY3D *p, CUstream s)
 {
-    cp_copy3d(c, p, s, CP_CF_ASYNC);
-}
-
-static void cp_copy3d_peer(const cp_call *c, const CUDA_MEMCPY3D_PEER *d, CUstream s,
-                           unsigned flags)
-{
-    if (!d) {
-        cp_ev_call(c, s, 1);
-        return;
-    }
-    cp_where w;
-    cp_ev_ctx(&w, 1);
-    cp_copy_rec(c, &w, s, cp_ep_of(d->dstMemoryType, d->dstHost, d->dstDevice, d->dstArray),
-                cp_ep_of(d->srcMemoryType, d->srcHost, d->srcDevice, d->srcArray),
-                (uint64_t)d->WidthInBytes * d->Height * (d->Depth ? d->Depth : 1),
-                flags | CP_CF_3D | CP_CF_PEER, 0);
+    CP_COPY_DESC(c, p, s, CP_BYTES_3D(p), CP_CF_3D | CP_CF_ASYNC);
 }
 
 void cp_hook_cpy3d_peer(cp_call *c, const CUDA_MEMCPY3D_PEER *p)
 {
-    cp_copy3d_peer(c, p, NULL, 0);
+    CP_COPY_DESC(c, p, NULL, CP_BYTES_3D(p), CP_CF_3D | CP_CF_PEER);
 }
 
 void cp_hook_cpy3d_peer_async(cp_call *c, const CUDA_MEMCPY3D_PEER *p, CUstream s)
 {
-    cp_copy3d_peer(c, p, s, CP_CF_ASYNC);
+    CP_COPY_DESC(c, p, s, CP_BYTES_3D(p), CP_CF_3D | CP_CF_PEER | CP_CF_ASYNC);
 }
 
 /* --- batches: one record per copy for the first CP_BATCH_DETAIL, then one
