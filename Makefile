@@ -106,7 +106,7 @@ LINK_SED := s|^// link: ||p
 $(B)/tests/unit/%: tests/unit/%.c $$(shell sed -n '$$(LINK_SED)' tests/unit/$$*.c | sed 's|build/|$(B)/|g') | $(UNW_LIB)
 	@mkdir -p $(dir $@)
 	@echo "  CC      $<"
-	$(Q)$(CC) $(CFLAGS) $(shell sed -n 's|^// cflags: ||p' $<) -I$(UNW_INC) -Iinterpose -Ianalyzer -o $@ $< \
+	$(Q)$(CC) $(CFLAGS) $(DEPFLAGS) $(shell sed -n 's|^// cflags: ||p' $<) -I$(UNW_INC) -Iinterpose -Ianalyzer -o $@ $< \
 	    $(shell sed -n 's|^// link: ||p' $< | sed 's|build/|$(B)/|g') $(UNW_LIB) $(ZSTD_A) -ldw -lelf -ldl -lpthread -lm
 
 # Helper objects for unit tests (tests/unit/*.c that are not test_*).
@@ -171,4 +171,4 @@ install: all
 clean:
 	rm -rf build build-san-*
 
--include $(SHIM_OBJ:.o=.d) $(ANA_OBJ:.o=.d) $(FAKE_OBJ:.o=.d)
+-include $(SHIM_OBJ:.o=.d) $(ANA_OBJ:.o=.d) $(FAKE_OBJ:.o=.d) $(UNIT_BIN:=.d)
