@@ -95,19 +95,17 @@ static void er_rec(cp_proc *p, void *st, const cp_record *r)
         return;
     }
     if (r->type == CP_REC_RESOLVE) {
-        cp_resolve rs;
-        if (cp_parse_resolve(r, &rs) != 0)
-            return;
+        const typeof(r->u.resolve) *rs = &r->u.resolve;
         /* Refused for its version: VERSION_NOT_SUFFICIENT (2), or
          * CUDA_ERROR_INVALID_VALUE for a version the driver does not know.
          * Compared with the driver's version at the end: cudart asks
          * before or after cuDriverGetVersion. */
-        if (rs.status != 2 && rs.result != CUDA_ERROR_INVALID_VALUE)
+        if (rs->status != 2 && rs->result != CUDA_ERROR_INVALID_VALUE)
             return;
         s->newer++;
-        if ((uint64_t)rs.cuda_version > s->newer_max) {
-            s->newer_max = (uint64_t)rs.cuda_version;
-            s->newer_sym = cp_sym_intern(rs.symbol.p, rs.symbol.n);
+        if ((uint64_t)rs->cuda_version > s->newer_max) {
+            s->newer_max = (uint64_t)rs->cuda_version;
+            s->newer_sym = cp_sym_intern(rs->symbol.p, rs->symbol.n);
         }
         return;
     }

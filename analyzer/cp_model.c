@@ -493,13 +493,12 @@ int cp_model_feed(cp_proc *p, const cp_dec *d, const cp_record *r)
         return 0;
     }
     case CP_REC_RESOLVE: {
-        cp_resolve rs;
+        const typeof(r->u.resolve) *rs = &r->u.resolve;
         /* Runtimes ask for every driver function at their own version (or
          * the function's, when older): the highest version asked for is
          * the newest runtime in the process. */
-        if (cp_parse_resolve(r, &rs) == 0 && rs.route >= CP_ROUTE_GPA &&
-            rs.cuda_version > p->runtime_version)
-            p->runtime_version = rs.cuda_version;
+        if (rs->route >= CP_ROUTE_GPA && rs->cuda_version > p->runtime_version)
+            p->runtime_version = rs->cuda_version;
         return 0;
     }
     case CP_REC_ALLOC:

@@ -42,13 +42,6 @@ enum cp_api_kind {
     CP_API_MODULE_LOAD, CP_API_LAUNCH, CP_API_GET_PROC,
 };
 
-/* A CP_REC_RESOLVE record (the decoder leaves its fields to the reader). */
-typedef struct cp_resolve {
-    cp_str symbol;
-    int64_t cuda_version;
-    uint64_t flags, result, status, route, handed_out;
-} cp_resolve;
-
 typedef struct cp_devinfo {
     int seen;
     char name[128];
@@ -188,10 +181,6 @@ int cp_model_api_kind(cp_proc *p, const cp_record *r);
  *  applied it) ends a context: cuCtxDestroy, the last release of a primary
  *  context, or its reset.  @return : 1 with *ctx and *dev set, else 0. */
 int cp_model_ctx_ending(const cp_proc *p, const cp_record *r, uint64_t *ctx, int *dev);
-
-/*! cp_parse_resolve() : the fields of a CP_REC_RESOLVE record.
- *  @return : 0, or -1 when the payload is short. */
-int cp_parse_resolve(const cp_record *r, cp_resolve *out);
 
 /*! cp__model_library() : (model internal) note a loaded module's path:
  *  known CUDA libraries and caching-allocator frameworks. */

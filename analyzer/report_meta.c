@@ -11,7 +11,6 @@
 
 #include "cp_grow.h"
 #include "cp_model.h"
-#include "cp_varint.h"
 
 /* CUDA libraries worth naming in the environment section, by file name
  * prefix (or path part for Python packages). */
@@ -62,22 +61,6 @@ void cp__model_library(cp_proc *p, const char *path)
         p->libs[p->n_libs++] = (cp_lib){ cp_known_libs[i].name, path };
         return;
     }
-}
-
-int cp_parse_resolve(const cp_record *r, cp_resolve *o)
-{
-    const uint8_t *q = r->payload, *e = r->payload + r->payload_len;
-    uint64_t n;
-    memset(o, 0, sizeof *o);
-    if (cp_get_u(&q, e, &n) || n > (uint64_t)(e - q))
-        return -1;
-    o->symbol = (cp_str){ (const char *)q, (size_t)n };
-    q += n;
-    if (cp_get_s(&q, e, &o->cuda_version) || cp_get_u(&q, e, &o->flags) ||
-        cp_get_u(&q, e, &o->result) || cp_get_u(&q, e, &o->status) ||
-        cp_get_u(&q, e, &o->route) || cp_get_u(&q, e, &o->handed_out))
-        return -1;
-    return 0;
 }
 
 /* Payloads over 256 KiB arrive as "<kind>#<i>/<n>" slices, in order. */
