@@ -495,6 +495,11 @@ const cp_trace_info *cp_dec_info(const cp_dec *d)
     return &d->info;
 }
 
+uint64_t cp_dec_file_offset(const cp_dec *d)
+{
+    return d->in_file_off + d->in_pos;
+}
+
 const char *cp_dec_api_name(const cp_dec *d, uint64_t id)
 {
     return cp_idmap_get(&d->apis, id);

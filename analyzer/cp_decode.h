@@ -172,6 +172,10 @@ uint64_t cp_dec_records(const cp_dec *d);
 /*! cp_dec_info() : header and end facts seen so far. */
 const cp_trace_info *cp_dec_info(const cp_dec *d);
 
+/*! cp_dec_file_offset() : how many bytes of the file the decoder has
+ *  consumed so far (for progress reports). */
+uint64_t cp_dec_file_offset(const cp_dec *d);
+
 /*! cp_dec_api_name() : the ELF name announced for api id by CP_REC_API.
  *  @return : NUL-terminated name, or NULL when not announced. */
 const char *cp_dec_api_name(const cp_dec *d, uint64_t id);

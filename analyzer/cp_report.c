@@ -6,7 +6,6 @@
  * 2 for a usage error or when a trace could not be read to its end (after
  * reporting what decoded; 2 wins over 3).
  */
-#include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -50,41 +49,19 @@ static void cp_report_usage(FILE *o)
 /* --- progress ------------------------------------------------------------------------ */
 
 typedef struct cp_progress {
-    int on, fd;
+    int on;
     off_t size;
     uint64_t total_all, done_before;
     struct timespec t0, last;
     int drawn;
 } cp_progress;
 
-/* The decoder reads the file through one descriptor: find it to know how
- * far it got (lseek does not move it). */
-static int cp_find_fd(const char *path)
-{
-    struct stat want, st;
-    if (stat(path, &want) != 0)
-        return -1;
-    DIR *d = opendir("/proc/self/fd");
-    if (!d)
-        return -1;
-    struct dirent *e;
-    int fd = -1;
-    while ((e = readdir(d))) {
-        int n = atoi(e->d_name);
-        if (n > 2 && n != dirfd(d) && fstat(n, &st) == 0 && st.st_dev == want.st_dev &&
-            st.st_ino == want.st_ino)
-            fd = n;
-    }
-    closedir(d);
-    return fd;
-}
-
 static double cp_elapsed(const struct timespec *a, const struct timespec *b)
 {
     return (double)(b->tv_sec - a->tv_sec) + (double)(b->tv_nsec - a->tv_nsec) / 1e9;
 }
 
-static void cp_progress_tick(cp_progress *pg, uint64_t records)
+static void cp_progress_tick(cp_progress *pg, const cp_dec *d, uint64_t records)
 {
     struct timespec now;
     clock_gettime(CLOCK_MONOTONIC, &now);
@@ -92,9 +69,8 @@ static void cp_progress_tick(cp_progress *pg, uint64_t records)
     if (cp_elapsed(&pg->t0, &now) < 1.0 || cp_elapsed(&pg->last, &now) < 0.2)
         return;
     pg->last = now;
-    off_t pos = pg->fd >= 0 ? lseek(pg->fd, 0, SEEK_CUR) : -1;
-    double frac = pg->total_all && pos >= 0
-                      ? (double)(pg->done_before + (uint64_t)pos) / (double)pg->total_all : 0;
+    uint64_t pos = cp_dec_file_offset(d);
+    double frac = pg->total_all ? (double)(pg->done_before + pos) / (double)pg->total_all : 0;
     if (frac > 1)
         frac = 1;
     int w = 30, fill = (int)(frac * w);
@@ -139,7 +115,6 @@ static int cp_read_trace(cp_proc *p, const cp_ropts *o, cp_progress *pg)
         }
     }
     if (pg->on) {
-        pg->fd = cp_find_fd(p->file);
         clock_gettime(CLOCK_MONOTONIC, &pg->t0);
         pg->last = pg->t0;
     }
@@ -159,7 +134,7 @@ static int cp_read_trace(cp_proc *p, const cp_ropts *o, cp_progress *pg)
             for (int i = 0; i < n_post[t]; i++)
                 all[post[t][i]]->rec(p, p->check_state[post[t][i]], &r);
         if (pg->on && (++k & 0xffff) == 0)
-            cp_progress_tick(pg, k);
+            cp_progress_tick(pg, d, k);
     }
     if (rc == -ENOMEM) {
         p->error = strdup("out of memory while reading the trace");
