@@ -14,6 +14,7 @@ struct cp_config {
     int log_level;             /* CUPROBE_LOG, 0..3, default 1 */
     unsigned stack_depth;      /* CUPROBE_STACK_DEPTH, 0..128, default 24 */
     int python;                /* CUPROBE_PYTHON, 0/1, default 1 */
+    unsigned python_depth;     /* CUPROBE_PYTHON_DEPTH, 0..128, default 64 */
     long root_pid;             /* CUPROBE_ROOT_PID, 0 when unset */
     int disable;               /* CUPROBE_DISABLE, 0/1, default 0 */
     int signals;               /* CUPROBE_SIGNALS, 0/1, default 1 */

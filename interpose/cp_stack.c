@@ -42,21 +42,6 @@ static uintptr_t g_self_lo, g_self_hi;
 /* Stacks are keyed by [n_native, ip..., n_py, pyframe...] as u64 words. */
 static struct cp_itab g_stacks = CP_ITAB_INIT("stack", 18);
 
-static int env_int(const char *name, int def, int lo, int hi)
-{
-    const char *s = getenv(name);
-    char *end;
-    long v;
-    if (!s || !*s)
-        return def;
-    v = strtol(s, &end, 10);
-    if (*end || v < lo || v > hi) {
-        cp_log(1, "%s=%s ignored (expected %d..%d), using %d", name, s, lo, hi, def);
-        return def;
-    }
-    return (int)v;
-}
-
 static int stack_self_cb(struct dl_phdr_info *info, size_t size, void *arg)
 {
     uintptr_t me = (uintptr_t)&cp_stack_capture;
@@ -82,7 +67,7 @@ static void stack_cfg_init(void)
     g_cfg.depth = c->stack_depth < CP_STACK_MAX_NATIVE ? (int)c->stack_depth
                                                        : CP_STACK_MAX_NATIVE;
     g_cfg.python = c->python;
-    g_cfg.py_depth = env_int("CUPROBE_PYTHON_DEPTH", 64, 0, CP_STACK_MAX_PY);
+    g_cfg.py_depth = c->python_depth < CP_STACK_MAX_PY ? (int)c->python_depth : CP_STACK_MAX_PY;
     /* Per-thread caches: no lock between threads that unwind at once. */
     unw_set_caching_policy(unw_local_addr_space, UNW_CACHE_PER_THREAD);
     unw_set_cache_size(unw_local_addr_space, 1024, 0);

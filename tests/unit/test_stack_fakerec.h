@@ -107,6 +107,8 @@ const struct cp_config *cp_config(void)
         const char *d = getenv("CUPROBE_STACK_DEPTH"), *p = getenv("CUPROBE_PYTHON");
         c.stack_depth = d ? (unsigned)atoi(d) : 24;
         c.python = p ? atoi(p) : 1;
+        const char *pd = getenv("CUPROBE_PYTHON_DEPTH");
+        c.python_depth = pd ? (unsigned)atoi(pd) : 64;
         c.log_level = 3;
         parsed = 1;
     }
