@@ -29,9 +29,15 @@ UNW_LIB := $(UNW_DIR)/src/.libs/libunwind.a
 UNW_INC := $(UNW_DIR)/include
 ZSTD_A  := $(shell $(CC) -print-file-name=libzstd.a)
 
-SHIM_SRC := $(wildcard interpose/*.c)
+# Sources live in one folder per stage (interpose/hooks, analyzer/checks...);
+# each side sees its own folders and include/, never the other side's.
+SHIM_DIRS := $(sort $(dir $(wildcard interpose/*/*.c)))
+ANA_DIRS  := analyzer/ $(sort $(dir $(wildcard analyzer/*/*.c)))
+SHIM_INC  := $(patsubst %/,-I%,$(SHIM_DIRS))
+ANA_INC   := $(patsubst %/,-I%,$(ANA_DIRS))
+SHIM_SRC := $(wildcard interpose/*/*.c)
 SHIM_OBJ := $(patsubst %.c,$(B)/%.o,$(SHIM_SRC))
-ANA_SRC  := $(wildcard analyzer/*.c)
+ANA_SRC  := $(wildcard analyzer/*.c analyzer/*/*.c)
 ANA_OBJ  := $(patsubst %.c,$(B)/%.o,$(ANA_SRC))
 FAKE_SRC := $(wildcard tests/fakecuda/*.c)
 FAKE_OBJ := $(patsubst %.c,$(B)/%.o,$(FAKE_SRC))
@@ -46,7 +52,7 @@ FRONT    := $(B)/cuprobe
 FAKECUDA := $(B)/fakecuda/libcuda.so.1
 
 SHIM_CFLAGS := $(CFLAGS) -fPIC -fvisibility=hidden -ftls-model=initial-exec \
-               -fno-omit-frame-pointer -I$(UNW_INC) -DUNW_LOCAL_ONLY
+               -fno-omit-frame-pointer -I$(UNW_INC) -DUNW_LOCAL_ONLY $(SHIM_INC)
 SHIM_LIBS   := -Wl,--exclude-libs,ALL $(UNW_LIB) $(ZSTD_A) -ldl -lpthread \
                -Wl,--version-script=interpose/exports.map -Wl,-Bsymbolic-functions \
                -Wl,-z,nodelete -Wl,--no-undefined
@@ -77,7 +83,7 @@ $(SHIM): $(SHIM_OBJ) $(UNW_LIB) interpose/exports.map
 $(B)/analyzer/%.o: analyzer/%.c
 	@mkdir -p $(dir $@)
 	@echo "  CC      $<"
-	$(Q)$(CC) $(CFLAGS) $(DEPFLAGS) -c $< -o $@
+	$(Q)$(CC) $(CFLAGS) $(ANA_INC) $(DEPFLAGS) -c $< -o $@
 
 $(ANALYZER): $(ANA_OBJ)
 	@echo "  LD      $@"
@@ -100,20 +106,20 @@ $(FAKECUDA): $(FAKE_OBJ) tests/fakecuda/fakecuda.map
 	$(Q)ln -sf libcuda.so.1 $(B)/fakecuda/libcuda.so
 
 # Unit tests: one file each, linked with the objects named in a
-# "// link: ..." comment on their first lines (e.g. build/interpose/cp_imap.o).
+# "// link: ..." comment on their first lines (e.g. build/interpose/hooks/cp_imap.o).
 .SECONDEXPANSION:
 LINK_SED := s|^// link: ||p
 $(B)/tests/unit/%: tests/unit/%.c $$(shell sed -n '$$(LINK_SED)' tests/unit/$$*.c | sed 's|build/|$(B)/|g') | $(UNW_LIB)
 	@mkdir -p $(dir $@)
 	@echo "  CC      $<"
-	$(Q)$(CC) $(CFLAGS) $(DEPFLAGS) $(shell sed -n 's|^// cflags: ||p' $<) -I$(UNW_INC) -Iinterpose -Ianalyzer -o $@ $< \
+	$(Q)$(CC) $(CFLAGS) $(DEPFLAGS) $(shell sed -n 's|^// cflags: ||p' $<) -I$(UNW_INC) $(SHIM_INC) $(ANA_INC) -o $@ $< \
 	    $(shell sed -n 's|^// link: ||p' $< | sed 's|build/|$(B)/|g') $(UNW_LIB) $(ZSTD_A) -ldw -lelf -ldl -lpthread -lm
 
 # Helper objects for unit tests (tests/unit/*.c that are not test_*).
 $(B)/tests/unit/%.o: tests/unit/%.c
 	@mkdir -p $(dir $@)
 	@echo "  CC      $<"
-	$(Q)$(CC) $(CFLAGS) $(shell sed -n 's|^// cflags: ||p' $<) -Iinterpose -c $< -o $@
+	$(Q)$(CC) $(CFLAGS) $(shell sed -n 's|^// cflags: ||p' $<) $(SHIM_INC) -c $< -o $@
 
 # Programs run under the shim: linked against the fake driver like a real
 # CUDA program links against libcuda (-lcuda), unless they say "// nolink".

@@ -15,8 +15,8 @@
 #include <unistd.h>
 
 #include "cp_report.h"
-#include "report_checks.h"
-#include "report_out.h"
+#include "cp_checks.h"
+#include "render.h"
 
 typedef struct cp_ropts {
     int json, list, fail_on, all_frames, symbolize, max_sites;

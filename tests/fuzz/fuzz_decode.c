@@ -1,5 +1,5 @@
 /*
- * fuzz_decode.c - fuzz target for the trace reader (analyzer/cp_decode.c).
+ * fuzz_decode.c - fuzz target for the trace reader (analyzer/decode/cp_decode.c).
  *
  * The first input byte picks the layer under attack:
  *   odd  : the rest is a whole trace file (prefix, zstd frames, records);

@@ -2,7 +2,7 @@
  * pylayout_probe.c - compiled by tests/unit/test_pystack_layout.c against
  * one CPython's internal headers (cc -I<include/python3.X>); prints
  * "key value" lines with the real offsets, which the test compares with
- * interpose/cp_pylayout.c.  Not part of any build: it needs Python headers.
+ * interpose/callsite/cp_pylayout.c.  Not part of any build: it needs Python headers.
  */
 #define Py_BUILD_CORE 1
 #include <Python.h>

@@ -7,8 +7,8 @@
 secs=${FUZZ_SECONDS:-20}
 ZSTD_A=$(${CC:-gcc} -print-file-name=libzstd.a)
 [ -f "$ZSTD_A" ] || skip "libzstd.a not found"
-SRC="$ROOT/analyzer/cp_decode.c $ROOT/analyzer/cp_decode_fields.c $ROOT/analyzer/cp_names.c $ROOT/tests/fuzz/fuzz_decode.c"
-INC="-I$ROOT/include -I$ROOT/analyzer"
+SRC="$ROOT/analyzer/decode/cp_decode.c $ROOT/analyzer/decode/cp_decode_fields.c $ROOT/analyzer/decode/cp_names.c $ROOT/tests/fuzz/fuzz_decode.c"
+INC="-I$ROOT/include -I$ROOT/analyzer -I$ROOT/analyzer/decode -I$ROOT/analyzer/model"
 OUT="$B/fuzz"
 mkdir -p "$OUT" "$TMP/corpus"
 cp "$ROOT"/tests/fuzz/corpus/* "$TMP/corpus/"

@@ -1,4 +1,4 @@
-// link: build/analyzer/cp_decode.o build/analyzer/cp_decode_fields.o build/analyzer/cp_names.o
+// link: build/analyzer/decode/cp_decode.o build/analyzer/decode/cp_decode_fields.o build/analyzer/decode/cp_names.o
 /*
  * test_decode.c - the trace reader on a synthetic trace holding every
  * record type (fields, tables, unknown types, appended fields, a record

@@ -1,6 +1,6 @@
-// link: build/interpose/cp_imap.o
+// link: build/interpose/hooks/cp_imap.o
 /*
- * test_imap.c - cuprobe's interval maps (interpose/cp_imap.c): containment
+ * test_imap.c - cuprobe's interval maps (interpose/hooks/cp_imap.c): containment
  * lookups, exact removal, replacement of stale overlapping ranges, the
  * per-device mask that gates the launch check, and 4 threads at once.
  */

@@ -1,10 +1,10 @@
-// link: build/interpose/cp_pylayout.o
+// link: build/interpose/callsite/cp_pylayout.o
 /*
  * test_pystack_layout.c - the hard-coded CPython layouts are checked facts:
  * for every CPython include directory found (Debian's /usr/include/python3.X,
  * pyenv's, $CUPROBE_TEST_PY_INCLUDES), compile tests/py/pylayout_probe.c
  * against its internal headers, run it, and compare each offsetof() with
- * interpose/cp_pylayout.c.  For 3.13 a fake _Py_DebugOffsets block is filled
+ * interpose/callsite/cp_pylayout.c.  For 3.13 a fake _Py_DebugOffsets block is filled
  * with the real offsets and cp_pylayout_select() must rebuild the same
  * layout from it.  Exit 77 when no headers (or no compiler) are available.
  */

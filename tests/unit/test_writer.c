@@ -1,6 +1,6 @@
-// link: build/interpose/cp_rec.o build/interpose/cp_rec_drain.o build/interpose/cp_writer.o build/interpose/cp_header.o
-// link: build/interpose/cp_env.o build/interpose/cp_lifecycle.o build/interpose/cp_sigchain.o
-// link: build/analyzer/cp_decode.o build/analyzer/cp_decode_fields.o build/analyzer/cp_names.o
+// link: build/interpose/record/cp_rec.o build/interpose/record/cp_rec_drain.o build/interpose/record/cp_writer.o build/interpose/record/cp_header.o
+// link: build/interpose/record/cp_env.o build/interpose/lifecycle/cp_lifecycle.o build/interpose/lifecycle/cp_sigchain.o
+// link: build/analyzer/decode/cp_decode.o build/analyzer/decode/cp_decode_fields.o build/analyzer/decode/cp_names.o
 /*
  * test_writer.c - the real recorder and writer, round trip through the
  * decoder: 16 threads record through cp_rec_begin/commit, one thread frees

@@ -1,0 +1,403 @@
+/*
+ * check_copy.c - how data moves between host and device:
+ *   pageable-async-copy  "async" copies whose host side is pageable memory;
+ *   blocking-copy        synchronous device-to-host copies and
+ *                        synchronisations repeated inside the hot loop.
+ *
+ * Both read an async copy together with what its thread does next.  A
+ * framework implements a blocking copy (PyTorch: .to("cuda"), .cpu(),
+ * .item(), .tolist() with non_blocking=False) as an async copy followed at
+ * once by a synchronisation of the same stream: such a copy was meant to
+ * block, so it is a blocking copy, not a non_blocking that did nothing.
+ * "At once" means: the thread's next copy, memset, synchronisation or
+ * allocation record is a successful cuStreamSynchronize of that stream or
+ * a cuCtxSynchronize of that context (launches are not recorded one by
+ * one, so they cannot be told apart).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "cp_checks.h"
+
+/* A call site that runs at least this often may be inside a loop ... */
+#define CP_HOT_MIN 10
+/* ... when the thread launched kernels between most of its occurrences
+ * (COPY and SYNC records carry the launches since the thread's previous
+ * one): a wait inside the compute loop.  One burst (moving a model to the
+ * GPU, saving a checkpoint) has no launches between its waits.  Traces
+ * without that field fall back on timing: the occurrences span at least
+ * 1/CP_HOT_SPAN_DIV of the process's active CUDA time (first to last copy,
+ * memset, synchronisation, allocation, free or launch count record), or
+ * CUDA work at other sites came between most of them. */
+#define CP_HOT_SPAN_DIV 10
+/* A pageable-async-copy site is worth a warning from this much on. */
+#define CP_PAC_MIN_NS 1000000ull
+#define CP_PAC_MIN_BYTES (1ull << 20)
+
+static int cp_is_dev_class(uint64_t c)
+{
+    return c == CP_MC_DEVICE || c == CP_MC_MANAGED || c == CP_MC_ARRAY;
+}
+
+static int cp_is_host_class(uint64_t c)
+{
+    return c == CP_MC_PAGEABLE || c == CP_MC_PINNED || c == CP_MC_REGISTERED;
+}
+
+/* --- an async pageable copy waiting for its thread's next record ------------------- */
+
+typedef struct cp_pend {
+    int set, dtoh;
+    uint64_t stack, bytes, ns, ts, stream, ctx, api, seq;
+} cp_pend;
+
+/* The stream handles that all mean the legacy default stream. */
+static int cp_same_stream(uint64_t a, uint64_t b)
+{
+    return a == b || (a <= 1 && b <= 1);
+}
+
+/* Whether r is one of the records that end a thread's pending copy. */
+static int cp_pend_ender(const cp_record *r)
+{
+    return r->type == CP_REC_COPY || r->type == CP_REC_MEMSET || r->type == CP_REC_SYNC ||
+           r->type == CP_REC_ALLOC;
+}
+
+/* Whether sync record r waits for pending copy c. */
+static int cp_pend_synced_by(const cp_pend *c, const cp_record *r)
+{
+    if (r->type != CP_REC_SYNC || r->ev.result != 0)
+        return 0;
+    if (c->ctx && r->ev.ctx && c->ctx != r->ev.ctx)
+        return 0;
+    return r->u.sync.op == CP_SYNC_CTX ||
+           (r->u.sync.op == CP_SYNC_STREAM && cp_same_stream(c->stream, r->ev.stream));
+}
+
+/* An async copy between pageable host memory and the device: 1 (with
+ * *dtoh set), else 0. */
+static int cp_pageable_async(const cp_record *r, int *dtoh)
+{
+    if (r->type != CP_REC_COPY || !(r->u.copy.flags & CP_CF_ASYNC) || r->ev.result != 0)
+        return 0;
+    if (r->u.copy.src_class == CP_MC_PAGEABLE && cp_is_dev_class(r->u.copy.dst_class))
+        *dtoh = 0;
+    else if (r->u.copy.dst_class == CP_MC_PAGEABLE && cp_is_dev_class(r->u.copy.src_class))
+        *dtoh = 1;
+    else
+        return 0;
+    return 1;
+}
+
+static void cp_pend_set(cp_pend *c, const cp_record *r, int dtoh, uint64_t seq)
+{
+    *c = (cp_pend){ .set = 1, .dtoh = dtoh, .stack = r->ev.stack, .bytes = r->u.copy.bytes,
+                    .ns = r->ev.dur_ns, .ts = r->ts, .stream = r->ev.stream, .ctx = r->ev.ctx,
+                    .api = r->ev.api, .seq = seq };
+}
+
+/* --- pageable-async-copy ----------------------------------------------------------- */
+
+typedef struct cp_pac {
+    cp_map agg;                 /* stack*2 + (1 for DtoH) -> cp_agg_val */
+    cp_map pend;                /* tid -> cp_pend */
+    uint64_t htod, dtoh, blocking;
+} cp_pac;
+
+static const cp_state_map pac_maps[] = {
+    CP_STATE_MAP(cp_pac, agg, cp_agg_val),
+    CP_STATE_MAP(cp_pac, pend, cp_pend),
+};
+
+static void pac_commit(cp_pac *s, cp_pend *c)
+{
+    cp_agg_val *v = cp_agg_add(&s->agg, c->stack * 2 + (uint64_t)c->dtoh, c->stack, c->bytes,
+                               c->ns, c->ts);
+    if (v && !v->note)
+        v->note = c->dtoh ? "device to pageable host" : "pageable host to device";
+    if (c->dtoh)
+        s->dtoh++;
+    else
+        s->htod++;
+    c->set = 0;
+}
+
+static void pac_rec(cp_proc *p, void *st, const cp_record *r)
+{
+    cp_pac *s = st;
+    (void)p;
+    if (!cp_pend_ender(r))
+        return;
+    cp_pend *c = cp_map_get(&s->pend, r->tid);
+    if (c && c->set) {
+        if (cp_pend_synced_by(c, r)) {
+            s->blocking++;      /* a blocking copy, as meant */
+            c->set = 0;
+        } else {
+            pac_commit(s, c);
+        }
+    }
+    int dtoh;
+    if (!cp_pageable_async(r, &dtoh))
+        return;
+    c = cp_map_put(&s->pend, r->tid, NULL);
+    if (c)
+        cp_pend_set(c, r, dtoh, 0);
+}
+
+static void pac_finish(cp_proc *p, void *st, cp_report *rep)
+{
+    cp_pac *s = st;
+    size_t it = 0;
+    cp_pend *c;
+    while ((c = cp_map_next(&s->pend, &it, NULL)))
+        if (c->set)
+            pac_commit(s, c);
+    if (!s->agg.n)
+        return;
+    char b1[32], b2[32], b3[32];
+    int big = 0;
+    cp_agg_val *v;
+    it = 0;
+    while ((v = cp_map_next(&s->agg, &it, NULL)))
+        big |= v->ns >= CP_PAC_MIN_NS || v->bytes >= CP_PAC_MIN_BYTES;
+    cp_finding *f = cp_finding_new(rep, &cp_check_pageable, p, "pageable");
+    if (!f)
+        return;
+    /* A few bytes copied now and then (a scalar) cost nothing worth a
+     * warning; the sites are still listed. */
+    if (!big)
+        f->sev = CP_SEV_INFO;
+    f->sort = CP_SORT_NS;
+    cp_finding_sites_from(f, p, &s->agg);
+    cp_finding_retitle(f, "%llu async cop%s with pageable host memory (%s) blocked the "
+                       "caller for %s", (unsigned long long)f->count,
+                       f->count == 1 ? "y" : "ies", cp_fmt_bytes(f->bytes, b1, sizeof b1),
+                       cp_fmt_ns(f->ns, b2, sizeof b2));
+    cp_finding_line(f, "%llu host-to-device and %llu device-to-host copies were issued as "
+                    "asynchronous but ran synchronously: the host side was not pinned.",
+                    (unsigned long long)s->htod, (unsigned long long)s->dtoh);
+    if (!big)
+        cp_finding_line(f, "No site moved %s or blocked for %s: too little to matter.",
+                        cp_fmt_bytes(CP_PAC_MIN_BYTES, b1, sizeof b1),
+                        cp_fmt_ns(CP_PAC_MIN_NS, b3, sizeof b3));
+    cp_jb_ku(&f->details, "htod_count", s->htod);
+    cp_jb_ku(&f->details, "dtoh_count", s->dtoh);
+}
+
+const cp_check cp_check_pageable = {
+    .id = "pageable-async-copy",
+    .sev = CP_SEV_WARNING,
+    .name = "async copy from pageable memory",
+    .explain = "An asynchronous copy (cuMemcpyHtoDAsync, cuMemcpyDtoHAsync, or PyTorch's "
+               ".to(device, non_blocking=True) / .cpu(non_blocking=True)) only overlaps with "
+               "other work when its host buffer is page-locked. With ordinary (pageable) "
+               "memory the driver first stages the data through an internal pinned buffer "
+               "and the call returns only when that is done, so non_blocking=True did "
+               "nothing and the caller was blocked for the time shown. A copy followed at once by a "
+               "synchronisation of its stream (PyTorch's default non_blocking=False) was "
+               "meant to block and is not counted.",
+    .fix = "Pin the host memory: DataLoader(pin_memory=True), tensor.pin_memory(), "
+           "torch.empty(..., pin_memory=True), or cuMemHostAlloc / cudaHostRegister for "
+           "buffers you manage yourself; allocate pinned buffers once and reuse them.",
+    .types = CP_TYPE_BIT(CP_REC_COPY) | CP_TYPE_BIT(CP_REC_MEMSET) | CP_TYPE_BIT(CP_REC_SYNC) |
+             CP_TYPE_BIT(CP_REC_ALLOC),
+    CP_CHECK_STATE(cp_pac, pac_maps),
+    .rec = pac_rec,
+    .finish = pac_finish,
+};
+
+/* --- blocking-copy ------------------------------------------------------------------- */
+
+/* One call site's waits (value of cp_blk.agg). */
+typedef struct blk_site {
+    cp_agg_val a;
+    uint64_t last_ts, last_seq;
+    uint64_t interleaved;       /* gaps with other CUDA work between occurrences */
+    uint64_t gaps_known;        /* gaps whose launch count the trace gives */
+    uint64_t gaps_launched;     /* ... of them with kernel launches */
+    uint64_t last_tid, last_cum; /* the thread's launch total at the last occurrence */
+} blk_site;
+
+/* A thread's kernel launches so far, summed from its COPY/SYNC records. */
+typedef struct blk_cum {
+    uint64_t launches;
+    int known;
+} blk_cum;
+
+typedef struct cp_blk {
+    cp_map agg;                 /* stack*8 + what -> blk_site */
+    cp_map pend;                /* tid -> cp_pend */
+    cp_map cum;                 /* tid -> blk_cum */
+    uint64_t seq;               /* work records seen */
+    uint64_t first_ts, last_ts; /* of work records */
+} cp_blk;
+
+static const cp_state_map blk_maps[] = {
+    CP_STATE_MAP(cp_blk, agg, blk_site),
+    CP_STATE_MAP(cp_blk, pend, cp_pend),
+    CP_STATE_MAP(cp_blk, cum, blk_cum),
+};
+
+/* One wait at stack (what: 0 = a device-to-host copy, else the sync op),
+ * that began when the work counter was at seq. */
+static void blk_add(cp_proc *p, cp_blk *s, uint64_t stack, uint64_t what, uint64_t bytes,
+                    uint64_t ns, uint64_t ts, uint64_t api, uint64_t seq, uint64_t tid)
+{
+    const blk_cum *cum = cp_map_get(&s->cum, tid);
+    int created;
+    blk_site *b = cp_map_put(&s->agg, stack * 8 + (what & 7), &created);
+    if (!b)
+        return;
+    if (created) {
+        b->a.first_ts = ts;
+        b->a.stack = stack;
+        const char *n = p->dec ? cp_dec_api_name(p->dec, api) : NULL;
+        b->a.note = cp_sym_intern(n ? n : "?", n ? strlen(n) : 1);
+    } else {
+        if (seq > b->last_seq)
+            b->interleaved++;
+        if (cum && cum->known && b->last_tid == tid) {
+            b->gaps_known++;
+            b->gaps_launched += cum->launches > b->last_cum;
+        }
+    }
+    b->last_tid = tid;
+    b->last_cum = cum ? cum->launches : 0;
+    b->a.count++;
+    b->a.bytes += bytes;
+    b->a.ns += ns;
+    b->last_ts = ts;
+    b->last_seq = s->seq;
+}
+
+static void blk_rec(cp_proc *p, void *st, const cp_record *r)
+{
+    cp_blk *s = st;
+    uint64_t seq = s->seq++;
+    if (!s->first_ts)
+        s->first_ts = r->ts;
+    s->last_ts = r->ts;
+    uint64_t l = r->type == CP_REC_COPY ? r->u.copy.launches
+               : r->type == CP_REC_SYNC ? r->u.sync.launches : CP_LAUNCHES_UNKNOWN;
+    if (l != CP_LAUNCHES_UNKNOWN) {
+        blk_cum *cum = cp_map_put(&s->cum, r->tid, NULL);
+        if (cum) {
+            cum->launches += l;
+            cum->known = 1;
+        }
+    }
+    if (!cp_pend_ender(r))
+        return;                 /* FREE, LAUNCH_COUNT: other work, nothing more */
+    cp_pend *c = cp_map_get(&s->pend, r->tid);
+    if (c && c->set) {
+        c->set = 0;
+        if (cp_pend_synced_by(c, r)) {
+            /* A blocking copy: the sync is part of it.  Only downloads
+             * wait for results; an upload's wait is its data arriving. */
+            if (c->dtoh)
+                blk_add(p, s, c->stack, 0, c->bytes, c->ns + r->ev.dur_ns, r->ts, c->api,
+                        c->seq, r->tid);
+            return;
+        }
+    }
+    if (r->ev.result != 0)
+        return;
+    int dtoh;
+    if (cp_pageable_async(r, &dtoh)) {
+        c = cp_map_put(&s->pend, r->tid, NULL);
+        if (c)
+            cp_pend_set(c, r, dtoh, seq);
+        return;
+    }
+    if (r->type == CP_REC_COPY) {
+        if ((r->u.copy.flags & CP_CF_ASYNC) || !cp_is_dev_class(r->u.copy.src_class) ||
+            !cp_is_host_class(r->u.copy.dst_class))
+            return;
+        blk_add(p, s, r->ev.stack, 0, r->u.copy.bytes, r->ev.dur_ns, r->ts, r->ev.api, seq,
+                r->tid);
+    } else if (r->type == CP_REC_SYNC && r->u.sync.op != CP_SYNC_GRAPH_LAUNCH) {
+        /* (a graph launch is work submitted, not a wait) */
+        blk_add(p, s, r->ev.stack, r->u.sync.op, 0, r->ev.dur_ns, r->ts, r->ev.api, seq,
+                r->tid);
+    }
+}
+
+/* Repeated, and spread over the run rather than one burst. */
+static int blk_hot(const cp_blk *s, const blk_site *b)
+{
+    if (b->a.count < CP_HOT_MIN)
+        return 0;
+    if (b->gaps_known * 2 >= b->a.count - 1)
+        return b->gaps_launched * 2 >= b->gaps_known;
+    uint64_t active = s->last_ts - s->first_ts;
+    uint64_t span = b->last_ts - b->a.first_ts;
+    return span * CP_HOT_SPAN_DIV >= active || b->interleaved * 2 >= b->a.count - 1;
+}
+
+static void blk_finish(cp_proc *p, void *st, cp_report *rep)
+{
+    cp_blk *s = st;
+    uint64_t copies = 0, syncs = 0, ns = 0, sites = 0;
+    size_t it = 0;
+    uint64_t key;
+    blk_site *b;
+    while ((b = cp_map_next(&s->agg, &it, &key))) {
+        if (!blk_hot(s, b))
+            continue;
+        sites++;
+        ns += b->a.ns;
+        if (key % 8 == 0)
+            copies += b->a.count;
+        else
+            syncs += b->a.count;
+    }
+    if (!sites)
+        return;
+    char b1[32];
+    cp_finding *f = cp_finding_new(rep, &cp_check_blocking, p,
+                                   "%llu synchronous device-to-host cop%s and %llu "
+                                   "synchronisation%s inside a loop blocked the host for %s",
+                                   (unsigned long long)copies, copies == 1 ? "y" : "ies",
+                                   (unsigned long long)syncs, syncs == 1 ? "" : "s",
+                                   cp_fmt_ns(ns, b1, sizeof b1));
+    if (!f)
+        return;
+    f->sort = CP_SORT_NS;
+    it = 0;
+    while ((b = cp_map_next(&s->agg, &it, &key))) {
+        if (!blk_hot(s, b))
+            continue;
+        cp_finding_site(f, p, b->a.stack, b->a.count, b->a.bytes, b->a.ns, b->a.note);
+        f->count += b->a.count;
+        f->bytes += b->a.bytes;
+        f->ns += b->a.ns;
+    }
+    cp_finding_line(f, "A call site that waits for the GPU %d or more times, spread over the "
+                    "run, is inside the training or inference loop: each wait drains the "
+                    "GPU's queue.", CP_HOT_MIN);
+    cp_jb_ku(&f->details, "copies", copies);
+    cp_jb_ku(&f->details, "synchronizations", syncs);
+    cp_jb_ku(&f->details, "hot_loop_min_count", CP_HOT_MIN);
+}
+
+const cp_check cp_check_blocking = {
+    .id = "blocking-copy",
+    .sev = CP_SEV_INFO,
+    .name = "host waits for the GPU in the loop",
+    .explain = "Every synchronous device-to-host copy (tensor.item(), .cpu(), .tolist(), "
+               "printing a CUDA tensor, float(loss)) and every stream or context "
+               "synchronisation makes the host wait until the GPU has finished all queued "
+               "work. Done once per step it keeps the GPU from running ahead and leaves it "
+               "idle while the host prepares the next step.",
+    .fix = "Keep values on the GPU inside the loop (accumulate the loss as a tensor, log "
+           "every N steps), use non_blocking copies into pinned buffers with an event, and "
+           "remove torch.cuda.synchronize() calls that are not needed for timing.",
+    .types = CP_TYPE_BIT(CP_REC_COPY) | CP_TYPE_BIT(CP_REC_SYNC) | CP_TYPE_BIT(CP_REC_MEMSET) |
+             CP_TYPE_BIT(CP_REC_ALLOC) | CP_TYPE_BIT(CP_REC_FREE) |
+             CP_TYPE_BIT(CP_REC_LAUNCH_COUNT),
+    CP_CHECK_STATE(cp_blk, blk_maps),
+    .rec = blk_rec,
+    .finish = blk_finish,
+};

@@ -1,0 +1,385 @@
+/*
+ * check_errors.c - cuda-errors: every failing driver call, grouped by
+ * result code, with what the code means in this process's situation; and
+ * the failures that leave no failing call behind: no driver at all (the
+ * loader found no libcuda), the toolkit's stub library, a driver older than
+ * the runtime (a lookup for a version above the driver's).
+ *
+ * Not every failure is a problem.  Probes (does this symbol, attribute or
+ * peer mapping exist?) fail by design, and at process exit the driver
+ * answers CUDA_ERROR_DEINITIALIZED to calls from atexit handlers and library
+ * destructors (PyTorch releases its primary contexts there), then
+ * CUDA_ERROR_NOT_INITIALIZED: both are reported as info.  So is
+ * CUDA_ERROR_NOT_INITIALIZED in a child forked after its parent initialised
+ * CUDA, which fork-after-init reports as the error it is.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cp_checks.h"
+#include "cp_fw.h"
+
+#define ER_MAX_CODES 64
+/* cp_finding.tag of a group of failures at process teardown */
+#define ER_TEARDOWN (1ull << 32)
+
+typedef struct er_code {
+    uint64_t code;
+    int teardown;               /* failures after the driver began shutting down */
+    cp_map agg;                 /* (api << 40) ^ stack -> cp_agg_val */
+    uint64_t n;
+    int benign;                 /* every failure is a harmless probe */
+} er_code;
+
+typedef struct cp_er {
+    er_code c[ER_MAX_CODES];
+    int n_codes;
+    int deinit;                 /* CUDA_ERROR_DEINITIALIZED seen: exit has begun */
+    uint64_t newer, newer_max;
+    const char *newer_sym;
+    char arch_list[256];
+} cp_er;
+
+static int er_prefix(const char *s, const char *prefix)
+{
+    return strncmp(s, prefix, strlen(prefix)) == 0;
+}
+
+/* Failures programs provoke on purpose: probing a pointer's kind, a
+ * symbol's or a global's presence (cuGetProcAddress for optional entry
+ * points, PyTorch and Triton asking for functions a driver may lack), an
+ * attribute a driver of this version does not know or support, or enabling
+ * peer access twice.  Nothing needs to be done about any of them. */
+static int er_benign(const char *api, uint64_t code)
+{
+    if (code == 704 || code == 705)
+        return 1;
+    if (!api)
+        return 0;
+    if (er_prefix(api, "cuPointerGetAttribute") || er_prefix(api, "cuGetProcAddress") ||
+        er_prefix(api, "cuGetExportTable"))
+        return 1;
+    if (code == 500 && (er_prefix(api, "cuModuleGetGlobal") ||
+                        er_prefix(api, "cuLibraryGetGlobal") ||
+                        er_prefix(api, "cuModuleGetTexRef") ||
+                        er_prefix(api, "cuModuleGetSurfRef")))
+        return 1;
+    /* INVALID_VALUE / NOT_SUPPORTED from a query: an attribute newer than
+     * the driver, or a feature this GPU lacks; the caller falls back. */
+    if ((code == CUDA_ERROR_INVALID_VALUE || code == 801) &&
+        (strstr(api, "GetAttribute") || er_prefix(api, "cuDeviceGetNvSciSyncAttributes") ||
+         er_prefix(api, "cuDeviceGetExecAffinitySupport") || er_prefix(api, "cuFlushGPUDirect")))
+        return 1;
+    return 0;
+}
+
+static void er_framework(cp_proc *p, cp_er *s)
+{
+    /* arch_list comes with every torch record and companion.info. */
+    if (s->arch_list[0] || !p->fw_ready_kind)
+        return;
+    cp_jv v = { p->fw_ready_json, p->fw_ready_len }, m;
+    if (cp_json_member(v, "arch_list", &m) == 0 && m.n > 2) {
+        size_t n = m.n < sizeof s->arch_list - 1 ? m.n : sizeof s->arch_list - 1;
+        memcpy(s->arch_list, m.p, n);
+        s->arch_list[n] = 0;
+    }
+}
+
+static void er_rec(cp_proc *p, void *st, const cp_record *r)
+{
+    cp_er *s = st;
+    if (r->type == CP_REC_FRAMEWORK) {
+        er_framework(p, s);
+        return;
+    }
+    if (r->type == CP_REC_RESOLVE) {
+        const typeof(r->u.resolve) *rs = &r->u.resolve;
+        /* Refused for its version: VERSION_NOT_SUFFICIENT (2), or
+         * CUDA_ERROR_INVALID_VALUE for a version the driver does not know.
+         * Compared with the driver's version at the end: cudart asks
+         * before or after cuDriverGetVersion. */
+        if (rs->status != 2 && rs->result != CUDA_ERROR_INVALID_VALUE)
+            return;
+        s->newer++;
+        if ((uint64_t)rs->cuda_version > s->newer_max) {
+            s->newer_max = (uint64_t)rs->cuda_version;
+            s->newer_sym = cp_sym_intern(rs->symbol.p, rs->symbol.n);
+        }
+        return;
+    }
+    uint64_t code = r->ev.result;
+    if (code == 0 || code == 600)   /* CUDA_ERROR_NOT_READY: a query's "not yet" */
+        return;
+    /* The driver has begun tearing down (process exit): from now on
+     * DEINITIALIZED and NOT_INITIALIZED answer calls made by atexit
+     * handlers and destructors, which is how every exit looks. */
+    if (code == 4)
+        s->deinit = 1;
+    int teardown = code == 4 || (code == CUDA_ERROR_NOT_INITIALIZED && s->deinit);
+    int i;
+    for (i = 0; i < s->n_codes; i++)
+        if (s->c[i].code == code && s->c[i].teardown == teardown)
+            break;
+    if (i == s->n_codes) {
+        if (s->n_codes == ER_MAX_CODES)
+            return;
+        s->c[i].code = code;
+        s->c[i].teardown = teardown;
+        s->c[i].benign = 1;
+        cp_map_init(&s->c[i].agg, sizeof(cp_agg_val));
+        s->n_codes++;
+    }
+    const char *api = p->dec ? cp_dec_api_name(p->dec, r->ev.api) : NULL;
+    cp_agg_val *v = cp_agg_add(&s->c[i].agg, (r->ev.api << 40) ^ r->ev.stack, r->ev.stack, 0,
+                               r->ev.dur_ns, r->ts);
+    if (v && !v->note && api)
+        v->note = cp_sym_intern(api, strlen(api));
+    s->c[i].n++;
+    if (!teardown && !er_benign(api, code))
+        s->c[i].benign = 0;
+}
+
+static const char *er_meaning(uint64_t code)
+{
+    switch (code) {
+    case 1: return "an argument was invalid (a null pointer, a zero or too large size, a bad flag)";
+    case 2: return "the device had no room for the allocation (see the oom post-mortem)";
+    case 3: return "CUDA was used before a successful cuInit (or in a child forked after the "
+                   "parent initialised CUDA)";
+    case 4: return "CUDA is shutting down: a call made during process exit";
+    case 46: return "the device is unavailable: exclusive-process compute mode with another "
+                    "process on it, or the GPU is lost";
+    case 101: return "a device ordinal beyond the visible devices (check CUDA_VISIBLE_DEVICES "
+                     "and the device index used)";
+    case 200: case 218: case 222:
+        return "the kernel image or PTX cannot be loaded: PTX from a newer toolkit than the "
+               "driver supports, or a corrupt image";
+    case 201: return "no context is current on the calling thread (a new thread that never "
+                     "set the device), or the context was destroyed";
+    case 400: return "a stream, event, module or function handle that was destroyed or "
+                     "belongs to another context";
+    case 500: return "a named kernel or global is not in the module";
+    case 700: return "a kernel accessed memory it does not own; the context is now unusable "
+                     "and later calls fail the same way";
+    case 701: return "the launch asked for more registers or shared memory than the GPU has "
+                     "for that block size";
+    case 710: return "a device-side assert fired in a kernel (run with CUDA_LAUNCH_BLOCKING=1 "
+                     "to find which); the context is now unusable";
+    case 715: case 716: case 717: case 718: case 719:
+        return "a kernel faulted; the context is now unusable and later calls fail";
+    case 802: return "the system is not ready: on NVSwitch systems the fabric manager is not "
+                     "running";
+    case 803: return "the kernel driver and libcuda versions differ (driver upgraded without "
+                     "reboot, or a container mounting another libcuda)";
+    case 804: return "a forward-compatibility libcuda is used on a GPU that does not support it";
+    case 999: return "the driver reported an unknown error";
+    default: return NULL;
+    }
+}
+
+static void er_version(char *buf, size_t cap, int64_t v)
+{
+    snprintf(buf, cap, "%lld.%lld", (long long)(v / 1000), (long long)(v % 1000 / 10));
+}
+
+static int cp_cvd_hides_all(const char *cvd)
+{
+    if (!cvd)
+        return 0;
+    while (*cvd == ' ')
+        cvd++;
+    return !*cvd || strcmp(cvd, "-1") == 0 || strcasecmp(cvd, "none") == 0 ||
+           strcasecmp(cvd, "NoDevFiles") == 0 || strcmp(cvd, ",") == 0;
+}
+
+static void er_code_finding(cp_proc *p, cp_er *s, er_code *c, cp_report *rep)
+{
+    const char *name = cp_result_name(c->code);
+    char meaning[512], v1[32];
+    const char *m = er_meaning(c->code);
+    snprintf(meaning, sizeof meaning, "%s", m ? m : "see the CUDA driver API documentation");
+    if (c->teardown) {
+        snprintf(meaning, sizeof meaning, "calls made while the process exited, after the "
+                 "driver had begun shutting down (atexit handlers and library destructors, "
+                 "e.g. PyTorch releasing its contexts): normal at exit, nothing to fix");
+    } else if (c->code == 100) {
+        const char *cvd = cp_proc_env(p, "CUDA_VISIBLE_DEVICES");
+        if (cp_cvd_hides_all(cvd))
+            snprintf(meaning, sizeof meaning,
+                     "every GPU is hidden by CUDA_VISIBLE_DEVICES=\"%s\"", cvd);
+        else if (cvd)
+            snprintf(meaning, sizeof meaning,
+                     "no CUDA device is visible: CUDA_VISIBLE_DEVICES=\"%s\" names no GPU "
+                     "that exists, or the machine (container) has none", cvd);
+        else
+            snprintf(meaning, sizeof meaning,
+                     "no CUDA device is visible: none is installed, or the container was "
+                     "started without GPUs (docker --gpus all)");
+    } else if (c->code == 209) {
+        int d = 0;
+        while (d < CP_MAX_DEV - 1 && !p->dev[d].seen)
+            d++;
+        if (p->dev[d].seen)
+            snprintf(meaning, sizeof meaning,
+                     "the program has no kernel image for this GPU (%s, sm_%llu%llu): it was "
+                     "built only for other architectures%s%s", p->dev[d].name,
+                     (unsigned long long)p->dev[d].cc_major,
+                     (unsigned long long)p->dev[d].cc_minor,
+                     s->arch_list[0] ? "; PyTorch was built for " : "", s->arch_list);
+        else
+            snprintf(meaning, sizeof meaning, "the program has no kernel image for this GPU's "
+                     "architecture");
+    } else if (c->code == 36 && p->driver_version > 0) {
+        er_version(v1, sizeof v1, p->driver_version);
+        snprintf(meaning, sizeof meaning, "the call needs a newer driver than this one "
+                 "(CUDA %s)", v1);
+    } else if (c->code == 34) {
+        snprintf(meaning, sizeof meaning, "the stub libcuda.so of the CUDA toolkit answered "
+                 "instead of the driver");
+    }
+    cp_finding *f = cp_finding_new(rep, &cp_check_errors, p, "%s (%llu), %llu call%s: %s",
+                                   name ? name : "CUDA error", (unsigned long long)c->code,
+                                   (unsigned long long)c->n, c->n == 1 ? "" : "s", meaning);
+    if (!f)
+        return;
+    f->tag = c->code | (c->teardown ? ER_TEARDOWN : 0);
+    /* The oom check carries out-of-memory failures at their own severity;
+     * probes and teardown failures need no action. */
+    if (c->benign || c->code == 2)
+        f->sev = CP_SEV_INFO;
+    f->sort = CP_SORT_COUNT;
+    cp_finding_sites_from(f, p, &c->agg);
+    cp_jb_ku(&f->details, "code", c->code);
+    cp_jb_ks(&f->details, "name", name);
+    cp_jb_ks(&f->details, "meaning", meaning);
+    cp_jb_kb(&f->details, "teardown", c->teardown);
+}
+
+static void er_finish(cp_proc *p, void *st, cp_report *rep)
+{
+    cp_er *s = st;
+    char v1[32], v2[32];
+    if (p->dlopen_seen && !p->dlopen_ok && p->lib_kind == CP_LIB_NOT_FOUND) {
+        cp_finding *f = cp_finding_new(rep, &cp_check_errors, p,
+                                       "no CUDA driver installed: libcuda.so.1 was not found");
+        if (f) {
+            if (p->lib_error && *p->lib_error)
+                cp_finding_line(f, "The loader said: %s", p->lib_error);
+            cp_finding_line(f, "The CUDA runtime reports this as \"CUDA driver version is "
+                            "insufficient for CUDA runtime version\" (cudaErrorInsufficientDriver)"
+                            " and PyTorch as torch.cuda.is_available() == False: there is no "
+                            "driver at all, not an old one.");
+            cp_finding_line(f, "Fix: install the NVIDIA driver; in a container start it with "
+                            "GPUs (docker run --gpus all, NVIDIA Container Toolkit) so "
+                            "libcuda.so.1 is mounted.");
+            cp_jb_ks(&f->details, "condition", "no-driver");
+            f->count = 1;
+        }
+    }
+    int stub = p->lib_kind == CP_LIB_STUB;
+    for (int i = 0; i < s->n_codes; i++)
+        stub |= s->c[i].code == 34;
+    if (stub) {
+        cp_finding *f = cp_finding_new(rep, &cp_check_errors, p,
+                                       "the CUDA toolkit's stub libcuda.so was loaded instead of "
+                                       "the driver's library");
+        if (f) {
+            if (p->lib_path)
+                cp_finding_line(f, "Loaded: %s", p->lib_path);
+            cp_finding_line(f, "The stub (toolkit stubs/libcuda.so) only exists for linking; "
+                            "every call returns CUDA_ERROR_STUB_LIBRARY (34).");
+            cp_finding_line(f, "Fix: remove the toolkit's stubs directory from "
+                            "LD_LIBRARY_PATH / rpath, so the driver's libcuda.so.1 is found.");
+            cp_jb_ks(&f->details, "condition", "stub-library");
+            f->count = 1;
+        }
+    }
+    int code36 = 0;
+    for (int i = 0; i < s->n_codes; i++)
+        code36 |= s->c[i].code == 36;
+    /* Refusals only count when they asked for more than the driver has. */
+    if (p->driver_version > 0 && s->newer_max <= (uint64_t)p->driver_version)
+        s->newer = 0;
+    if ((p->runtime_version > 0 && p->driver_version > 0 &&
+         p->runtime_version > p->driver_version) || s->newer || code36) {
+        er_version(v1, sizeof v1, p->driver_version);
+        er_version(v2, sizeof v2, p->runtime_version ? p->runtime_version
+                                                     : (int64_t)s->newer_max);
+        cp_finding *f = cp_finding_new(rep, &cp_check_errors, p,
+                                       "the driver (CUDA %s) is older than the CUDA runtime "
+                                       "(CUDA %s)", p->driver_version ? v1 : "?", v2);
+        if (f) {
+            if (s->newer)
+                cp_finding_line(f, "%llu driver function lookup%s asked for a newer version "
+                                "than the driver has (e.g. %s).", (unsigned long long)s->newer,
+                                s->newer == 1 ? "" : "s", s->newer_sym ? s->newer_sym : "?");
+            cp_finding_line(f, "Fix: upgrade the NVIDIA driver, install the CUDA forward "
+                            "compatibility package (cuda-compat) for this runtime, or use a "
+                            "build of the program for CUDA %s or older.", v1);
+            cp_jb_ks(&f->details, "condition", "driver-too-old");
+            cp_jb_ki(&f->details, "driver_version", p->driver_version);
+            cp_jb_ki(&f->details, "runtime_version", p->runtime_version);
+            f->count = s->newer ? s->newer : 1;
+        }
+    }
+    for (int i = 0; i < s->n_codes; i++)
+        if (s->c[i].code != 34)
+            er_code_finding(p, s, &s->c[i], rep);
+}
+
+/* A child forked after its parent initialised CUDA gets
+ * CUDA_ERROR_NOT_INITIALIZED from every call: fork-after-init reports that
+ * as the error, with its cause; here it is only the symptom. */
+static void er_across(cp_report *rep)
+{
+    for (size_t i = 0; i < rep->n_procs; i++) {
+        cp_proc *par = rep->procs[i];
+        for (size_t k = 0; k < par->n_forks; k++) {
+            for (size_t j = 0; j < rep->n; j++) {
+                cp_finding *f = rep->f[j];
+                cp_proc *ch = f->proc;
+                if (f->check != &cp_check_errors || !ch || ch == par ||
+                    ch->pid != par->forks[k] || ch->ppid != par->pid ||
+                    f->tag != CUDA_ERROR_NOT_INITIALIZED || f->sev == CP_SEV_INFO)
+                    continue;
+                f->sev = CP_SEV_INFO;
+                cp_finding_line(f, "pid %llu is a child forked after pid %llu initialised "
+                                "CUDA: see fork-after-init.", (unsigned long long)ch->pid,
+                                (unsigned long long)par->pid);
+            }
+        }
+    }
+}
+
+/* The per-code maps are set up as codes appear, so they are not in a map table. */
+static void er_done(void *st)
+{
+    cp_er *s = st;
+    for (int i = 0; i < s->n_codes; i++)
+        cp_map_free(&s->c[i].agg);
+}
+
+const cp_check cp_check_errors = {
+    .id = "cuda-errors",
+    .sev = CP_SEV_ERROR,
+    .name = "failing CUDA calls",
+    .explain = "Driver calls that returned an error, grouped by result code, with what the "
+               "code means for this process; and the failures that happen before any call "
+               "can fail: no driver library at all, the toolkit's stub library in its place, "
+               "or a driver older than the CUDA runtime the program was built with.",
+    .fix = "Each group names its cause; the fix follows from it (install or upgrade the "
+           "driver, fix CUDA_VISIBLE_DEVICES, build for this GPU's architecture, set the "
+           "device on every thread, reduce memory use).",
+    .types = CP_TYPE_BIT(CP_REC_CALL) | CP_TYPE_BIT(CP_REC_ALLOC) | CP_TYPE_BIT(CP_REC_FREE) |
+             CP_TYPE_BIT(CP_REC_COPY) | CP_TYPE_BIT(CP_REC_MEMSET) | CP_TYPE_BIT(CP_REC_CTX) |
+             CP_TYPE_BIT(CP_REC_STREAM) | CP_TYPE_BIT(CP_REC_VMM) | CP_TYPE_BIT(CP_REC_POOL) |
+             CP_TYPE_BIT(CP_REC_SYNC) | CP_TYPE_BIT(CP_REC_RESOLVE) |
+             CP_TYPE_BIT(CP_REC_FRAMEWORK),
+    .state_size = sizeof(cp_er),
+    .rec = er_rec,
+    .finish = er_finish,
+    .done = er_done,
+    .across = er_across,
+};

@@ -1,0 +1,71 @@
+/*
+ * check_fork.c - fork-after-init: a child forked after its parent
+ * initialised CUDA, that then used CUDA itself.  Needs both traces: the
+ * parent's CP_REC_FORK after its first successful cuInit, and the child's
+ * trace (its header names the parent in ppid) with a CUDA call in it.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "cp_checks.h"
+
+static void fork_finish(cp_proc *p, void *st, cp_report *rep)
+{
+    (void)p, (void)st, (void)rep;
+}
+
+static void fork_across(cp_report *rep)
+{
+    for (size_t i = 0; i < rep->n_procs; i++) {
+        cp_proc *par = rep->procs[i];
+        for (size_t k = 0; k < par->n_forks; k++) {
+            for (size_t j = 0; j < rep->n_procs; j++) {
+                cp_proc *ch = rep->procs[j];
+                if (ch == par || ch->pid != par->forks[k] || ch->ppid != par->pid ||
+                    !ch->first_cuda_ts)
+                    continue;
+                cp_finding *f = cp_finding_new(rep, &cp_check_fork, ch,
+                                               "pid %llu was forked by pid %llu after it "
+                                               "initialised CUDA, and then called %s",
+                                               (unsigned long long)ch->pid,
+                                               (unsigned long long)par->pid,
+                                               ch->first_cuda_api ? ch->first_cuda_api : "CUDA");
+                if (!f)
+                    return;
+                f->sort = CP_SORT_COUNT;
+                cp_finding_site(f, ch, ch->first_cuda_stack, 1, 0, 0,
+                                "first CUDA call in the child");
+                f->count = 1;
+                cp_finding_line(f, "A forked child inherits the parent's CUDA state in a "
+                                "form the driver cannot use: its calls fail "
+                                "(CUDA_ERROR_NOT_INITIALIZED, or PyTorch's \"Cannot "
+                                "re-initialize CUDA in forked subprocess\") or hang.");
+                if (ch->init_fail_result)
+                    cp_finding_line(f, "The child's cuInit returned %s.",
+                                    cp_result_name(ch->init_fail_result)
+                                        ? cp_result_name(ch->init_fail_result) : "an error");
+                cp_jb_ku(&f->details, "parent_pid", par->pid);
+                cp_jb_ku(&f->details, "child_pid", ch->pid);
+                cp_jb_ks(&f->details, "first_call", ch->first_cuda_api);
+            }
+        }
+    }
+}
+
+const cp_check cp_check_fork = {
+    .id = "fork-after-init",
+    .sev = CP_SEV_ERROR,
+    .name = "CUDA used in a child forked after CUDA was initialised",
+    .explain = "The process called fork() after CUDA was initialised, and the child used "
+               "CUDA. CUDA does not support this: the driver state copied into the child "
+               "refers to the parent's device contexts. Typical sources are "
+               "multiprocessing with the default 'fork' start method and DataLoader workers "
+               "that touch CUDA tensors.",
+    .fix = "Use the 'spawn' or 'forkserver' start method "
+           "(multiprocessing.set_start_method(\"spawn\"), DataLoader(multiprocessing_context="
+           "\"spawn\")), fork before any CUDA call, or keep CUDA work in the parent and send "
+           "CPU data to the children.",
+    .types = 0,
+    .finish = fork_finish,
+    .across = fork_across,
+};

@@ -1,0 +1,303 @@
+/*
+ * check_leak.c - leak: memory still allocated when its context was
+ * destroyed or when the process exited, grouped by allocation site.
+ *
+ * Every live allocation is classified by the innermost frame of its
+ * allocation stack that lies in a known library:
+ *   - a caching allocator (PyTorch's c10/libtorch, JAX/XLA, CuPy): "held by
+ *     allocator", not a leak: the cache keeps its segments until exit;
+ *   - a CUDA library (NCCL, cuBLAS, cuDNN, ...): held by that library;
+ *   - otherwise the program's own allocation: a leak.
+ * Without a stack, the module map decides: a process that loaded a caching
+ * allocator has its unattributed memory reported as held by it when the
+ * sizes follow its segment pattern (multiples of 2 MiB), else as held by
+ * other code (info); a plain driver program's memory is a leak.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cp_checks.h"
+
+enum { CL_LEAK = 0, CL_ALLOC, CL_LIB, CL_OTHER, CL_N };
+
+static const char *const cp_torch_mods[] = { "libc10", "libtorch", NULL };
+static const char *const cp_jax_mods[] = { "xla_extension", "libxla", "/jaxlib/", "jax_cuda",
+                                           "libjax", NULL };
+static const char *const cp_cupy_mods[] = { "/cupy/", "cupy_backends", NULL };
+static const char *const cp_lib_mods[] = { "libnccl", "libcublas", "libcudnn", "libcufft",
+                                           "libcusparse", "libcusolver", "libcurand",
+                                           "libnvrtc", "libnvJitLink", NULL };
+
+typedef struct cp_lk_cls {
+    int cls;
+    const char *who;
+} cp_lk_cls;
+
+typedef struct cp_lk {
+    cp_map cls_cache;           /* stack -> cp_lk_cls (stacks with frames only) */
+    cp_map at_ctx;              /* stack -> cp_agg_val (alive at context destruction) */
+    cp_map cls[CL_N];           /* stack -> cp_agg_val (alive at exit) */
+    const char *alloc_name;     /* which caching allocator */
+} cp_lk;
+
+static const cp_state_map lk_maps[] = {
+    CP_STATE_MAP(cp_lk, at_ctx, cp_agg_val),
+    CP_STATE_MAP(cp_lk, cls_cache, cp_lk_cls),
+    CP_STATE_MAPS(cp_lk, cls, cp_agg_val, CL_N),
+};
+
+static int cp_in(const char *path, const char *const *needles)
+{
+    for (int i = 0; needles[i]; i++)
+        if (strstr(path, needles[i]))
+            return 1;
+    return 0;
+}
+
+static const char *cp_fw_name(unsigned fw)
+{
+    return (fw & CP_FW_TORCH) ? "PyTorch caching allocator"
+           : (fw & CP_FW_JAX) ? "JAX/XLA allocator"
+           : (fw & CP_FW_CUPY) ? "CuPy memory pool" : NULL;
+}
+
+/* enum CL_* of allocation l; *who names the allocator or library. */
+static int cp_classify(cp_proc *p, const cp_live *l, const char **who)
+{
+    const cp_stack *st = cp_stacks_get(&p->stacks, l->stack);
+    *who = NULL;
+    if (st) {
+        for (uint32_t i = 0; i < st->n_native; i++) {
+            if (!st->native[i].mod)
+                continue;
+            const char *path = p->stacks.mods[st->native[i].mod - 1].path;
+            if (cp_in(path, cp_torch_mods)) {
+                *who = "PyTorch caching allocator";
+                return CL_ALLOC;
+            }
+            if (cp_in(path, cp_jax_mods)) {
+                *who = "JAX/XLA allocator";
+                return CL_ALLOC;
+            }
+            if (cp_in(path, cp_cupy_mods)) {
+                *who = "CuPy memory pool";
+                return CL_ALLOC;
+            }
+            if (cp_in(path, cp_lib_mods)) {
+                *who = cp_base_name(path);
+                return CL_LIB;
+            }
+        }
+        for (uint32_t i = 0; i < st->n_py; i++) {
+            const cp_pyframe *f = cp_map_get(&p->stacks.pyframes, st->py[i]);
+            if (f && (strstr(f->file, "/torch/") || strstr(f->file, "/cupy/") ||
+                      strstr(f->file, "/jax/") || strstr(f->file, "/jaxlib/"))) {
+                *who = strstr(f->file, "/torch/") ? "PyTorch caching allocator"
+                       : strstr(f->file, "/cupy/") ? "CuPy memory pool" : "JAX/XLA allocator";
+                return CL_ALLOC;
+            }
+        }
+    }
+    if (!p->fw)
+        return CL_LEAK;
+    if (st && (st->n_native || st->n_py)) {
+        /* A framework process: its own code's allocations are leaks only when
+         * the site is the user's (a user Python frame or a user module). */
+        for (uint32_t i = 0; i < st->n_py; i++) {
+            const cp_pyframe *f = cp_map_get(&p->stacks.pyframes, st->py[i]);
+            if (f && f->user)
+                return CL_LEAK;
+        }
+        return CL_OTHER;
+    }
+    if (l->size % (2u << 20) == 0) {
+        *who = cp_fw_name(p->fw);
+        return CL_ALLOC;
+    }
+    return CL_OTHER;
+}
+
+/* cp_classify() depends only on the stack when there is one: cache it. */
+static int cp_classify_cached(cp_proc *p, cp_lk *s, const cp_live *l, const char **who)
+{
+    const cp_stack *st = cp_stacks_get(&p->stacks, l->stack);
+    if (!st || (!st->n_native && !st->n_py))
+        return cp_classify(p, l, who);
+    int created;
+    cp_lk_cls *c = cp_map_put(&s->cls_cache, l->stack, &created);
+    if (!c)
+        return cp_classify(p, l, who);
+    if (created)
+        c->cls = cp_classify(p, l, &c->who);
+    *who = c->who;
+    return c->cls;
+}
+
+static void lk_rec(cp_proc *p, void *st, const cp_record *r)
+{
+    cp_lk *s = st;
+    uint64_t ctx;
+    int dev;
+    if (!cp_model_ctx_ending(p, r, &ctx, &dev))
+        return;
+    cp_map *maps[2] = { &p->live_dev, &p->live_vmm };
+    for (int i = 0; i < 2; i++) {
+        size_t it = 0;
+        cp_live *l;
+        while ((l = cp_map_next(maps[i], &it, NULL))) {
+            if (l->ctx != ctx)
+                continue;
+            const char *who;
+            if (cp_classify_cached(p, s, l, &who) != CL_LEAK)
+                continue;
+            cp_agg_val *v = cp_agg_add(&s->at_ctx, l->stack, l->stack, l->size, 0, l->ts);
+            if (v && !v->note) {
+                char buf[96];
+                snprintf(buf, sizeof buf, "alive when the context of GPU %d was destroyed", dev);
+                v->note = cp_sym_intern(buf, strlen(buf));
+            }
+        }
+    }
+}
+
+typedef struct cp_leak_item {
+    uint64_t ptr, size;
+    int kind, dev;
+} cp_leak_item;
+
+static int cp_item_cmp(const void *a, const void *b)
+{
+    const cp_leak_item *x = a, *y = b;
+    if (x->size != y->size)
+        return x->size > y->size ? -1 : 1;
+    return x->ptr < y->ptr ? -1 : x->ptr > y->ptr;
+}
+
+#define CP_LEAK_LIST 20
+
+static void lk_exit_list(cp_proc *p, cp_lk *s, cp_report *rep)
+{
+    cp_leak_item top[CP_LEAK_LIST];
+    size_t n_top = 0;
+    const char *lib_who = NULL;
+    cp_map *maps[3] = { &p->live_dev, &p->live_vmm, &p->live_host };
+    for (int i = 0; i < 3; i++) {
+        size_t it = 0;
+        uint64_t key;
+        cp_live *l;
+        while ((l = cp_map_next(maps[i], &it, &key))) {
+            const char *who;
+            int c = cp_classify_cached(p, s, l, &who);
+            if (c == CL_ALLOC && who && !s->alloc_name)
+                s->alloc_name = who;
+            if (c == CL_LIB && !lib_who)
+                lib_who = who;
+            cp_agg_val *v = cp_agg_add(&s->cls[c], l->stack, l->stack, l->size, 0, l->ts);
+            if (v && !v->note && c == CL_LIB)
+                v->note = who;
+            if (c != CL_LEAK)
+                continue;
+            cp_leak_item it_ = { key, l->size, l->kind, l->dev };
+            if (n_top < CP_LEAK_LIST) {
+                top[n_top++] = it_;
+                continue;
+            }
+            /* Replace the smallest kept one (ties: the higher address). */
+            size_t lo = 0;
+            for (size_t k = 1; k < n_top; k++)
+                if (cp_item_cmp(&top[k], &top[lo]) > 0)
+                    lo = k;
+            if (cp_item_cmp(&it_, &top[lo]) < 0)
+                top[lo] = it_;
+        }
+    }
+    qsort(top, n_top, sizeof *top, cp_item_cmp);
+    char b1[32];
+    cp_finding *f = cp_finding_of_map(rep, &cp_check_leak, p, &s->cls[CL_LEAK],
+                                      CP_SEV_OF_CHECK, CP_SORT_BYTES);
+    if (f) {
+        cp_finding_retitle(f, "%s leaked in %llu allocation%s at exit",
+                           cp_fmt_bytes(f->bytes, b1, sizeof b1),
+                           (unsigned long long)f->count, f->count == 1 ? "" : "s");
+        for (size_t i = 0; i < n_top; i++)
+            cp_finding_line(f, "Leaked %llu bytes at 0x%llx (%s%s%d)",
+                            (unsigned long long)top[i].size,
+                            (unsigned long long)top[i].ptr, cp_mem_kind_name(top[i].kind),
+                            top[i].dev >= 0 ? ", GPU " : "", top[i].dev >= 0 ? top[i].dev : 0);
+        if (f->count > n_top)
+            cp_finding_line(f, "... and %llu more", (unsigned long long)(f->count - n_top));
+        cp_finding_line(f, "LEAK SUMMARY: %llu bytes leaked in %llu allocations",
+                        (unsigned long long)f->bytes, (unsigned long long)f->count);
+        cp_jb_ks(&f->details, "when", "exit");
+    }
+    f = cp_finding_of_map(rep, &cp_check_leak, p, &s->cls[CL_ALLOC], CP_SEV_INFO, CP_SORT_BYTES);
+    if (f) {
+        cp_finding_retitle(f, "held by allocator (%s): %s in %llu segment%s at exit, "
+                           "not a leak", s->alloc_name ? s->alloc_name : "caching allocator",
+                           cp_fmt_bytes(f->bytes, b1, sizeof b1),
+                           (unsigned long long)f->count, f->count == 1 ? "" : "s");
+        cp_finding_line(f, "A caching allocator keeps the segments it took from the "
+                        "driver until the process ends; this memory is its cache.");
+        cp_jb_ks(&f->details, "when", "exit");
+        cp_jb_ks(&f->details, "held_by", s->alloc_name ? s->alloc_name : "allocator");
+    }
+    f = cp_finding_of_map(rep, &cp_check_leak, p, &s->cls[CL_LIB], CP_SEV_INFO, CP_SORT_BYTES);
+    if (f) {
+        cp_finding_retitle(f, "held by CUDA libraries (%s...): %s in %llu allocation%s at "
+                           "exit", lib_who ? lib_who : "?",
+                           cp_fmt_bytes(f->bytes, b1, sizeof b1),
+                           (unsigned long long)f->count, f->count == 1 ? "" : "s");
+        cp_jb_ks(&f->details, "when", "exit");
+        cp_jb_ks(&f->details, "held_by", "library");
+    }
+    f = cp_finding_of_map(rep, &cp_check_leak, p, &s->cls[CL_OTHER], CP_SEV_INFO, CP_SORT_BYTES);
+    if (f) {
+        cp_finding_retitle(f, "held at exit outside the caching allocator: %s in %llu "
+                           "allocation%s", cp_fmt_bytes(f->bytes, b1, sizeof b1),
+                           (unsigned long long)f->count, f->count == 1 ? "" : "s");
+        cp_jb_ks(&f->details, "when", "exit");
+        cp_jb_ks(&f->details, "held_by", "other");
+    }
+}
+
+static void lk_finish(cp_proc *p, void *st, cp_report *rep)
+{
+    cp_lk *s = st;
+    char b1[32];
+    cp_finding *f = cp_finding_of_map(rep, &cp_check_leak, p, &s->at_ctx,
+                                      CP_SEV_OF_CHECK, CP_SORT_BYTES);
+    if (f) {
+        cp_finding_retitle(f, "%s in %llu allocation%s still allocated when their "
+                           "context was destroyed",
+                           cp_fmt_bytes(f->bytes, b1, sizeof b1),
+                           (unsigned long long)f->count, f->count == 1 ? "" : "s");
+        cp_finding_line(f, "LEAK SUMMARY: %llu bytes leaked in %llu allocations",
+                        (unsigned long long)f->bytes, (unsigned long long)f->count);
+        cp_jb_ks(&f->details, "when", "context destroyed");
+    }
+    /* After a crash or a cut trace, what was live is not a leak. */
+    if (!p->complete || p->end_reason == CP_END_SIGNAL)
+        return;
+    lk_exit_list(p, s, rep);
+}
+
+const cp_check cp_check_leak = {
+    .id = "leak",
+    .sev = CP_SEV_WARNING,
+    .name = "memory never freed",
+    .explain = "Device or pinned host memory was still allocated when its context was "
+               "destroyed or when the process exited, and no caching allocator or CUDA "
+               "library owns it: the program lost track of it. Memory a caching allocator "
+               "(PyTorch, JAX, CuPy) keeps at exit is its cache and is listed separately "
+               "as held by allocator.",
+    .fix = "Free every allocation on every path (cuMemFree/cudaFree, cuMemFreeHost, "
+           "cuMemRelease for VMM handles), before destroying the context; in long-running "
+           "programs release buffers when they are done, e.g. with an RAII owner or a "
+           "cleanup ladder, and drop references (del tensor) in framework code.",
+    .types = CP_TYPE_BIT(CP_REC_CTX),
+    .pre_types = CP_TYPE_BIT(CP_REC_CTX),
+    CP_CHECK_STATE(cp_lk, lk_maps),
+    .rec = lk_rec,
+    .finish = lk_finish,
+};

@@ -1,0 +1,388 @@
+/*
+ * cp_findings.c - findings, site aggregation and the JSON text builder (see
+ * cp_findings.h).
+ */
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cp_grow.h"
+#include "cp_findings.h"
+
+/* --- JSON builder ---------------------------------------------------------------- */
+
+static void cp_jb_put(cp_jb *b, const char *s, size_t n)
+{
+    if (b->oom)
+        return;
+    if (b->n + n + 1 > b->cap) {
+        size_t c = b->cap ? b->cap : 256;
+        while (c < b->n + n + 1)
+            c *= 2;
+        char *ns = realloc(b->s, c);
+        if (!ns) {
+            b->oom = 1;
+            return;
+        }
+        b->s = ns;
+        b->cap = c;
+    }
+    memcpy(b->s + b->n, s, n);
+    b->n += n;
+    b->s[b->n] = 0;
+}
+
+void cp_jb_raw(cp_jb *b, const char *s)
+{
+    cp_jb_put(b, s, strlen(s));
+}
+
+static void cp_jb_sep(cp_jb *b)
+{
+    if (b->need_comma)
+        cp_jb_put(b, ",", 1);
+    b->need_comma = 1;
+}
+
+void cp_jb_elem(cp_jb *b)
+{
+    cp_jb_sep(b);
+}
+
+void cp_jb_strn(cp_jb *b, const char *s, size_t n)
+{
+    cp_jb_put(b, "\"", 1);
+    size_t run = 0;
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)s[i];
+        if (c >= 0x20 && c != '"' && c != '\\')
+            continue;
+        cp_jb_put(b, s + run, i - run);
+        run = i + 1;
+        char esc[8];
+        switch (c) {
+        case '"': cp_jb_put(b, "\\\"", 2); break;
+        case '\\': cp_jb_put(b, "\\\\", 2); break;
+        case '\n': cp_jb_put(b, "\\n", 2); break;
+        case '\t': cp_jb_put(b, "\\t", 2); break;
+        default:
+            snprintf(esc, sizeof esc, "\\u%04x", c);
+            cp_jb_put(b, esc, 6);
+        }
+    }
+    cp_jb_put(b, s + run, n - run);
+    cp_jb_put(b, "\"", 1);
+}
+
+void cp_jb_str(cp_jb *b, const char *s)
+{
+    if (!s)
+        cp_jb_raw(b, "null");
+    else
+        cp_jb_strn(b, s, strlen(s));
+}
+
+void cp_jb_key(cp_jb *b, const char *key)
+{
+    cp_jb_sep(b);
+    cp_jb_str(b, key);
+    cp_jb_put(b, ":", 1);
+}
+
+void cp_jb_u64(cp_jb *b, uint64_t v)
+{
+    char t[24];
+    snprintf(t, sizeof t, "%" PRIu64, v);
+    cp_jb_raw(b, t);
+}
+
+void cp_jb_i64(cp_jb *b, int64_t v)
+{
+    char t[24];
+    snprintf(t, sizeof t, "%" PRId64, v);
+    cp_jb_raw(b, t);
+}
+
+void cp_jb_dbl(cp_jb *b, double v)
+{
+    char t[40];
+    snprintf(t, sizeof t, "%.4f", v);
+    cp_jb_raw(b, t);
+}
+
+void cp_jb_bool(cp_jb *b, int v)
+{
+    cp_jb_raw(b, v ? "true" : "false");
+}
+
+void cp_jb_open(cp_jb *b, char c)
+{
+    /* A value directly after a key needs no comma: cp_jb_key set it. */
+    if (b->n && b->s[b->n - 1] != ':')
+        cp_jb_sep(b);
+    char t[2] = { c, 0 };
+    cp_jb_raw(b, t);
+    b->need_comma = 0;
+}
+
+void cp_jb_close(cp_jb *b, char c)
+{
+    char t[2] = { c, 0 };
+    cp_jb_raw(b, t);
+    b->need_comma = 1;
+}
+
+void cp_jb_ku(cp_jb *b, const char *k, uint64_t v) { cp_jb_key(b, k); cp_jb_u64(b, v); }
+void cp_jb_ki(cp_jb *b, const char *k, int64_t v) { cp_jb_key(b, k); cp_jb_i64(b, v); }
+void cp_jb_ks(cp_jb *b, const char *k, const char *v) { cp_jb_key(b, k); cp_jb_str(b, v); }
+void cp_jb_kd(cp_jb *b, const char *k, double v) { cp_jb_key(b, k); cp_jb_dbl(b, v); }
+void cp_jb_kb(cp_jb *b, const char *k, int v) { cp_jb_key(b, k); cp_jb_bool(b, v); }
+
+void cp_jb_free(cp_jb *b)
+{
+    free(b->s);
+    memset(b, 0, sizeof *b);
+}
+
+/* --- aggregation ------------------------------------------------------------------ */
+
+cp_agg_val *cp_agg_add(cp_map *m, uint64_t key, uint64_t stack, uint64_t bytes, uint64_t ns,
+                       uint64_t ts)
+{
+    int created;
+    cp_agg_val *v = cp_map_put(m, key, &created);
+    if (!v)
+        return NULL;
+    if (created) {
+        v->stack = stack;
+        v->first_ts = ts;
+    }
+    v->count++;
+    v->bytes += bytes;
+    v->ns += ns;
+    return v;
+}
+
+/* --- findings ------------------------------------------------------------------------ */
+
+const char *cp_sev_name(int sev)
+{
+    return sev == CP_SEV_ERROR ? "error" : sev == CP_SEV_WARNING ? "warning" : "info";
+}
+
+static char *cp_vfmt(const char *fmt, va_list ap)
+{
+    char *s = NULL;
+    if (vasprintf(&s, fmt, ap) < 0)
+        return NULL;
+    return s;
+}
+
+cp_finding *cp_finding_new(cp_report *rep, const cp_check *c, cp_proc *p, const char *fmt, ...)
+{
+    if (rep->n == rep->cap) {
+        size_t cap = rep->cap ? 2 * rep->cap : 16;
+        cp_finding **nf = realloc(rep->f, cap * sizeof *nf);
+        if (!nf)
+            return NULL;
+        rep->f = nf;
+        rep->cap = cap;
+    }
+    cp_finding *f = calloc(1, sizeof *f);
+    if (!f)
+        return NULL;
+    va_list ap;
+    va_start(ap, fmt);
+    f->title = cp_vfmt(fmt, ap);
+    va_end(ap);
+    f->check = c;
+    f->sev = c->sev;
+    f->proc = p;
+    rep->f[rep->n++] = f;
+    return f;
+}
+
+void cp_finding_retitle(cp_finding *f, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    char *s = cp_vfmt(fmt, ap);
+    va_end(ap);
+    if (s) {
+        free(f->title);
+        f->title = s;
+    }
+}
+
+void cp_finding_line(cp_finding *f, const char *fmt, ...)
+{
+    char **nl = realloc(f->lines, (f->n_lines + 1) * sizeof *nl);
+    if (!nl)
+        return;
+    f->lines = nl;
+    va_list ap;
+    va_start(ap, fmt);
+    char *s = cp_vfmt(fmt, ap);
+    va_end(ap);
+    if (s)
+        f->lines[f->n_lines++] = s;
+}
+
+void cp_finding_site(cp_finding *f, cp_proc *p, uint64_t stack, uint64_t count, uint64_t bytes,
+                     uint64_t ns, const char *note)
+{
+    if (cp_grow((void **)&f->sites, &f->cap_sites, f->n_sites + 1, sizeof *f->sites, 8))
+        return;
+    f->sites[f->n_sites++] = (cp_site){ .proc = p, .stack = stack, .count = count,
+                                        .bytes = bytes, .ns = ns, .note = note };
+}
+
+void cp_finding_sites_from(cp_finding *f, cp_proc *p, const cp_map *m)
+{
+    size_t it = 0;
+    cp_agg_val *v;
+    while ((v = cp_map_next(m, &it, NULL))) {
+        cp_finding_site(f, p, v->stack, v->count, v->bytes, v->ns, v->note);
+        f->count += v->count;
+        f->bytes += v->bytes;
+        f->ns += v->ns;
+    }
+}
+
+cp_finding *cp_finding_of_map(cp_report *rep, const cp_check *c, cp_proc *p, const cp_map *m,
+                              int sev, int sort)
+{
+    if (!m->n)
+        return NULL;
+    cp_finding *f = cp_finding_new(rep, c, p, "%s", "");
+    if (!f)
+        return NULL;
+    if (sev != CP_SEV_OF_CHECK)
+        f->sev = sev;
+    f->sort = sort;
+    cp_finding_sites_from(f, p, m);
+    return f;
+}
+
+static int g_sort_mode;
+
+static uint64_t cp_site_weight(const cp_site *s, int mode)
+{
+    return mode == CP_SORT_NS ? s->ns : mode == CP_SORT_BYTES ? s->bytes : s->count;
+}
+
+/* Heaviest first; ties by label so the order never depends on hashing. */
+static int cp_site_cmp(const void *a, const void *b)
+{
+    const cp_site *x = a, *y = b;
+    uint64_t wx = cp_site_weight(x, g_sort_mode), wy = cp_site_weight(y, g_sort_mode);
+    if (wx != wy)
+        return wx > wy ? -1 : 1;
+    if (x->count != y->count)
+        return x->count > y->count ? -1 : 1;
+    if (x->bytes != y->bytes)
+        return x->bytes > y->bytes ? -1 : 1;
+    int c = strcmp(x->label, y->label);
+    if (c)
+        return c;
+    return (x->note ? strcmp(x->note, y->note ? y->note : "") : (y->note ? -1 : 0));
+}
+
+static int cp_site_label_cmp(const void *a, const void *b)
+{
+    const cp_site *x = a, *y = b;
+    int c = (x->proc->index > y->proc->index) - (x->proc->index < y->proc->index);
+    if (c)
+        return c;
+    c = strcmp(x->label, y->label);
+    if (c)
+        return c;
+    return strcmp(x->note ? x->note : "", y->note ? y->note : "");
+}
+
+static void cp_finding_prepare(cp_finding *f)
+{
+    for (size_t i = 0; i < f->n_sites; i++)
+        f->sites[i].label = cp_site_label(&f->sites[i].proc->stacks, f->sites[i].stack);
+    /* Several stacks can end at the same user line: one site each. */
+    if (!f->n_sites)
+        return;
+    qsort(f->sites, f->n_sites, sizeof *f->sites, cp_site_label_cmp);
+    size_t w = 0;
+    for (size_t i = 0; i < f->n_sites; i++) {
+        if (w && f->sites[w - 1].proc == f->sites[i].proc &&
+            strcmp(f->sites[w - 1].label, f->sites[i].label) == 0 &&
+            strcmp(f->sites[w - 1].note ? f->sites[w - 1].note : "",
+                   f->sites[i].note ? f->sites[i].note : "") == 0) {
+            f->sites[w - 1].count += f->sites[i].count;
+            f->sites[w - 1].bytes += f->sites[i].bytes;
+            f->sites[w - 1].ns += f->sites[i].ns;
+            continue;
+        }
+        f->sites[w++] = f->sites[i];
+    }
+    f->n_sites = w;
+    g_sort_mode = f->sort;
+    qsort(f->sites, f->n_sites, sizeof *f->sites, cp_site_cmp);
+}
+
+static size_t cp_check_rank(const cp_check *c)
+{
+    size_t n;
+    const cp_check *const *all = cp_checks(&n);
+    for (size_t i = 0; i < n; i++)
+        if (all[i] == c)
+            return i;
+    return n;
+}
+
+/* Top statements first, then errors, warnings, infos; within one
+ * severity by check order, process, then weight. */
+static int cp_finding_cmp(const void *a, const void *b)
+{
+    const cp_finding *x = *(cp_finding *const *)a, *y = *(cp_finding *const *)b;
+    if (x->top != y->top)
+        return y->top - x->top;
+    if (x->sev != y->sev)
+        return y->sev - x->sev;
+    size_t rx = cp_check_rank(x->check), ry = cp_check_rank(y->check);
+    if (rx != ry)
+        return rx < ry ? -1 : 1;
+    int px = x->proc ? x->proc->index : -1, py = y->proc ? y->proc->index : -1;
+    if (px != py)
+        return px < py ? -1 : 1;
+    if (x->bytes != y->bytes)
+        return x->bytes > y->bytes ? -1 : 1;
+    if (x->ns != y->ns)
+        return x->ns > y->ns ? -1 : 1;
+    return strcmp(x->title ? x->title : "", y->title ? y->title : "");
+}
+
+void cp_report_prepare(cp_report *rep)
+{
+    for (size_t i = 0; i < rep->n; i++)
+        cp_finding_prepare(rep->f[i]);
+    /* qsort is not stable; cp_finding_cmp ends with the title, and findings
+     * with equal titles are interchangeable. */
+    if (rep->n)
+        qsort(rep->f, rep->n, sizeof *rep->f, cp_finding_cmp);
+}
+
+void cp_report_free(cp_report *rep)
+{
+    for (size_t i = 0; i < rep->n; i++) {
+        cp_finding *f = rep->f[i];
+        free(f->title);
+        for (size_t j = 0; j < f->n_lines; j++)
+            free(f->lines[j]);
+        free(f->lines);
+        cp_jb_free(&f->details);
+        free(f->sites);
+        free(f);
+    }
+    free(rep->f);
+    rep->f = NULL;
+    rep->n = rep->cap = 0;
+}

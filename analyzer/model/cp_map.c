@@ -1,0 +1,144 @@
+/*
+ * cp_map.c - the report's u64 hash map (see cp_map.h).
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cp_map.h"
+
+/* Pointers are 16- or 256-byte aligned and stack ids are small counters:
+ * a multiplicative mix spreads both. */
+static inline size_t cp_map_slot(uint64_t k, size_t mask)
+{
+    k ^= k >> 29;
+    k *= 0xbf58476d1ce4e5b9ull;
+    k ^= k >> 32;
+    return (size_t)k & mask;
+}
+
+void cp_map_init(cp_map *m, size_t val_size)
+{
+    memset(m, 0, sizeof *m);
+    m->val_size = val_size;
+}
+
+void cp_map_free(cp_map *m)
+{
+    free(m->keys);
+    free(m->used);
+    free(m->vals);
+    size_t vs = m->val_size;
+    memset(m, 0, sizeof *m);
+    m->val_size = vs;
+}
+
+void *cp_map_get(const cp_map *m, uint64_t key)
+{
+    if (!m->cap)
+        return NULL;
+    size_t mask = m->cap - 1;
+    for (size_t i = cp_map_slot(key, mask);; i = (i + 1) & mask) {
+        if (!m->used[i])
+            return NULL;
+        if (m->keys[i] == key)
+            return m->vals + i * m->val_size;
+    }
+}
+
+static int cp_map_grow(cp_map *m)
+{
+    size_t ncap = m->cap ? m->cap * 2 : 64;
+    cp_map nm = { .val_size = m->val_size, .cap = ncap };
+    nm.keys = malloc(ncap * sizeof *nm.keys);
+    nm.used = calloc(ncap, 1);
+    nm.vals = malloc(ncap * (m->val_size ? m->val_size : 1));
+    if (!nm.keys || !nm.used || !nm.vals) {
+        free(nm.keys);
+        free(nm.used);
+        free(nm.vals);
+        return -ENOMEM;
+    }
+    size_t mask = ncap - 1;
+    for (size_t i = 0; i < m->cap; i++) {
+        if (!m->used[i])
+            continue;
+        size_t j = cp_map_slot(m->keys[i], mask);
+        while (nm.used[j])
+            j = (j + 1) & mask;
+        nm.used[j] = 1;
+        nm.keys[j] = m->keys[i];
+        memcpy(nm.vals + j * m->val_size, m->vals + i * m->val_size, m->val_size);
+    }
+    nm.n = m->n;
+    free(m->keys);
+    free(m->used);
+    free(m->vals);
+    *m = nm;
+    return 0;
+}
+
+void *cp_map_put(cp_map *m, uint64_t key, int *created)
+{
+    if (created)
+        *created = 0;
+    /* Load factor 1/2: probes stay short even for clustered pointers. */
+    if ((m->n + 1) * 2 > m->cap && cp_map_grow(m) < 0)
+        return NULL;
+    size_t mask = m->cap - 1;
+    size_t i = cp_map_slot(key, mask);
+    for (; m->used[i]; i = (i + 1) & mask)
+        if (m->keys[i] == key)
+            return m->vals + i * m->val_size;
+    m->used[i] = 1;
+    m->keys[i] = key;
+    m->n++;
+    memset(m->vals + i * m->val_size, 0, m->val_size);
+    if (created)
+        *created = 1;
+    return m->vals + i * m->val_size;
+}
+
+int cp_map_del(cp_map *m, uint64_t key, void *out)
+{
+    if (!m->cap)
+        return -ENOENT;
+    size_t mask = m->cap - 1;
+    size_t i = cp_map_slot(key, mask);
+    for (;; i = (i + 1) & mask) {
+        if (!m->used[i])
+            return -ENOENT;
+        if (m->keys[i] == key)
+            break;
+    }
+    if (out)
+        memcpy(out, m->vals + i * m->val_size, m->val_size);
+    /* Backward shift: move later members of the probe run into the hole
+     * when their home slot is not between the hole and them. */
+    size_t hole = i;
+    for (size_t j = (i + 1) & mask; m->used[j]; j = (j + 1) & mask) {
+        size_t home = cp_map_slot(m->keys[j], mask);
+        int between = hole <= j ? (home > hole && home <= j) : (home > hole || home <= j);
+        if (between)
+            continue;
+        m->keys[hole] = m->keys[j];
+        memcpy(m->vals + hole * m->val_size, m->vals + j * m->val_size, m->val_size);
+        hole = j;
+    }
+    m->used[hole] = 0;
+    m->n--;
+    return 0;
+}
+
+void *cp_map_next(const cp_map *m, size_t *it, uint64_t *key)
+{
+    for (; *it < m->cap; (*it)++) {
+        if (m->used[*it]) {
+            size_t i = (*it)++;
+            if (key)
+                *key = m->keys[i];
+            return m->vals + i * m->val_size;
+        }
+    }
+    return NULL;
+}

@@ -1,0 +1,49 @@
+/*
+ * cp_map.h - an open-addressing hash map from u64 keys to fixed-size
+ * values, used by the report for everything that must stay bounded by the
+ * live state of a run: live allocations, streams, contexts, per-site
+ * aggregates.  Linear probing with backward-shift deletion (no tombstones),
+ * so a map with heavy churn (alloc/free) never degrades.
+ *
+ * Values live inside the table: a pointer returned by cp_map_get/put is
+ * valid only until the next put or del on the same map.
+ */
+#ifndef REPORT_MAP_H
+#define REPORT_MAP_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct cp_map {
+    uint64_t *keys;
+    unsigned char *used;
+    unsigned char *vals;
+    size_t val_size;
+    size_t cap;             /* power of two, or 0 before the first put */
+    size_t n;
+} cp_map;
+
+/*! cp_map_init() : an empty map whose values take val_size bytes. */
+void cp_map_init(cp_map *m, size_t val_size);
+
+/*! cp_map_free() : release the table; the map is empty and reusable. */
+void cp_map_free(cp_map *m);
+
+/*! cp_map_get() : @return : the value of key, or NULL if absent. */
+void *cp_map_get(const cp_map *m, uint64_t key);
+
+/*! cp_map_put() : find or insert key.  A new value is zero-filled and
+ *  *created (if not NULL) is set to 1, else 0.
+ *  @return : the value, or NULL when out of memory. */
+void *cp_map_put(cp_map *m, uint64_t key, int *created);
+
+/*! cp_map_del() : remove key, copying its value to out (if not NULL).
+ *  @return : 0, or -ENOENT when absent. */
+int cp_map_del(cp_map *m, uint64_t key, void *out);
+
+/*! cp_map_next() : iterate: start with *it = 0; each call returns the next
+ *  value (and its key in *key) or NULL at the end.  Do not put or del while
+ *  iterating. */
+void *cp_map_next(const cp_map *m, size_t *it, uint64_t *key);
+
+#endif /* REPORT_MAP_H */

@@ -1,0 +1,226 @@
+/*
+ * cp_model.h - the report's state model of one traced process, fed record
+ * by record in trace order: environment (header, driver, devices, loaded
+ * libraries), contexts and streams, live memory by device and kind, call
+ * sites.  Checks (check_*.c) read it while the records stream past and keep
+ * their own per-process state; nothing grows with the trace's length, only
+ * with what is live (allocations, streams, contexts) and with the number of
+ * distinct call sites.
+ */
+#ifndef CP_MODEL_H
+#define CP_MODEL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cp_decode.h"
+#include "cp_sym.h"
+#include "cp_map.h"
+
+#define CP_MAX_DEV 64
+#define CP_N_CHECKS 11
+
+/* Where device memory is held: the accounting classes of the oom check. */
+enum cp_hold {
+    CP_HOLD_DEVICE = 0,     /* cuMemAlloc, cuMemAllocPitch */
+    CP_HOLD_POOL = 1,       /* stream-ordered: cuMemAllocAsync, FromPool */
+    CP_HOLD_VMM = 2,        /* cuMemCreate on a device */
+    CP_HOLD_MANAGED = 3,    /* cuMemAllocManaged */
+    CP_HOLD_N = 4,
+};
+
+/* Caching allocators recognised from the module map. */
+enum cp_fw {
+    CP_FW_TORCH = 1,
+    CP_FW_JAX = 2,
+    CP_FW_CUPY = 4,
+};
+
+/* API calls the model and checks single out. */
+enum cp_api_kind {
+    CP_API_OTHER = 0, CP_API_INIT, CP_API_DEVICE_GET_COUNT, CP_API_DEVICE_GET,
+    CP_API_MODULE_LOAD, CP_API_LAUNCH, CP_API_GET_PROC,
+};
+
+typedef struct cp_devinfo {
+    int seen;
+    char name[128];
+    uint8_t uuid[16];
+    uint64_t pci_domain, pci_bus, pci_device, cc_major, cc_minor, total_mem;
+    uint64_t pageable_access, host_page_tables, sm_count;
+} cp_devinfo;
+
+typedef struct cp_devmem {
+    uint64_t held[CP_HOLD_N];
+    uint64_t held_total, peak_total, peak_ts;
+    uint64_t max_request;       /* largest single successful request */
+    uint64_t n_alloc, alloc_bytes, n_free;
+    uint64_t vmm_mapped;        /* bytes mapped into VA */
+    uint64_t pinned_like;       /* (unused by device totals) */
+    int has_ctx;                /* a context was created or retained here */
+    uint64_t ctx_stack, ctx_ts; /* where the first one was */
+    uint64_t first_alloc_stack;
+    uint64_t launches;          /* kernel launches counted on it (XDEV ctx) */
+} cp_devmem;
+
+/* A live allocation (value of the live maps). */
+typedef struct cp_live {
+    uint64_t size, ts, ctx, stack;
+    uint8_t kind;               /* enum cp_mem_kind */
+    int16_t dev;
+    uint32_t seq;               /* memory-event index when allocated */
+} cp_live;
+
+typedef struct cp_stream_info {
+    uint64_t ctx;
+    int dev;
+} cp_stream_info;
+
+typedef struct cp_lib {
+    const char *name;           /* short name: "libcudart", "libcublas", ... */
+    const char *path;           /* first path seen (interned) */
+} cp_lib;
+
+typedef struct cp_env_kv {
+    char *name, *value;
+} cp_env_kv;
+
+typedef struct cp_proc {
+    int index;                  /* position among the traces given */
+    const char *file;           /* the path as given */
+    /* header */
+    uint64_t pid, ppid, t0, t_last, page_size;
+    char *exe, *cmdline, *host;
+    cp_env_kv *env;
+    size_t n_env;
+    /* how the trace ended */
+    int complete;               /* END seen */
+    uint64_t end_reason;
+    int64_t end_status;
+    char *error;                /* "FILE: offset N: reason" or NULL */
+    int truncated;
+    uint64_t records, lost, dropped;
+    uint64_t signo;             /* fatal signal recorded, 0 if none */
+    /* driver and runtime */
+    int driver_seen;
+    int64_t driver_version;
+    uint64_t driver_result;
+    int64_t runtime_version;    /* 0 when unknown */
+    int dlopen_seen, dlopen_ok;
+    uint64_t lib_kind;
+    char *lib_path, *lib_error;
+    int init_ok;
+    uint64_t init_ts, init_calls, init_fail_result;
+    uint64_t device_count_zero; /* cuDeviceGetCount said 0 (no DEVICE records) */
+    /* devices */
+    cp_devinfo dev[CP_MAX_DEV];
+    int n_dev;                  /* highest ordinal seen + 1 */
+    cp_devmem mem[CP_MAX_DEV];
+    /* memory */
+    cp_map live_dev;            /* device pointer -> cp_live (device, async, pool, managed) */
+    cp_map live_host;           /* host pointer -> cp_live (pinned, registered) */
+    cp_map live_vmm;            /* VMM handle -> cp_live */
+    cp_map vmm_va;              /* reserved VA base -> size */
+    uint64_t vmm_reserved;
+    uint64_t host_pinned;       /* pinned + registered bytes held */
+    uint32_t mem_seq;           /* alloc/free events so far */
+    uint64_t n_alloc_ok, n_launch, n_copy;
+    /* contexts and streams */
+    cp_map ctxs;                /* ctx -> int device */
+    cp_map streams;             /* stream -> cp_stream_info */
+    int primary_refs[CP_MAX_DEV];
+    uint64_t primary_ctx[CP_MAX_DEV];
+    uint8_t api_kind[4096];     /* api id -> enum cp_api_kind + 1, 0 = not looked up */
+    /* libraries and frameworks */
+    cp_lib *libs;
+    size_t n_libs, cap_libs;
+    unsigned fw;                /* enum cp_fw bits */
+    /* framework records: a split JSON payload being reassembled, and the
+     * complete one of the current record (valid while checks see it) */
+    char *fw_kind;
+    char *fw_buf;
+    size_t fw_len, fw_cap;
+    int fw_next, fw_total;
+    const char *fw_ready_kind, *fw_ready_json;
+    size_t fw_ready_len;
+    /* call sites */
+    cp_stacks stacks;
+    /* checks */
+    void *check_state[CP_N_CHECKS];
+    uint32_t check_live;        /* bit i: check i was initialised */
+    /* fork bookkeeping (parent side) */
+    uint64_t *forks;            /* child pids forked after CUDA init */
+    size_t n_forks;
+    uint64_t fork_before_init;
+    uint64_t first_cuda_ts;     /* first call of any kind recorded (child side) */
+    uint64_t first_cuda_stack;
+    const char *first_cuda_api;
+    const cp_dec *dec;          /* while the trace is being read */
+    /* the allocation the current FREE record releases, looked up once
+     * for every check that reads it before the model drops it */
+    const cp_record *freeing_rec;
+    const cp_live *freeing;
+} cp_proc;
+
+/*! cp_proc_new() : an empty process for trace `file` (index among traces).
+ *  @return : the process or NULL when out of memory. */
+cp_proc *cp_proc_new(const char *file, int index);
+
+/*! cp_proc_free() : free everything the process holds (NULL is fine). */
+void cp_proc_free(cp_proc *p);
+
+/*! cp_model_feed() : apply record r (from decoder d) to p's model.  Called
+ *  before the checks see r, except where noted in cp_model.c.
+ *  @return : 0, or -ENOMEM. */
+int cp_model_feed(cp_proc *p, const cp_dec *d, const cp_record *r);
+
+/*! cp_model_api_kind() : enum cp_api_kind of the API of event r. */
+int cp_model_api_kind(cp_proc *p, const cp_record *r);
+
+/*! cp_model_ctx_ending() : whether record r (a CTX record, before the model
+ *  applied it) ends a context: cuCtxDestroy, the last release of a primary
+ *  context, or its reset.  @return : 1 with *ctx and *dev set, else 0. */
+int cp_model_ctx_ending(const cp_proc *p, const cp_record *r, uint64_t *ctx, int *dev);
+
+/*! cp__model_library() : (model internal) note a loaded module's path:
+ *  known CUDA libraries and caching-allocator frameworks. */
+void cp__model_library(cp_proc *p, const char *path);
+
+/*! cp__model_framework() : (model internal) a CP_REC_FRAMEWORK record:
+ *  sets p->fw_ready_* when a payload is complete.  @return : 0 or -ENOMEM. */
+int cp__model_framework(cp_proc *p, const cp_record *r);
+
+/*! cp_model_freeing() : for a FREE record r not yet applied, the live
+ *  allocation it releases (NULL when unknown or the free failed).  Valid
+ *  until the model applies r. */
+const cp_live *cp_model_freeing(cp_proc *p, const cp_record *r);
+
+/*! cp_proc_env() : the value of environment variable name in the header,
+ *  or NULL when the traced process did not have it. */
+const char *cp_proc_env(const cp_proc *p, const char *name);
+
+/*! cp_proc_hold_total() : device memory p holds on dev, all kinds. */
+uint64_t cp_proc_hold_total(const cp_proc *p, int dev);
+
+/*! cp_dev_name() : "GPU 1 (GPU-1a2b..., PCI 0000:3b:00.0)" into buf: the
+ *  logical ordinal with its physical identity when the trace has it. */
+const char *cp_dev_name(const cp_proc *p, int dev, char *buf, size_t cap);
+
+/*! cp_dev_uuid() : "GPU-xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx" into buf ("" if
+ *  unknown).  cp_dev_pci() : "dddd:bb:dd.0" into buf ("" if unknown). */
+const char *cp_dev_uuid(const cp_proc *p, int dev, char *buf, size_t cap);
+const char *cp_dev_pci(const cp_proc *p, int dev, char *buf, size_t cap);
+
+/*! cp_hold_of_kind() : enum cp_hold of a device allocation kind, or -1 for
+ *  host kinds. */
+int cp_hold_of_kind(uint64_t kind);
+
+/*! cp_fmt_bytes() : "1.50 GiB" into buf.  cp_fmt_ns() : "12.3 ms". */
+const char *cp_fmt_bytes(uint64_t b, char *buf, size_t cap);
+const char *cp_fmt_ns(uint64_t ns, char *buf, size_t cap);
+
+/*! cp_result_name() : "CUDA_ERROR_OUT_OF_MEMORY" for a CUresult, or NULL
+ *  when unknown. */
+const char *cp_result_name(uint64_t code);
+
+#endif /* CP_MODEL_H */

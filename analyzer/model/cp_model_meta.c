@@ -1,0 +1,119 @@
+/*
+ * cp_model_meta.c - what the model learns besides memory: the CUDA libraries
+ * and frameworks a process loaded (from its module map), framework
+ * companion records reassembled from their slices, and CP_REC_RESOLVE
+ * fields (see cp_model.h).
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cp_grow.h"
+#include "cp_model.h"
+
+/* CUDA libraries worth naming in the environment section, by file name
+ * prefix (or path part for Python packages). */
+static const struct {
+    const char *needle;
+    const char *name;
+    int in_path;
+    unsigned fw;
+} cp_known_libs[] = {
+    { "libcudart", "libcudart", 0, 0 },
+    { "libcublasLt", "libcublasLt", 0, 0 },
+    { "libcublas.", "libcublas", 0, 0 },
+    { "libcudnn", "libcudnn", 0, 0 },
+    { "libnccl", "libnccl", 0, 0 },
+    { "libcufft", "libcufft", 0, 0 },
+    { "libcurand", "libcurand", 0, 0 },
+    { "libcusparse", "libcusparse", 0, 0 },
+    { "libcusolver", "libcusolver", 0, 0 },
+    { "libnvrtc", "libnvrtc", 0, 0 },
+    { "libnvJitLink", "libnvJitLink", 0, 0 },
+    { "libnvidia-ml", "libnvidia-ml", 0, 0 },
+    { "libtorch_cuda", "libtorch_cuda", 0, CP_FW_TORCH },
+    { "libc10_cuda", "libc10_cuda", 0, CP_FW_TORCH },
+    { "xla_extension", "jaxlib (xla_extension)", 0, CP_FW_JAX },
+    { "libxla", "libxla", 0, CP_FW_JAX },
+    { "/jaxlib/", "jaxlib", 1, CP_FW_JAX },
+    { "/jax_cuda", "jax-cuda plugin", 1, CP_FW_JAX },
+    { "/cupy/", "cupy", 1, CP_FW_CUPY },
+    { "cupy_backends", "cupy", 1, CP_FW_CUPY },
+    { "libcuda.so", "libcuda", 0, 0 },
+};
+
+void cp__model_library(cp_proc *p, const char *path)
+{
+    const char *base = cp_base_name(path);
+    for (size_t i = 0; i < sizeof cp_known_libs / sizeof *cp_known_libs; i++) {
+        const char *n = cp_known_libs[i].needle;
+        int hit = cp_known_libs[i].in_path ? strstr(path, n) != NULL
+                                           : strncmp(base, n, strlen(n)) == 0;
+        if (!hit)
+            continue;
+        p->fw |= cp_known_libs[i].fw;
+        for (size_t j = 0; j < p->n_libs; j++)
+            if (strcmp(p->libs[j].name, cp_known_libs[i].name) == 0)
+                return;
+        if (cp_grow((void **)&p->libs, &p->cap_libs, p->n_libs + 1, sizeof *p->libs, 16))
+            return;
+        p->libs[p->n_libs++] = (cp_lib){ cp_known_libs[i].name, path };
+        return;
+    }
+}
+
+/* Payloads over 256 KiB arrive as "<kind>#<i>/<n>" slices, in order. */
+int cp__model_framework(cp_proc *p, const cp_record *r)
+{
+    cp_str k = r->u.framework.kind, j = r->u.framework.json;
+    const char *hash = memchr(k.p, '#', k.n);
+    if (!hash) {
+        p->fw_ready_kind = cp_sym_intern(k.p, k.n);
+        p->fw_ready_json = j.p;
+        p->fw_ready_len = j.n;
+        return 0;
+    }
+    int i = 0, n = 0;
+    char tail[32];
+    size_t tl = k.n - (size_t)(hash + 1 - k.p);
+    if (tl >= sizeof tail)
+        return 0;
+    memcpy(tail, hash + 1, tl);
+    tail[tl] = 0;
+    if (sscanf(tail, "%d/%d", &i, &n) != 2 || n <= 0 || i < 0 || i >= n)
+        return 0;
+    const char *kind = cp_sym_intern(k.p, (size_t)(hash - k.p));
+    if (i == 0 || !p->fw_kind || strcmp(p->fw_kind, kind) != 0 || i != p->fw_next) {
+        /* A new set (an incomplete earlier one is dropped). */
+        free(p->fw_kind);
+        p->fw_kind = i == 0 ? strdup(kind) : NULL;
+        p->fw_len = 0;
+        p->fw_next = 0;
+        p->fw_total = n;
+        if (i != 0)
+            return 0;
+    }
+    if (p->fw_len + j.n + 1 > p->fw_cap) {
+        size_t c = (p->fw_len + j.n + 1) * 2;
+        char *b = realloc(p->fw_buf, c);
+        if (!b)
+            return -ENOMEM;
+        p->fw_buf = b;
+        p->fw_cap = c;
+    }
+    memcpy(p->fw_buf + p->fw_len, j.p, j.n);
+    p->fw_len += j.n;
+    p->fw_buf[p->fw_len] = 0;
+    p->fw_next = i + 1;
+    if (p->fw_next == p->fw_total) {
+        p->fw_ready_kind = kind;
+        p->fw_ready_json = p->fw_buf;
+        p->fw_ready_len = p->fw_len;
+        p->fw_next = 0;
+        free(p->fw_kind);
+        p->fw_kind = NULL;
+    }
+    return 0;
+}
+

@@ -1,0 +1,37 @@
+/*
+ * render.h - rendering a prepared report (cp_report_prepare) as text
+ * for people (render_text.c) or as JSON with the stable schema of
+ * docs/report.md (render_json.c); the environment section of each process
+ * (render_env.c).
+ */
+#ifndef REPORT_OUT_H
+#define REPORT_OUT_H
+
+#include <stdio.h>
+
+#include "cp_findings.h"
+
+typedef struct cp_out_opts {
+    int color;              /* ANSI colours (stdout is a terminal, NO_COLOR unset) */
+    int max_sites;          /* sites listed per finding in text */
+} cp_out_opts;
+
+/*! cp_out_text() : the human report on o. */
+void cp_out_text(FILE *o, cp_report *rep, const cp_out_opts *opt);
+
+/*! cp_out_json() : the JSON report on o (one object, newline-terminated). */
+void cp_out_json(FILE *o, cp_report *rep, const cp_out_opts *opt);
+
+/*! cp_env_text() : the environment section of p, as text lines. */
+void cp_env_text(FILE *o, const cp_proc *p, const cp_out_opts *opt);
+
+/*! cp_env_json() : the "environment" object members of p into b. */
+void cp_env_json(cp_jb *b, const cp_proc *p);
+
+/*! cp_version_str() : "12.4" for 12040 into buf ("" for 0). */
+const char *cp_version_str(int64_t v, char *buf, size_t cap);
+
+/*! cp_frames_json() : the "python" and "native" arrays of stack id of p. */
+void cp_frames_json(cp_jb *b, cp_proc *p, uint64_t stack);
+
+#endif /* REPORT_OUT_H */

@@ -1,0 +1,186 @@
+/*
+ * render_json.c - the report as JSON, schema "cuprobe-report" version 1
+ * (docs/report.md).  Deterministic for a given trace: no wall-clock times,
+ * no addresses of the analyzer, sorted findings and sites.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "render.h"
+
+#define CP_JSON_SCHEMA_VERSION 1
+
+void cp_frames_json(cp_jb *b, cp_proc *p, uint64_t stack)
+{
+    const cp_stack *st = cp_stacks_get(&p->stacks, stack);
+    cp_jb_key(b, "python");
+    cp_jb_open(b, '[');
+    for (uint32_t i = 0; st && i < st->n_py; i++) {
+        const cp_pyframe *f = cp_map_get(&p->stacks.pyframes, st->py[i]);
+        if (!f)
+            continue;
+        cp_jb_open(b, '{');
+        cp_jb_ks(b, "file", f->file);
+        cp_jb_ku(b, "line", f->line);
+        cp_jb_ks(b, "function", f->func);
+        cp_jb_kb(b, "user", f->user);
+        cp_jb_close(b, '}');
+    }
+    cp_jb_close(b, ']');
+    cp_jb_key(b, "native");
+    cp_jb_open(b, '[');
+    for (uint32_t i = 0; st && i < st->n_native; i++) {
+        cp_symres r;
+        cp_sym_native(&p->stacks, &st->native[i], &r);
+        cp_jb_open(b, '{');
+        cp_jb_ks(b, "function", r.func);
+        cp_jb_ks(b, "file", r.file);
+        if (r.file)
+            cp_jb_ku(b, "line", r.line);
+        else
+            cp_jb_ks(b, "line", NULL);
+        cp_jb_ks(b, "module", r.module ? cp_base_name(r.module) : NULL);
+        cp_jb_ku(b, "offset", r.offset);
+        cp_jb_kb(b, "internal", st->native[i].mod &&
+                                    p->stacks.mods[st->native[i].mod - 1].mclass ==
+                                        CP_MODC_INTERNAL);
+        cp_jb_close(b, '}');
+    }
+    cp_jb_close(b, ']');
+}
+
+static void cp_proc_json(cp_jb *b, const cp_proc *p)
+{
+    cp_jb_open(b, '{');
+    cp_jb_ki(b, "index", p->index);
+    cp_jb_ks(b, "trace", cp_base_name(p->file));
+    cp_jb_ku(b, "pid", p->pid);
+    cp_jb_ku(b, "ppid", p->ppid);
+    cp_jb_ks(b, "exe", p->exe);
+    cp_jb_ks(b, "cmdline", p->cmdline);
+    cp_jb_ks(b, "host", p->host);
+    cp_jb_key(b, "trace_status");
+    cp_jb_open(b, '{');
+    cp_jb_kb(b, "complete", p->complete);
+    cp_jb_kb(b, "truncated", p->truncated);
+    cp_jb_ks(b, "error", p->error);
+    cp_jb_ks(b, "end_reason", p->complete ? cp_end_reason_name(p->end_reason) : NULL);
+    if (p->complete)
+        cp_jb_ki(b, "exit_status", p->end_status);
+    else
+        cp_jb_ks(b, "exit_status", NULL);
+    cp_jb_ku(b, "records", p->records);
+    cp_jb_ku(b, "lost", p->lost);
+    cp_jb_ku(b, "signal", p->signo);
+    cp_jb_close(b, '}');
+    cp_jb_key(b, "environment");
+    cp_jb_open(b, '{');
+    cp_env_json(b, p);
+    cp_jb_close(b, '}');
+    cp_jb_key(b, "memory");
+    cp_jb_open(b, '[');
+    for (int d = 0; d < p->n_dev && d < CP_MAX_DEV; d++) {
+        const cp_devmem *m = &p->mem[d];
+        if (!m->n_alloc && !m->has_ctx)
+            continue;
+        cp_jb_open(b, '{');
+        cp_jb_ki(b, "ordinal", d);
+        cp_jb_kb(b, "context", m->has_ctx);
+        cp_jb_ku(b, "allocations", m->n_alloc);
+        cp_jb_ku(b, "allocated_bytes", m->alloc_bytes);
+        cp_jb_ku(b, "peak_bytes", m->peak_total);
+        cp_jb_ku(b, "held_at_end_bytes", m->held_total);
+        cp_jb_ku(b, "largest_request_bytes", m->max_request);
+        cp_jb_ku(b, "vmm_held_bytes", m->held[CP_HOLD_VMM]);
+        cp_jb_ku(b, "vmm_mapped_bytes", m->vmm_mapped);
+        cp_jb_close(b, '}');
+    }
+    cp_jb_close(b, ']');
+    cp_jb_ku(b, "vmm_reserved_bytes", p->vmm_reserved);
+    cp_jb_ku(b, "host_pinned_bytes", p->host_pinned);
+    cp_jb_close(b, '}');
+}
+
+static void cp_finding_json(cp_jb *b, cp_finding *f)
+{
+    cp_jb_open(b, '{');
+    cp_jb_ks(b, "check", f->check->id);
+    cp_jb_ks(b, "severity", cp_sev_name(f->sev));
+    if (f->proc) {
+        cp_jb_ki(b, "process", f->proc->index);
+        cp_jb_ku(b, "pid", f->proc->pid);
+    } else {
+        cp_jb_ks(b, "process", NULL);
+        cp_jb_ks(b, "pid", NULL);
+    }
+    cp_jb_ks(b, "title", f->title);
+    cp_jb_ks(b, "explanation", f->check->explain);
+    cp_jb_ks(b, "fix", f->check->fix);
+    cp_jb_ku(b, "count", f->count);
+    cp_jb_ku(b, "bytes", f->bytes);
+    cp_jb_ku(b, "time_ns", f->ns);
+    cp_jb_key(b, "lines");
+    cp_jb_open(b, '[');
+    for (size_t i = 0; i < f->n_lines; i++) {
+        cp_jb_elem(b);
+        cp_jb_str(b, f->lines[i]);
+    }
+    cp_jb_close(b, ']');
+    cp_jb_key(b, "details");
+    cp_jb_open(b, '{');
+    if (f->details.s)
+        cp_jb_raw(b, f->details.s);
+    cp_jb_close(b, '}');
+    cp_jb_key(b, "sites");
+    cp_jb_open(b, '[');
+    for (size_t i = 0; i < f->n_sites; i++) {
+        cp_site *s = &f->sites[i];
+        cp_jb_open(b, '{');
+        cp_jb_ks(b, "site", s->label);
+        cp_jb_ku(b, "count", s->count);
+        cp_jb_ku(b, "bytes", s->bytes);
+        cp_jb_ku(b, "time_ns", s->ns);
+        cp_jb_ks(b, "note", s->note);
+        cp_frames_json(b, s->proc, s->stack);
+        cp_jb_close(b, '}');
+    }
+    cp_jb_close(b, ']');
+    cp_jb_close(b, '}');
+}
+
+void cp_out_json(FILE *o, cp_report *rep, const cp_out_opts *opt)
+{
+    cp_jb b = { 0 };
+    size_t n_sev[3] = { 0, 0, 0 };
+    int nogpu = 0;
+    (void)opt;
+    for (size_t i = 0; i < rep->n; i++) {
+        n_sev[rep->f[i]->sev]++;
+        nogpu |= rep->f[i]->top;
+    }
+    cp_jb_open(&b, '{');
+    cp_jb_ks(&b, "schema", "cuprobe-report");
+    cp_jb_ku(&b, "version", CP_JSON_SCHEMA_VERSION);
+    cp_jb_key(&b, "summary");
+    cp_jb_open(&b, '{');
+    cp_jb_ku(&b, "traces", rep->n_procs);
+    cp_jb_ku(&b, "errors", n_sev[CP_SEV_ERROR]);
+    cp_jb_ku(&b, "warnings", n_sev[CP_SEV_WARNING]);
+    cp_jb_ku(&b, "infos", n_sev[CP_SEV_INFO]);
+    cp_jb_kb(&b, "no_gpu_used", nogpu);
+    cp_jb_close(&b, '}');
+    cp_jb_key(&b, "processes");
+    cp_jb_open(&b, '[');
+    for (size_t i = 0; i < rep->n_procs; i++)
+        cp_proc_json(&b, rep->procs[i]);
+    cp_jb_close(&b, ']');
+    cp_jb_key(&b, "findings");
+    cp_jb_open(&b, '[');
+    for (size_t i = 0; i < rep->n; i++)
+        cp_finding_json(&b, rep->f[i]);
+    cp_jb_close(&b, ']');
+    cp_jb_close(&b, '}');
+    if (b.s)
+        fprintf(o, "%s\n", b.s);
+    cp_jb_free(&b);
+}
