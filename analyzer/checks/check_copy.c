@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cp_advice.h"
 #include "cp_checks.h"
 
 /* A call site that runs at least this often may be inside a loop ... */
@@ -170,6 +171,7 @@ static void pac_finish(cp_proc *p, void *st, cp_report *rep)
     if (!big)
         f->sev = CP_SEV_INFO;
     f->sort = CP_SORT_NS;
+    cp_advice_fix(f, p, CP_ADV_PINNED);
     cp_finding_sites_from(f, p, &s->agg);
     cp_finding_retitle(f, "%llu async cop%s with pageable host memory (%s) blocked the "
                        "caller for %s", (unsigned long long)f->count,
@@ -365,6 +367,7 @@ static void blk_finish(cp_proc *p, void *st, cp_report *rep)
     if (!f)
         return;
     f->sort = CP_SORT_NS;
+    cp_advice_fix(f, p, CP_ADV_SYNC);
     it = 0;
     while ((b = cp_map_next(&s->agg, &it, &key))) {
         if (!blk_hot(s, b))

@@ -24,6 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cp_advice.h"
 #include "cp_checks.h"
 #include "cp_fw.h"
 
@@ -279,6 +280,7 @@ static void fr_finish(cp_proc *p, void *st, cp_report *rep)
             if (!f)
                 return;
             f->sort = CP_SORT_BYTES;
+            cp_advice_fix(f, p, CP_ADV_FRAG);
             cp_jb_key(&f->details, "devices");
             cp_jb_open(&f->details, '[');
         }

@@ -386,3 +386,8 @@ void cp_report_free(cp_report *rep)
     rep->f = NULL;
     rep->n = rep->cap = 0;
 }
+
+const char *cp_finding_fix(const cp_finding *f)
+{
+    return f->fix ? f->fix : f->check->fix;
+}

@@ -85,6 +85,7 @@ typedef struct cp_finding {
     int sort;               /* enum cp_sort */
     int top;                /* stated first in the report (no-gpu-used) */
     uint64_t tag;           /* the check's own mark (cuda-errors: code | teardown bit) */
+    const char *fix;        /* static: this finding's own fix (cp_advice_fix), NULL: the check's */
 } cp_finding;
 
 typedef struct cp_report {
@@ -187,6 +188,10 @@ const cp_check *const *cp_checks(size_t *n);
 
 /*! cp_check_find() : the check with this id, or NULL. */
 const cp_check *cp_check_find(const char *id);
+
+/*! cp_finding_fix() : the fix to print for f: its own (framework-specific)
+ *  or else its check's.  @return : a static string. */
+const char *cp_finding_fix(const cp_finding *f);
 
 /*! cp_sev_name() : "error", "warning", "info". */
 const char *cp_sev_name(int sev);

@@ -63,10 +63,25 @@ void cp__model_library(cp_proc *p, const char *path)
     }
 }
 
+/* A companion record names its framework ("torch.exit", "jax.periodic"):
+ * the framework is in use even where the module map was not recorded. */
+static void cp_fw_from_kind(cp_proc *p, cp_str k)
+{
+    static const struct { const char *prefix; unsigned fw; } kinds[] = {
+        { "torch.", CP_FW_TORCH }, { "jax.", CP_FW_JAX }, { "cupy.", CP_FW_CUPY },
+    };
+    for (size_t i = 0; i < sizeof kinds / sizeof *kinds; i++) {
+        size_t n = strlen(kinds[i].prefix);
+        if (k.n > n && memcmp(k.p, kinds[i].prefix, n) == 0)
+            p->fw |= kinds[i].fw;
+    }
+}
+
 /* Payloads over 256 KiB arrive as "<kind>#<i>/<n>" slices, in order. */
 int cp__model_framework(cp_proc *p, const cp_record *r)
 {
     cp_str k = r->u.framework.kind, j = r->u.framework.json;
+    cp_fw_from_kind(p, k);
     const char *hash = memchr(k.p, '#', k.n);
     if (!hash) {
         p->fw_ready_kind = cp_sym_intern(k.p, k.n);

@@ -115,7 +115,7 @@ static void cp_finding_json(cp_jb *b, cp_finding *f)
     }
     cp_jb_ks(b, "title", f->title);
     cp_jb_ks(b, "explanation", f->check->explain);
-    cp_jb_ks(b, "fix", f->check->fix);
+    cp_jb_ks(b, "fix", cp_finding_fix(f));
     cp_jb_ku(b, "count", f->count);
     cp_jb_ku(b, "bytes", f->bytes);
     cp_jb_ku(b, "time_ns", f->ns);

@@ -136,7 +136,7 @@ static void cp_stack_text(FILE *o, cp_proc *p, uint64_t id, const cp_out_opts *o
 }
 
 static void cp_finding_text(FILE *o, cp_report *rep, cp_finding *f, const cp_out_opts *opt,
-                            int explain)
+                            int explain, int show_fix)
 {
     char b1[32], b2[32];
     fprintf(o, "\n%s%-7s%s %s[%s]%s %s%s%s\n", cp_c(opt, cp_sev_color(f->sev)),
@@ -168,10 +168,10 @@ static void cp_finding_text(FILE *o, cp_report *rep, cp_finding *f, const cp_out
             fprintf(o, "    ... %zu more site%s\n", f->n_sites - n,
                     f->n_sites - n == 1 ? "" : "s");
     }
-    if (explain) {
+    if (explain)
         fprintf(o, "  %sWhy:%s %s\n", cp_c(opt, C_BOLD), cp_c(opt, C_RESET), f->check->explain);
-        fprintf(o, "  %sFix:%s %s\n", cp_c(opt, C_BOLD), cp_c(opt, C_RESET), f->check->fix);
-    }
+    if (show_fix)
+        fprintf(o, "  %sFix:%s %s\n", cp_c(opt, C_BOLD), cp_c(opt, C_RESET), cp_finding_fix(f));
 }
 
 void cp_out_text(FILE *o, cp_report *rep, const cp_out_opts *opt)
@@ -200,11 +200,16 @@ void cp_out_text(FILE *o, cp_report *rep, const cp_out_opts *opt)
             n_sev[2], n_sev[2] == 1 ? "" : "s", n_sev[1], n_sev[1] == 1 ? "" : "s", n_sev[0],
             cp_c(opt, C_RESET));
     for (size_t i = 0; i < rep->n; i++) {
-        int first = 1;
+        /* The why once per check; the fix again whenever it differs (the
+         * processes of a run may use different frameworks). */
+        int first = 1, new_fix = 1;
         for (size_t j = 0; j < i; j++)
-            if (rep->f[j]->check == rep->f[i]->check)
+            if (rep->f[j]->check == rep->f[i]->check) {
                 first = 0;
-        cp_finding_text(o, rep, rep->f[i], opt, first);
+                if (cp_finding_fix(rep->f[j]) == cp_finding_fix(rep->f[i]))
+                    new_fix = 0;
+            }
+        cp_finding_text(o, rep, rep->f[i], opt, first, new_fix);
     }
     int unread = 0;
     for (size_t i = 0; i < rep->n_procs; i++)
