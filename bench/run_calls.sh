@@ -20,7 +20,7 @@ while [ $i -lt "$PAIRS" ]; do
 done
 med() { grep "^$1 " "$2" | awk '{print $2}' | sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
 printf "%-12s %10s %10s %10s %8s\n" call plain_ns traced_ns added_ns ratio
-for c in launch htod_pinned alloc_free; do
+for c in launch htod_pinned alloc_free async_pair; do
     p=$(med $c "$T/plain"); q=$(med $c "$T/traced")
     awk -v c=$c -v p="$p" -v q="$q" 'BEGIN { printf "%-12s %10.1f %10.1f %10.1f %8.2f\n", c, p, q, q - p, q / p }'
 done
