@@ -147,6 +147,12 @@ static uint64_t itab_announce_locked(struct cp_itab_ent *e, cp_itab_announce_fn 
 uint64_t cp_itab_intern(struct cp_itab *t, const void *key, size_t len,
                         cp_itab_announce_fn announce, void *ctx)
 {
+    return cp_itab_intern_ref(t, key, len, announce, ctx, NULL);
+}
+
+uint64_t cp_itab_intern_ref(struct cp_itab *t, const void *key, size_t len,
+                            cp_itab_announce_fn announce, void *ctx, const void **stored)
+{
     uint64_t h = cp_itab_hash(key, len);
     _Atomic(struct cp_itab_ent *) *slots =
         (_Atomic(struct cp_itab_ent *) *)atomic_load_explicit(
@@ -159,8 +165,11 @@ uint64_t cp_itab_intern(struct cp_itab *t, const void *key, size_t len,
         return 0;
     if (slots) {
         e = itab_find(slots, t->cap_log2, h, key, len, &hole);
-        if (e && atomic_load_explicit(&e->epoch, memory_order_acquire) == cp_itab_epoch())
+        if (e && atomic_load_explicit(&e->epoch, memory_order_acquire) == cp_itab_epoch()) {
+            if (stored)
+                *stored = e->key;
             return e->id;
+        }
     }
 
     pthread_mutex_lock(&t->lock);
@@ -205,5 +214,7 @@ uint64_t cp_itab_intern(struct cp_itab *t, const void *key, size_t len,
     t->count++;
 out_unlock:
     pthread_mutex_unlock(&t->lock);
+    if (stored)
+        *stored = id ? e->key : NULL;
     return id;
 }

@@ -45,6 +45,13 @@ struct cp_itab {
 uint64_t cp_itab_intern(struct cp_itab *t, const void *key, size_t len,
                         cp_itab_announce_fn announce, void *ctx);
 
+/*! cp_itab_intern_ref() : as cp_itab_intern(), and *stored (when not
+ *  NULL) is set to the table's own copy of the key (immutable, lives as
+ *  long as the process; NULL when the id is 0), so that a caller can later
+ *  recognise the same key with one memcmp instead of a hash and a probe. */
+uint64_t cp_itab_intern_ref(struct cp_itab *t, const void *key, size_t len,
+                            cp_itab_announce_fn announce, void *ctx, const void **stored);
+
 /*! cp_itab_epoch() : the current trace-file epoch (changes with every new
  *  file, and at fork); other per-file state (the module map) compares it. */
 uint64_t cp_itab_epoch(void);

@@ -57,6 +57,9 @@ struct py_site {
     uint32_t file_len, func_len;
     const char *file, *func;
     _Atomic uint64_t file_id, func_id;  /* trace string ids, 0 = not yet */
+    /* The frame's trace id and the file epoch its record was last known to
+     * be in: a repeated site skips interning (hash and probe) per frame. */
+    _Atomic uint64_t frame_id, frame_epoch;
 };
 
 struct py_syms {
@@ -565,18 +568,30 @@ int cp_pystack_capture(uint64_t *ids, int max)
 {
     const struct py_site *sites[PY_WALK_MAX];
     int n = py_walk_sites(sites, max < PY_WALK_MAX ? max : PY_WALK_MAX), out = 0;
+    uint64_t epoch = n ? cp_itab_epoch() : 0;
     for (int i = 0; i < n; i++) {
         struct py_site *s = (struct py_site *)sites[i];
         struct py_frame_key k;
         uint64_t id;
+        /* Read before the intern: if a new file starts meanwhile, the older
+         * epoch is kept and the next use interns (re-announces) again. */
+        if (atomic_load_explicit(&s->frame_epoch, memory_order_acquire) == epoch &&
+            (id = atomic_load_explicit(&s->frame_id, memory_order_relaxed)) != 0) {
+            ids[out++] = id;
+            continue;
+        }
         k.file = site_str_id(&s->file_id, s->file, s->file_len);
         k.func = site_str_id(&s->func_id, s->func, s->func_len);
         k.line = s->line > 0 ? (uint64_t)s->line : 0;
         if (!k.file || !k.func)
             continue;
         id = cp_itab_intern(&g_frames, &k, sizeof(k), frame_announce, s);
-        if (id)
+        if (id) {
+            /* One site, one key: the id never changes, only the epoch. */
+            atomic_store_explicit(&s->frame_id, id, memory_order_relaxed);
+            atomic_store_explicit(&s->frame_epoch, epoch, memory_order_release);
             ids[out++] = id;
+        }
     }
     return out;
 }

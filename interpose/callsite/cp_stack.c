@@ -2,10 +2,16 @@
  * cp_stack.c - call-site capture (see cp_stack.h): native IPs with libunwind,
  * Python frames from cp_pystack.c, both interned into one stack id.
  *
- * Cost model (style.md A4): unwinding dominates, so we use unw_backtrace
- * (libunwind's fast trace with a per-thread cache) with a depth cap, and we
- * write each distinct stack once per trace file; a repeated site costs the
- * unwind plus one hash lookup.
+ * Cost model (style.md A4): unwinding dominates (~12 ns a frame), so a
+ * repeated site does not unwind: the per-thread cache (cp_scache.c) checks
+ * that every return address of the last full walk from the same stack
+ * pointer is still in place (a few ns for 24 frames) and hands back the
+ * interned id.  A new site, or one whose caller changed at any recorded
+ * depth, is walked with a libunwind cursor (which also yields each frame's
+ * stack pointer, for the cache) and interned; each distinct stack is
+ * written once per trace file.  Without the cache (CUPROBE_STACK_DEPTH
+ * above what an entry holds, other architectures) we use unw_backtrace,
+ * libunwind's fast trace.
  */
 #include "cp_stack.h"
 
@@ -20,6 +26,7 @@
 #include "cp_modules.h"
 #include "cp_pystack.h"
 #include "cp_rec.h"
+#include "cp_scache.h"
 
 #define CP_STACK_MAX_NATIVE 128     /* CUPROBE_STACK_DEPTH's own cap */
 #define CP_STACK_MAX_PY 128
@@ -88,25 +95,39 @@ static const struct cp_stack_cfg *stack_cfg(void)
 #endif
 #endif
 
-/* unw_backtrace, or under ThreadSanitizer a cursor walk: libunwind's fast
- * path keeps a per-thread cache freed by a pthread key destructor that takes
- * a mutex, and TSan crashes on that lock at thread exit.  Both fill ips the
- * same way: ips[0] in this function's frame, then the return addresses. */
-static inline __attribute__((always_inline)) int stack_unwind(void **ips, int want)
+/* A cursor walk that also reports each frame's stack pointer (for the
+ * cache; sps may be NULL).  ips[0] is in the caller's own frame (this is
+ * inlined), then the return addresses, as unw_backtrace gives them. */
+static inline __attribute__((always_inline)) int stack_walk(void **ips, uintptr_t *sps,
+                                                            int want)
 {
-#ifdef CP_STACK_TSAN
     unw_context_t uc;
     unw_cursor_t c;
     int n = 0;
     if (unw_getcontext(&uc) != 0 || unw_init_local(&c, &uc) != 0)
         return 0;
     do {
-        unw_word_t ip;
+        unw_word_t ip, sp = 0;
         if (unw_get_reg(&c, UNW_REG_IP, &ip) != 0 || !ip)
             break;
+        if (sps && unw_get_reg(&c, UNW_REG_SP, &sp) != 0)
+            sps = NULL;     /* no SPs: the walk is not cached */
+        if (sps)
+            sps[n] = (uintptr_t)sp;
         ips[n++] = (void *)ip;
     } while (n < want && unw_step(&c) > 0);
-    return n;
+    return sps ? n : -n;
+}
+
+/* unw_backtrace, or under ThreadSanitizer the cursor walk: libunwind's fast
+ * path keeps a per-thread cache freed by a pthread key destructor that takes
+ * a mutex, and TSan crashes on that lock at thread exit.  Both fill ips the
+ * same way: ips[0] in this function's frame, then the return addresses. */
+static inline __attribute__((always_inline)) int stack_unwind(void **ips, int want)
+{
+#ifdef CP_STACK_TSAN
+    int n = stack_walk(ips, NULL, want);
+    return n < 0 ? -n : n;
 #else
     return unw_backtrace(ips, want);
 #endif
@@ -129,26 +150,14 @@ static int stack_announce(void *ctx, uint64_t id, const void *key, size_t len)
     return 0;
 }
 
-__attribute__((noinline)) uint64_t cp_stack_capture(int skip, int with_python)
+/* The kept native frames of a walk into key[1..]: drop `skip` frames and
+ * whatever frames of the shim are still on top.  @return : how many were
+ * kept; *first is the index in ips of the first. */
+static int stack_keep(void *const *ips, int got, int skip, int depth, uint64_t *key, int *first)
 {
-    const struct cp_stack_cfg *cfg = stack_cfg();
-    void *ips[CP_STACK_MAX_NATIVE + 64 + CP_STACK_SELF_SLACK];
-    uint64_t key[CP_STACK_MAX_NATIVE + CP_STACK_MAX_PY + 2];
-    int want, got, n_native = 0, n_py = 0;
-
-    if (cfg->depth == 0 || !cp_rec_on())
-        return 0;   /* nothing could be announced: do not unwind for nothing */
-    if (skip < 0)
-        skip = 0;
-    if (skip > 63)
-        skip = 63;
-    /* ips[1] is the return address into this function's caller (the hook):
-     * unw_backtrace starts at its own caller's frame, i.e. us (stack_unwind
-     * is inlined), and this function is noinline and not a tail caller, so
-     * exactly one frame is ours. */
-    want = cfg->depth + skip + 1 + CP_STACK_SELF_SLACK;
-    got = stack_unwind(ips, want);
-    for (int i = 1 + skip; i < got && n_native < cfg->depth; i++) {
+    int n_native = 0;
+    *first = 0;
+    for (int i = 1 + skip; i < got && n_native < depth; i++) {
         uintptr_t ip = (uintptr_t)ips[i];
         if (!ip)
             break;
@@ -157,26 +166,123 @@ __attribute__((noinline)) uint64_t cp_stack_capture(int skip, int with_python)
          * the site is where the program entered cuprobe. */
         if (n_native == 0 && ip - 1 >= g_self_lo && ip - 1 < g_self_hi)
             continue;
+        if (n_native == 0)
+            *first = i;
         /* A return address points after the call; -1 lands inside the call
          * instruction, so the line is the caller's, not the next one. */
         key[1 + n_native++] = ip - 1;
     }
-    key[0] = (uint64_t)n_native;
+    return n_native;
+}
 
-    if (with_python && cfg->python && cfg->py_depth > 0) {
-        n_py = cp_pystack_capture(&key[2 + n_native], cfg->py_depth);
-        if (n_py < 0)
-            n_py = 0;
-    }
+/* Intern [n_native, ips..., n_py, pyframes...] (key[1..n_native] and the
+ * Python ids at key[2 + n_native] already filled). */
+static uint64_t stack_intern(uint64_t *key, int n_native, int n_py, int sync_modules,
+                             const void **stored)
+{
+    key[0] = (uint64_t)n_native;
     key[1 + n_native] = (uint64_t)n_py;
     if (n_native == 0 && n_py == 0)
         return 0;
     /* The map must be in the file before a stack that uses its addresses;
      * after the unwind, so a library loaded just now is in it. */
-    if (n_native)
+    if (n_native && sync_modules)
         (void)cp_modules_sync();
-    return cp_itab_intern(&g_stacks, key, (size_t)(2 + n_native + n_py) * sizeof(uint64_t),
-                          stack_announce, NULL);
+    return cp_itab_intern_ref(&g_stacks, key, (size_t)(2 + n_native + n_py) * sizeof(uint64_t),
+                              stack_announce, NULL, stored);
+}
+
+/* Python frames after the n_native native ones, and the interned id. */
+static uint64_t stack_finish(const struct cp_stack_cfg *cfg, uint64_t *key, int n_native,
+                             int with_python, int *n_py_out)
+{
+    int n_py = 0;
+    if (with_python && cfg->python && cfg->py_depth > 0) {
+        n_py = cp_pystack_capture(&key[2 + n_native], cfg->py_depth);
+        if (n_py < 0)
+            n_py = 0;
+    }
+    *n_py_out = n_py;
+    return stack_intern(key, n_native, n_py, 1, NULL);
+}
+
+__attribute__((noinline)) uint64_t cp_stack_capture(int skip, int with_python)
+{
+    const struct cp_stack_cfg *cfg = stack_cfg();
+    void *ips[CP_STACK_MAX_NATIVE + 64 + CP_STACK_SELF_SLACK];
+    uintptr_t sps[CP_SCACHE_FRAMES + 1];
+    uint64_t key[CP_STACK_MAX_NATIVE + CP_STACK_MAX_PY + 2];
+    int want, got, n_native, n_py, first;
+
+    if (cfg->depth == 0 || !cp_rec_on())
+        return 0;   /* nothing could be announced: do not unwind for nothing */
+    if (skip < 0)
+        skip = 0;
+    if (skip > 63)
+        skip = 63;
+    /* ips[1] is the return address into this function's caller (the hook):
+     * the walk starts at its own caller's frame, i.e. us (stack_walk and
+     * stack_unwind are inlined), and this function is noinline and not a
+     * tail caller, so exactly one frame is ours. */
+    want = cfg->depth + skip + 1 + CP_STACK_SELF_SLACK;
+    if (want <= CP_SCACHE_FRAMES && cp_scache_enabled()) {
+        /* Our CFA (frame pointer + 16: this file is built with frame
+         * pointers; cp_scache_put() checks it against libunwind's) and
+         * where we return to key the per-thread cache. */
+        uintptr_t sp = (uintptr_t)__builtin_frame_address(0) + 16;
+        uintptr_t tag = (uintptr_t)__builtin_return_address(0) ^ (uintptr_t)skip;
+        uint64_t epoch = cp_itab_epoch();
+        struct cp_scache_ent *e = cp_scache_find(sp, tag, epoch);
+        if (e) {
+            /* Same frames as the walk that filled it: only Python frames
+             * can differ.  The key is rebuilt from the slots (no module
+             * sync: done in this epoch at fill). */
+            uint64_t id;
+            const void *stored = NULL;
+            size_t len;
+            n_py = 0;
+            if (with_python && cfg->python && cfg->py_depth > 0)
+                n_py = cp_pystack_capture(&key[2 + e->n_native], cfg->py_depth);
+            if (n_py < 0)
+                n_py = 0;
+            if (n_py == 0 && e->id)
+                return e->id;
+            for (int k = 0; k < e->n_native; k++)
+                key[1 + k] = e->ret[e->first + k] - 1;
+            key[0] = (uint64_t)e->n_native;
+            key[1 + e->n_native] = (uint64_t)n_py;
+            len = (size_t)(2 + e->n_native + n_py) * sizeof(uint64_t);
+            /* The same Python frames as last time here: one memcmp against
+             * the interned key instead of hashing ~90 words. */
+            if (n_py && e->py_key && e->py_len == len && memcmp(e->py_key, key, len) == 0)
+                return e->py_id;
+            id = stack_intern(key, e->n_native, n_py, 0, &stored);
+            if (n_py == 0) {
+                e->id = id;
+            } else if (stored) {
+                e->py_key = stored;
+                e->py_len = len;
+                e->py_id = id;
+            }
+            return id;
+        }
+        got = stack_walk(ips, sps, want);
+        if (got > 0) {
+            n_native = stack_keep(ips, got, skip, cfg->depth, key, &first);
+            uint64_t id = stack_finish(cfg, key, n_native, with_python, &n_py);
+            if (id && n_native)
+                e = cp_scache_put(sp, tag, epoch, (const uintptr_t *)ips, sps, got, first,
+                                  n_native);
+            if (e && n_py == 0)
+                e->id = id;
+            return id;
+        }
+        got = -got;
+    } else {
+        got = stack_unwind(ips, want);
+    }
+    n_native = stack_keep(ips, got, skip, cfg->depth, key, &first);
+    return stack_finish(cfg, key, n_native, with_python, &n_py);
 }
 
 static void stack_on_new_file(void)

@@ -1,0 +1,72 @@
+/*
+ * cp_scache.h - the per-thread call-site cache: a repeated native call site
+ * is recognised without unwinding, by checking that every return address
+ * the last full unwind found is still in its stack slot.
+ *
+ * Why this is exact, not a guess from a short prefix: an entry remembers,
+ * for EVERY frame the full unwind walked (up to the configured depth plus
+ * the shim's own frames), the stack address of the frame's return-address
+ * slot and the value it held, and the stack pointer at which the walk
+ * started.  A hit needs the same starting stack pointer and every slot to
+ * hold the same return address, so a different caller at any depth the
+ * stack records (the 2nd frame or the 24th) writes a different return
+ * address into its slot and misses.  Each frame's size follows from its
+ * return address (the unwind tables of that code), so the same addresses
+ * from the same start reproduce the same walk.  The one layout this cannot
+ * see is a frame whose size varies at run time (alloca, stack realignment)
+ * in which a stale copy of the old return address survives at exactly the
+ * old slot: such a frame makes the next slot move, and the entry is only
+ * trusted when the return address the call pushed is read back from the
+ * slot at fill time (see cp_scache_put()).
+ *
+ * x86-64 only (the return address sits at CFA - 8); elsewhere every lookup
+ * misses and capture unwinds as before.
+ */
+#ifndef CP_SCACHE_H
+#define CP_SCACHE_H
+
+#include <stdint.h>
+
+#define CP_SCACHE_FRAMES 40     /* longest walk an entry can hold */
+
+struct cp_scache_ent {
+    uintptr_t sp;               /* CFA of cp_stack_capture; 0 = empty */
+    uintptr_t tag;              /* return address into the hook, mixed with skip */
+    uint64_t epoch;             /* cp_itab_epoch() when filled */
+    uint64_t id;                /* stack id without Python frames, 0 = not known yet */
+    const void *py_key;         /* the last full key with Python frames (interned copy) */
+    uint64_t py_len, py_id;     /* its length in bytes and id */
+    uint16_t n_slots;           /* return-address slots checked */
+    uint16_t first;             /* slot index of the first frame the stack keeps */
+    uint16_t n_native;          /* frames the stack keeps */
+    uint32_t off[CP_SCACHE_FRAMES];   /* slot address - (sp - 8) */
+    uint64_t ret[CP_SCACHE_FRAMES];   /* the return address the slot held */
+};
+
+/*! cp_scache_find() : the calling thread's entry for a walk that starts at
+ *  stack pointer sp with tag, if every slot it recorded still holds the
+ *  same return address and it was filled in file epoch `epoch`.
+ *  @return : the entry (valid until this thread's next cp_scache_put), or
+ *  NULL (a miss: unwind). */
+struct cp_scache_ent *cp_scache_find(uintptr_t sp, uintptr_t tag, uint64_t epoch);
+
+/*! cp_scache_put() : remember a full unwind.  ips[i], sps[i] (i = 0..got-1)
+ *  are each frame's IP and stack pointer as libunwind reports them (ips[0]
+ *  and sps[0] the frame of cp_stack_capture itself, sps[1] == sp); `first`
+ *  and `n_native` the frames the stack keeps.  Nothing is stored when the
+ *  walk is too long, or a return address is not found at sps[i] - 8 (a
+ *  signal frame, an unusual ABI): that site then always unwinds.
+ *  @return : the new entry, or NULL. */
+struct cp_scache_ent *cp_scache_put(uintptr_t sp, uintptr_t tag, uint64_t epoch,
+                                    const uintptr_t *ips, const uintptr_t *sps, int got,
+                                    int first, int n_native);
+
+/*! cp_scache_enable() : turn the calling thread's cache on (1, the
+ *  default) or off (0: every capture unwinds), for the tests that compare
+ *  the two. */
+void cp_scache_enable(int on);
+
+/*! cp_scache_enabled() : whether the calling thread looks up its cache. */
+int cp_scache_enabled(void);
+
+#endif /* CP_SCACHE_H */

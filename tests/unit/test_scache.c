@@ -1,0 +1,225 @@
+// link: build/interpose/callsite/cp_stack.o build/interpose/callsite/cp_scache.o build/interpose/callsite/cp_itab.o build/interpose/callsite/cp_modules.o build/interpose/callsite/cp_pystack.o build/interpose/callsite/cp_pylayout.o
+/*
+ * test_scache.c - the per-thread call-site cache returns exactly the stack a
+ * fresh unwind gives: for sites that share a long prefix and differ only
+ * deep down (a changed caller at frame 20 of 24, reached at the same stack
+ * pointer), for recursion at every depth, for threads, after a new trace
+ * file and in a forked child; and the cache really serves repeated sites
+ * (no unwind: the hit rate shows in the cost).  Default depth (24 frames).
+ */
+#include <sys/wait.h>
+#include <unistd.h>
+
+#define CP_UNIT_COUNT
+#include "cp_unit.h"
+#include "test_stack_fakerec.h"
+#include "cp_scache.h"
+#include "cp_stack.h"
+
+#define NOTAIL __asm__ volatile("" ::: "memory")
+
+/* The capture, with the calling thread's cache on or off.  Switching
+ * happens here, above the captured frames, so both see one stack. */
+static __attribute__((noinline)) uint64_t site(int cached)
+{
+    cp_scache_enable(cached);
+    uint64_t id = cp_stack_capture(0, 0);
+    NOTAIL;
+    cp_scache_enable(1);
+    return id;
+}
+
+static __attribute__((noinline)) uint64_t chain(int n, int cached)
+{
+    uint64_t id = n ? chain(n - 1, cached) : site(cached);
+    NOTAIL;
+    return id;
+}
+
+/* Two roots with identical code: called through one pointer from one
+ * loop, they reach site() at the same stack pointer through 19 identical
+ * frames; only the return address into root_a or root_b (frame 20)
+ * differs. */
+static __attribute__((noinline)) uint64_t root_a(int cached)
+{
+    uint64_t id = chain(18, cached);
+    NOTAIL;
+    return id;
+}
+
+static __attribute__((noinline)) uint64_t root_b(int cached)
+{
+    uint64_t id = chain(18, cached);
+    NOTAIL;
+    return id;
+}
+
+/* Sites sharing a prefix: the same chain, entered from two callers that
+ * then call one more distinct function each. */
+static __attribute__((noinline)) uint64_t via_x(int cached)
+{
+    uint64_t id = chain(3, cached);
+    NOTAIL;
+    return id;
+}
+
+static __attribute__((noinline)) uint64_t via_y(int cached)
+{
+    uint64_t id = chain(3, cached);
+    NOTAIL;
+    return id;
+}
+
+static uint64_t (*const g_roots[4])(int) = { root_a, root_b, via_x, via_y };
+
+/* Runs every scenario `rounds` times alternating cached and fresh, in an
+ * order that makes entries collide and get replaced.  @return : the number
+ * of mismatches; ids[] gets the id of each root and each recursion depth. */
+static int scenarios(int rounds, uint64_t ids[4 + 32])
+{
+    int bad = 0;
+    /* One call site for the cached and the fresh capture of a scenario
+     * (the loop below): a second call line would be a different stack. */
+    for (int r = 0; r < rounds; r++) {
+        for (volatile int i = 0; i < 36; i++) {
+            uint64_t v[3];
+            for (volatile int k = 0; k < 3; k++)
+                v[k] = i < 4 ? g_roots[i](k != 1) : chain(i - 4, k != 1);
+            /* v[0] cached (may hit an entry of an earlier round), v[1] a
+             * fresh unwind, v[2] cached again. */
+            if (!v[1] || v[0] != v[1] || v[2] != v[1] || (ids[i] && ids[i] != v[1]))
+                bad++;
+            ids[i] = v[1];
+        }
+    }
+    return bad;
+}
+
+static void check_distinct(const uint64_t ids[4 + 32])
+{
+    /* A changed caller at frame 20, a changed caller of a shared prefix,
+     * and each recursion depth are all different stacks. */
+    CHECK(ids[0] != ids[1]);
+    CHECK(ids[2] != ids[3]);
+    int dup = 0;
+    /* (Recursion past depth 22 fills all 24 frames with chain(): one stack.) */
+    for (int i = 0; i < 4 + 20; i++)
+        for (int j = i + 1; j < 4 + 20; j++)
+            dup += ids[i] == ids[j];
+    CHECK(dup == 0);
+}
+
+static void test_exact(void)
+{
+    uint64_t ids[36] = { 0 };
+    struct fake_stack a, b;
+    CHECK(scenarios(3, ids) == 0);
+    check_distinct(ids);
+    /* root_a and root_b: 24 frames each, equal but for the one frame. */
+    CHECK(fake_rec_stack(ids[0], &a) == 0 && fake_rec_stack(ids[1], &b) == 0);
+    CHECK(a.n_native == 24 && b.n_native == 24);
+    int diff = 0, at = -1;
+    for (int i = 0; i < 24; i++)
+        if (a.ip[i] != b.ip[i]) {
+            diff++;
+            at = i;
+        }
+    CHECK(diff == 1 && at >= 18);
+}
+
+static void test_new_file_and_fork(void)
+{
+    uint64_t ids[3][36];
+    int bad[3] = { 0 };
+    size_t before = 0;
+    pid_t pid = 1;
+    memset(ids, 0, sizeof(ids));
+    /* Round 0 as is, round 1 in a new trace file, round 2 in a forked
+     * child: one call site for all three, so the same stacks. */
+    for (volatile int round = 0; round < 3; round++) {
+        if (round == 1)
+            fake_rec_new_file();
+        if (round == 2) {
+            pid = fork();
+            if (pid != 0)
+                break;
+            before = fake_rec_count(CP_REC_STACK);
+        }
+        bad[round] = scenarios(1, ids[round]);
+    }
+    if (pid == 0) {
+        /* Every stack announced again in the child's first use. */
+        int ok = bad[2] == 0 && memcmp(ids[0], ids[2], sizeof(ids[0])) == 0 &&
+                 fake_rec_count(CP_REC_STACK) >= before + 24;
+        _exit(ok ? 0 : 1);
+    }
+    CHECK(bad[0] == 0 && bad[1] == 0);
+    CHECK(memcmp(ids[0], ids[1], sizeof(ids[0])) == 0);
+    /* The cached ids were announced again in the new file, once each. */
+    for (int i = 0; i < 36; i++)
+        CHECK(fake_rec_defs(CP_REC_STACK, ids[1][i]) == 1);
+    int st = 0;
+    waitpid(pid, &st, 0);
+    CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+}
+
+static void *thread_main(void *arg)
+{
+    uint64_t *ids = arg;
+    ids[36] = (uint64_t)scenarios(20, ids);
+    return NULL;
+}
+
+static void test_threads(void)
+{
+    pthread_t t[4];
+    uint64_t ids[4][37];
+    memset(ids, 0, sizeof(ids));
+    for (int i = 0; i < 4; i++)
+        pthread_create(&t[i], NULL, thread_main, ids[i]);
+    for (int i = 0; i < 4; i++)
+        pthread_join(t[i], NULL);
+    for (int i = 0; i < 4; i++) {
+        CHECK(ids[i][36] == 0);
+        check_distinct(ids[i]);
+    }
+}
+
+/* The cache must actually serve: a hit reads ~33 slots, a fresh unwind
+ * steps ~33 frames through libunwind, at least 3x slower (in practice
+ * 10x); compared in one process so the machine's speed cancels out. */
+static void test_hits_are_cheap(void)
+{
+    const int n = 20000;
+    uint64_t t0, fresh = UINT64_MAX, cached = UINT64_MAX;
+    for (int rep = 0; rep < 3; rep++) {
+        t0 = cp_now_ns();
+        for (volatile int i = 0; i < n; i++)
+            chain(25, 0);
+        uint64_t f = cp_now_ns() - t0;
+        t0 = cp_now_ns();
+        for (volatile int i = 0; i < n; i++)
+            chain(25, 1);
+        uint64_t c = cp_now_ns() - t0;
+        fresh = f < fresh ? f : fresh;
+        cached = c < cached ? c : cached;
+    }
+    printf("capture at depth 24: fresh unwind %.0f ns, cached %.0f ns\n", (double)fresh / n,
+           (double)cached / n);
+    CHECK(cached * 3 < fresh);
+}
+
+int main(void)
+{
+    unsetenv("CUPROBE_STACK_DEPTH");
+    test_exact();
+    test_new_file_and_fork();
+    test_threads();
+    test_hits_are_cheap();
+    if (g_fail) {
+        printf("%d checks failed\n", g_fail);
+        return 1;
+    }
+    printf("stack cache tests passed\n");
+    return 0;
+}
