@@ -204,4 +204,12 @@ enum cp_end_reason {
     CP_END_DESTRUCTOR = 5,
 };
 
+/* A CP_REC_FREE carries a call site (EV stack) only when the freed range
+ * is at least this large, or its size is unknown: the fragmentation check
+ * points at the free of a large block that is allocated again at the same
+ * size; nothing reads the site of a small free, and PyTorch frees every
+ * tensor, so a site there would cost an unwind on the hottest path.  A
+ * failed free always has a site (its CP_REC_CALL). */
+#define CP_FREE_SITE_MIN_BYTES (2ull << 20)
+
 #endif /* CP_TRACE_H */

@@ -29,7 +29,7 @@
 #include "cp_fw.h"
 
 #define FR_MIN_BYTES (64ull << 20)
-#define FR_CHURN_MIN_SIZE (2ull << 20)
+#define FR_CHURN_MIN_SIZE CP_FREE_SITE_MIN_BYTES  /* smaller frees have no site */
 #define FR_CHURN_MIN_COUNT 16
 #define FR_TORCH_MIN_GAP (256ull << 20)
 

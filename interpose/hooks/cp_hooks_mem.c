@@ -10,6 +10,7 @@
 #include "cp_evt.h"
 #include "cp_imap.h"
 #include "cp_mem.h"
+#include "cp_stack.h"
 
 static void *cp_slot_dev_pool, *cp_slot_pool_attr;
 
@@ -79,9 +80,14 @@ void cp_mem_free_ev(const cp_call *c, CUstream s, int which, uint64_t ptr, int k
 {
     cp_where w;
     cp_range r = { .kind = (uint8_t)kind };
-    cp_ev_ctx(&w, 1);
+    int known = 0;
+    cp_ev_ctx(&w, 0);
     if (c->res == CUDA_SUCCESS && ptr)
-        cp_imap_remove(which, ptr, &r);
+        known = cp_imap_remove(which, ptr, &r) == 0;
+    /* Only a large free's site is used (CP_FREE_SITE_MIN_BYTES); PyTorch
+     * frees every tensor, so the small ones skip the capture. */
+    if (!known || (which == CP_IMAP_HANDLE ? r.aux : r.size) >= CP_FREE_SITE_MIN_BYTES)
+        w.stack = cp_stack_capture(0, 1);
     uint8_t *p = cp_ev_begin(CP_REC_FREE, c, &w, s, 3 * CP_VARINT_MAX);
     if (!p)
         return;
