@@ -2,6 +2,11 @@
  * cp_imap.c - interval maps over glibc's tsearch (a red-black tree), one
  * rwlock each.  Live ranges never overlap, so "contains" is a total order
  * on them and tfind can answer containment queries directly.
+ *
+ * Cost (every allocation inserts, every free removes, under
+ * cudaMallocAsync once per tensor): nodes come from a per-map free list
+ * instead of malloc/free, and an insert is one tsearch (which finds a stale
+ * overlapping range by itself) instead of a tfind and a tsearch.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -11,15 +16,25 @@
 
 #include "cp_imap.h"
 
+/* A node, or on the free list a link to the next free one. */
+typedef union cp_node {
+    cp_range r;
+    union cp_node *next;
+} cp_node;
+
+#define CP_IMAP_SPARE_MAX 4096  /* free nodes kept per map; more go to free() */
+
 typedef struct cp_imap {
     pthread_rwlock_t lock;
     void *root;
+    cp_node *spare;             /* under lock (write) */
+    unsigned n_spare;
 } cp_imap;
 
 static cp_imap cp_maps[CP_IMAP_N] = {
-    { PTHREAD_RWLOCK_INITIALIZER, NULL },
-    { PTHREAD_RWLOCK_INITIALIZER, NULL },
-    { PTHREAD_RWLOCK_INITIALIZER, NULL },
+    { PTHREAD_RWLOCK_INITIALIZER, NULL, NULL, 0 },
+    { PTHREAD_RWLOCK_INITIALIZER, NULL, NULL, 0 },
+    { PTHREAD_RWLOCK_INITIALIZER, NULL, NULL, 0 },
 };
 static atomic_uint_fast64_t cp_dev_mask;
 static unsigned cp_dev_live[64];    /* under cp_maps[CP_IMAP_DEV].lock */
@@ -47,31 +62,59 @@ static void cp_count(int which, const cp_range *r, int delta)
         atomic_fetch_and(&cp_dev_mask, ~(1ull << r->dev));
 }
 
-/* Drop every range overlapping r (stale entries whose free we never saw). */
-static void cp_drop_overlaps(cp_imap *m, int which, const cp_range *r)
+/* A node for r: from the free list (write lock held), else malloc. */
+static cp_range *cp_node_get(cp_imap *m, const cp_range *r)
 {
-    void *hit;
-    while ((hit = tfind(r, &m->root, cp_range_cmp)) != NULL) {
-        cp_range *old = *(cp_range **)hit;
-        tdelete(old, &m->root, cp_range_cmp);
-        cp_count(which, old, -1);
-        free(old);
+    cp_node *n = m->spare;
+    if (n) {
+        m->spare = n->next;
+        m->n_spare--;
+    } else {
+        n = malloc(sizeof(*n));
+        if (!n)
+            return NULL;
     }
+    n->r = *r;
+    return &n->r;
+}
+
+/* Back to the free list (write lock held). */
+static void cp_node_put(cp_imap *m, cp_range *r)
+{
+    cp_node *n = (cp_node *)r;
+    if (m->n_spare >= CP_IMAP_SPARE_MAX) {
+        free(n);
+        return;
+    }
+    n->next = m->spare;
+    m->spare = n;
+    m->n_spare++;
 }
 
 int cp_imap_insert(int which, const cp_range *r)
 {
     cp_imap *m = &cp_maps[which];
-    cp_range *n = malloc(sizeof(*n));
-    if (!n)
-        return -ENOMEM;
-    *n = *r;
     pthread_rwlock_wrlock(&m->lock);
-    cp_drop_overlaps(m, which, r);
-    if (!tsearch(n, &m->root, cp_range_cmp)) {
+    cp_range *n = cp_node_get(m, r);
+    if (!n) {
         pthread_rwlock_unlock(&m->lock);
-        free(n);
         return -ENOMEM;
+    }
+    for (;;) {
+        void *hit = tsearch(n, &m->root, cp_range_cmp);
+        if (!hit) {
+            cp_node_put(m, n);
+            pthread_rwlock_unlock(&m->lock);
+            return -ENOMEM;
+        }
+        cp_range *old = *(cp_range **)hit;
+        if (old == n)
+            break;
+        /* A stale range overlapping the new one (its free was never
+         * seen): drop it and insert again. */
+        tdelete(old, &m->root, cp_range_cmp);
+        cp_count(which, old, -1);
+        cp_node_put(m, old);
     }
     cp_count(which, n, 1);
     pthread_rwlock_unlock(&m->lock);
@@ -92,7 +135,7 @@ int cp_imap_remove(int which, uint64_t base, cp_range *out)
             cp_count(which, old, -1);
             if (out)
                 *out = *old;
-            free(old);
+            cp_node_put(m, old);
             rc = 0;
         }
     }
@@ -128,6 +171,8 @@ void cp_imap_reset(void)
     for (int i = 0; i < CP_IMAP_N; i++) {
         pthread_rwlock_init(&cp_maps[i].lock, NULL);
         cp_maps[i].root = NULL;
+        cp_maps[i].spare = NULL;
+        cp_maps[i].n_spare = 0;
     }
     for (int d = 0; d < 64; d++)
         cp_dev_live[d] = 0;
