@@ -1,0 +1,159 @@
+#!/bin/bash
+# tests/gpu/bench_alloc_modes.sh - what `cuprobe run` costs a launch-bound
+# PyTorch loop under each of PyTorch's three allocator modes (default
+# caching, expandable_segments:True, backend:cudaMallocAsync), with call
+# sites on (defaults) and off (CUPROBE_STACK_DEPTH=0); then per-call costs
+# of an alloc+free pair on the real driver (bench/bench_calls.c) and, when
+# transformers is installed and time is left, a short GPT-2 check.
+#
+# Method: rounds of alternating runs, each round one plain, one traced and
+# one traced-without-stacks run per mode (order of the two traced runs
+# swapped every round); each run is bench/gpu_steps.py mlp: warm-up, then
+# SECS seconds of steps timed inside the script (steps/s).  A pair's ratio
+# is traced/plain of the same round; the summary is the median over rounds.
+#
+# Usage: bash tests/gpu/bench_alloc_modes.sh [OUTDIR]
+#   OUTDIR (default $OUT, else bench-alloc-out) gets runs.txt, calls.txt,
+#   gpt2.txt and summary.txt.  PAIRS (default 8) rounds, SECS (1.5) seconds
+#   of steps per run, BUDGET (330) seconds after which no new run starts:
+#   the whole script stays under 6 minutes on an H200.
+OUT=${1:-${OUT:-bench-alloc-out}}
+PAIRS=${PAIRS:-8}
+SECS=${SECS:-1.5}
+BUDGET=${BUDGET:-330}
+B=${B:-build}
+mkdir -p "$OUT" || exit 1
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+CP="$PWD/$B/cuprobe"
+START=$(date +%s)
+elapsed() { echo $(($(date +%s) - START)); }
+
+if ! python3 -c 'import torch, sys; sys.exit(0 if torch.cuda.is_available() else 1)' 2>/dev/null; then
+    echo "skip: torch with CUDA is not importable here" | tee "$OUT/summary.txt"
+    exit 0
+fi
+[ -x "$CP" ] && [ -f "$B/libcuprobe.so" ] || { echo "build/ is missing (run make)"; exit 1; }
+
+conf_of() {
+    case $1 in
+    default) echo "" ;;
+    expandable) echo "expandable_segments:True" ;;
+    async) echo "backend:cudaMallocAsync" ;;
+    esac
+}
+
+# run MODE CFG WORKLOAD SECS -> prints steps/s (empty on failure)
+run() {
+    local conf; conf=$(conf_of "$1")
+    local envs=(env -u PYTORCH_CUDA_ALLOC_CONF)
+    [ -n "$conf" ] && envs=(env PYTORCH_CUDA_ALLOC_CONF="$conf")
+    case $2 in
+    plain) "${envs[@]}" python3 bench/gpu_steps.py "$3" "$4" ;;
+    traced) "${envs[@]}" "$CP" run -o "$T/t-%p.trace" -- python3 bench/gpu_steps.py "$3" "$4" ;;
+    nostack) "${envs[@]}" CUPROBE_STACK_DEPTH=0 "$CP" run -o "$T/t-%p.trace" -- \
+                 python3 bench/gpu_steps.py "$3" "$4" ;;
+    esac 2>>"$OUT/stderr.txt" | awk '/^steps_per_s/ {print $2}'
+    rm -f "$T"/t-*.trace
+}
+
+# --- 1. the launch-bound MLP, three allocator modes ------------------------
+: >"$OUT/runs.txt"
+MODES="default expandable async"
+done_pairs=0
+for ((p = 0; p < PAIRS; p++)); do
+    if [ "$(elapsed)" -ge $((BUDGET - 60)) ]; then
+        echo "note: time budget reached after $p rounds" | tee -a "$OUT/runs.txt"
+        break
+    fi
+    order="traced nostack"
+    [ $((p % 2)) = 1 ] && order="nostack traced"
+    for m in $MODES; do
+        for cfg in plain $order; do
+            v=$(run "$m" "$cfg" mlp "$SECS")
+            echo "pair $p mode $m cfg $cfg steps_per_s ${v:-FAILED}" | tee -a "$OUT/runs.txt"
+        done
+    done
+    done_pairs=$((p + 1))
+done
+
+summarize() {   # MODE CFG -> "median min max n"
+    awk -v m="$1" -v c="$2" '
+        $4 == m && $6 == "plain" && $8 != "FAILED" { plain[$2] = $8 }
+        $4 == m && $6 == c && $8 != "FAILED" { t[$2] = $8 }
+        END {
+            n = 0
+            for (k in t) if (k in plain && plain[k] > 0) r[++n] = t[k] / plain[k]
+            if (!n) { print "- - - 0"; exit }
+            for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (r[j] < r[i]) { x = r[i]; r[i] = r[j]; r[j] = x }
+            med = (n % 2) ? r[(n + 1) / 2] : (r[n / 2] + r[n / 2 + 1]) / 2
+            printf "%.4f %.4f %.4f %d\n", med, r[1], r[n], n
+        }' "$OUT/runs.txt"
+}
+
+{
+    echo "launch-bound MLP (bench/gpu_steps.py mlp, ${SECS}s of steps per run), median traced/plain:"
+    printf "%-11s %-28s %8s %16s %6s\n" mode config median range pairs
+    for m in $MODES; do
+        for cfg in traced nostack; do
+            read -r med lo hi n <<<"$(summarize "$m" "$cfg")"
+            label="defaults (stacks, Python)"
+            [ "$cfg" = nostack ] && label="CUPROBE_STACK_DEPTH=0"
+            printf "%-11s %-28s %8s %16s %6s\n" "$m" "$label" "$med" "$lo-$hi" "$n"
+        done
+    done
+} >"$T/mlp_summary"
+
+# --- 2. per-call cost on the real driver -------------------------------------
+: >"$OUT/calls.txt"
+if [ -x "$B/bench/bench_calls" ] && [ "$(elapsed)" -lt "$BUDGET" ]; then
+    for ((i = 0; i < 3; i++)); do
+        timeout 60 "$B/bench/bench_calls" 200000 | sed 's/^/plain /' >>"$OUT/calls.txt"
+        CUPROBE_OUTPUT="$T/c-%p.trace" LD_PRELOAD="$PWD/$B/libcuprobe.so" timeout 60 \
+            "$B/bench/bench_calls" 200000 | sed 's/^/traced /' >>"$OUT/calls.txt"
+        CUPROBE_STACK_DEPTH=0 CUPROBE_OUTPUT="$T/c-%p.trace" LD_PRELOAD="$PWD/$B/libcuprobe.so" \
+            timeout 60 "$B/bench/bench_calls" 200000 | sed 's/^/nostack /' >>"$OUT/calls.txt"
+        rm -f "$T"/c-*.trace
+    done
+fi
+med_call() {
+    awk -v w="$1" -v c="$2" '$1 == w && $2 == c { v[++n] = $3 }
+        END { if (!n) { print "-"; exit }
+              for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (v[j] < v[i]) { x = v[i]; v[i] = v[j]; v[j] = x }
+              print v[int((n + 1) / 2)] }' "$OUT/calls.txt"
+}
+{
+    echo "real driver, ns per call or pair (bench/bench_calls, median of 3 runs):"
+    printf "%-12s %10s %10s %10s %12s %12s\n" call plain traced nostack added added_nostack
+    for c in htod_pinned alloc_free async_pair; do
+        p=$(med_call plain "$c"); q=$(med_call traced "$c"); r=$(med_call nostack "$c")
+        awk -v c="$c" -v p="$p" -v q="$q" -v r="$r" 'BEGIN {
+            if (p == "-" || q == "-") { printf "%-12s (not measured)\n", c; exit }
+            printf "%-12s %10.1f %10.1f %10.1f %12.1f %12.1f\n", c, p, q, r, q - p, r - p }'
+    done
+} >"$T/calls_summary"
+
+# --- 3. GPT-2 under cudaMallocAsync, if cheap ---------------------------------
+: >"$OUT/gpt2.txt"
+if python3 -c 'import transformers' 2>/dev/null; then
+    for ((p = 0; p < 2; p++)); do
+        [ "$(elapsed)" -lt $((BUDGET - 10)) ] || { echo "note: no time left for GPT-2" >>"$OUT/gpt2.txt"; break; }
+        a=$(run async plain gpt2 3)
+        b=$(run async traced gpt2 3)
+        echo "pair $p plain ${a:-FAILED} traced ${b:-FAILED}" >>"$OUT/gpt2.txt"
+    done
+else
+    echo "skip: transformers is not importable" >>"$OUT/gpt2.txt"
+fi
+
+{
+    echo "cuprobe $(git rev-parse --short HEAD 2>/dev/null), $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null | head -1), torch $(python3 -c 'import torch; print(torch.__version__)' 2>/dev/null)"
+    cat "$T/mlp_summary"
+    echo
+    cat "$T/calls_summary"
+    echo
+    echo "GPT-2 small under cudaMallocAsync (3 s of steps per run), steps/s:"
+    cat "$OUT/gpt2.txt"
+    awk '$3 ~ /^[0-9.]+$/ && $5 ~ /^[0-9.]+$/ { printf "  ratio %.4f\n", $5 / $3 }' "$OUT/gpt2.txt"
+    echo "total ${done_pairs} rounds, $(elapsed) s"
+} | tee "$OUT/summary.txt"
