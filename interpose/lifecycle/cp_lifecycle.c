@@ -3,7 +3,8 @@
  * exit (on_exit + destructor), _exit/_Exit, exec*, fork.
  *
  * Exported hooks (add to interpose/exports.map): _exit, _Exit, execve, execv,
- * execvp, execvpe, execl, execlp, execle, fork.  Every hook first checks
+ * execvp, execvpe, execl, execlp, execle, fork, __libc_start_main (to
+ * register the exit handler after the dynamic linker's).  Every hook first checks
  * cp__rec_owner(): in a vfork child (CPython's subprocess uses vfork) our
  * memory is the parent's, so the hooks must pass straight through.
  */
@@ -50,14 +51,52 @@ static void cp_atfork_child(void)
 static void cp_on_exit(int status, void *arg)
 {
     (void)arg;
-    if (!cp__rec_owner())
+    /* Registered twice (constructor, main's wrapper): once is enough. */
+    if (!cp__rec_owner() || g_exit_seen)
         return;
     g_exit_status = status;
     g_exit_seen = 1;
     cp_rec_flush();
 }
 
-static void *g_real__exit, *g_real__Exit, *g_real_fork;
+static void *g_real__exit, *g_real__Exit, *g_real_fork, *g_real_start_main;
+
+/* ---- main's wrapper ------------------------------------------------------
+ * exit() runs its handlers in the reverse order of registration.  The
+ * shim's constructor runs before __libc_start_main registers the dynamic
+ * linker's _dl_fini (which runs every destructor, ours included), so a
+ * handler registered there would run AFTER our destructor had already
+ * written END without the status.  Registering it again from a wrapper of
+ * main puts it after _dl_fini in the list, i.e. it runs first. */
+typedef int (*cp_main_fn)(int, char **, char **);
+static cp_main_fn g_real_main;
+
+static int cp_main_wrapper(int argc, char **argv, char **envp)
+{
+    if (!cp_config()->disable)
+        on_exit(cp_on_exit, NULL);
+    return g_real_main(argc, argv, envp);
+}
+
+typedef int (*cp_start_main_fn)(cp_main_fn, int, char **, void (*)(void), void (*)(void),
+                                void (*)(void), void *);
+
+/* glibc declares it nowhere public. */
+int __libc_start_main(cp_main_fn main_fn, int argc, char **argv, void (*init)(void),
+                      void (*fini)(void), void (*rtld_fini)(void), void *stack_end);
+
+CP_EXPORT int __libc_start_main(cp_main_fn main_fn, int argc, char **argv,
+                                void (*init)(void), void (*fini)(void),
+                                void (*rtld_fini)(void), void *stack_end)
+{
+    cp_start_main_fn real = (cp_start_main_fn)cp__real("__libc_start_main",
+                                                       &g_real_start_main);
+    if (!real)   /* cannot happen with glibc; nothing sane to do but exit */
+        syscall(SYS_exit_group, 127);
+    g_real_main = main_fn;
+    return real(cp_main_wrapper, argc, argv, init, fini, rtld_fini, stack_end);
+}
+
 static void *g_real_execve, *g_real_execvpe;
 
 /* Priority 101: before any other constructor in the shim may record. */

@@ -8,8 +8,12 @@
  *   loop          allocate and free forever, printing "ready" once the
  *                 first second of records has been flushed (SIGKILL test)
  *   segv          allocate, then dereference NULL
+ *   exit N        allocate, then exit(N) (atexit handlers and destructors run)
+ *   return N      allocate, then return N from main
+ *   term          allocate, then raise SIGTERM (default action: killed)
  */
 #include <signal.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -83,6 +87,20 @@ int main(int argc, char **argv)
         volatile int *p = NULL;
         return *p;
     }
-    fprintf(stderr, "usage: shim_lifecycle fork-cuda|fork-nocuda|exec|_exit|loop|segv\n");
+    if (strcmp(mode, "exit") == 0 && argc > 2) {
+        setup();
+        exit(atoi(argv[2]));
+    }
+    if (strcmp(mode, "return") == 0 && argc > 2) {
+        setup();
+        return atoi(argv[2]);
+    }
+    if (strcmp(mode, "term") == 0) {
+        setup();
+        raise(SIGTERM);
+        return 0;
+    }
+    fprintf(stderr, "usage: shim_lifecycle fork-cuda|fork-nocuda|exec|_exit|loop|segv|"
+                    "exit N|return N|term\n");
     return 2;
 }
