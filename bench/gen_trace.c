@@ -337,6 +337,9 @@ int main(int argc, char **argv)
         die("libzstd lacks the streaming API");
     g_z = z_create();
     z_setp(g_z, ZSTD_c_compressionLevel, 1);
+    /* The format requires a content checksum in every frame; the reader
+     * refuses frames without one. */
+    z_setp(g_z, ZSTD_c_checksumFlag, 1);
     g_buf = malloc(CP_FRAME_MAX_BYTES + 65536);
     g_out = fopen(out, "wb");
     if (!g_z || !g_buf || !g_out)

@@ -16,6 +16,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <zstd.h>
+#include <zstd_errors.h>
 
 #include "cp_decode.h"
 #include "cp_decode_int.h"
@@ -43,6 +44,12 @@ struct cp_dec {
     size_t in_cap, in_len, in_pos;
     uint64_t in_file_off;       /* file offset of in[0] */
     int in_eof;
+    /* The zstd frame being decoded: its first bytes (magic and frame
+     * header descriptor, to see the checksum flag) and where it started. */
+    uint8_t fh[5];
+    unsigned fh_n;
+    uint64_t frame_off;
+    int mid_frame;              /* zstd still expects bytes of this frame */
     uint8_t *buf;               /* decompressed window */
     size_t cap, pos, len;
     uint64_t base;              /* stream offset of buf[0] */
@@ -215,6 +222,7 @@ cp_dec *cp_dec_open(const char *path, const char **err)
     }
     d->fd = fd;
     d->in_file_off = CP_TRACE_PREFIX_BYTES;
+    d->frame_off = CP_TRACE_PREFIX_BYTES;
     return d;
 }
 
@@ -233,6 +241,7 @@ cp_dec *cp_dec_open_mem(const void *buf, size_t len, const char *name, const cha
     d->in = (uint8_t *)buf + CP_TRACE_PREFIX_BYTES;
     d->in_len = len - CP_TRACE_PREFIX_BYTES;
     d->in_file_off = CP_TRACE_PREFIX_BYTES;
+    d->frame_off = CP_TRACE_PREFIX_BYTES;
     d->in_eof = 1;
     return d;
 }
@@ -271,13 +280,46 @@ static int cp_read_input(cp_dec *d)
         if (r < 0 && errno == EINTR)
             continue;
         if (r < 0)
-            return cp_dec_fail(d, 0, "offset %llu (file offset): read: %s",
+            return cp_dec_fail(d, 0, "at file byte %llu: read: %s",
                                (unsigned long long)d->in_file_off, strerror(errno));
         if (r == 0)
             d->in_eof = 1;
         d->in_len = (size_t)r;
         return 0;
     }
+}
+
+static int cp_dec_zstd_fail(cp_dec *d, size_t r, uint64_t at)
+{
+    if (ZSTD_getErrorCode(r) == ZSTD_error_checksum_wrong)
+        return cp_dec_fail(d, 0, "at file byte %llu: the checksum of the zstd frame that "
+                                 "starts at file byte %llu does not match its data "
+                                 "(the file is damaged)",
+                           (unsigned long long)at, (unsigned long long)d->frame_off);
+    return cp_dec_fail(d, 0, "at file byte %llu: zstd: %s", (unsigned long long)at,
+                       ZSTD_getErrorName(r));
+}
+
+/* Bytes of the current frame that zstd just consumed: keep its first five
+ * and, once they are there, insist on the content checksum the format
+ * requires (without it a file cut inside the last frame could not be told
+ * from a complete one, and damage would go unseen).  @return : 0 or < 0. */
+static int cp_dec_frame_bytes(cp_dec *d, const uint8_t *p, size_t n)
+{
+    static const uint8_t zmagic[4] = {0x28, 0xb5, 0x2f, 0xfd};
+    if (d->fh_n >= sizeof d->fh || n == 0)
+        return 0;
+    size_t k = sizeof d->fh - d->fh_n < n ? sizeof d->fh - d->fh_n : n;
+    memcpy(d->fh + d->fh_n, p, k);
+    d->fh_n += (unsigned)k;
+    if (d->fh_n < sizeof d->fh || memcmp(d->fh, zmagic, 4) != 0)
+        return 0;
+    if (!(d->fh[4] & 0x04))   /* Frame_Header_Descriptor: Content_Checksum_flag */
+        return cp_dec_fail(d, 0, "at file byte %llu: the zstd frame that starts here has "
+                                 "no checksum (cuprobe writes one in every frame: the "
+                                 "file was not written by cuprobe, or was rewritten)",
+                           (unsigned long long)d->frame_off);
+    return 0;
 }
 
 /* Make `need` bytes available at buf[pos].  @return : 1 when they are, 0 at
@@ -295,7 +337,8 @@ static int cp_fill(cp_dec *d, size_t need)
             size_t c = d->pos + need + CP_DEC_WINDOW;
             uint8_t *b = realloc(d->buf, c);
             if (!b)
-                return cp_dec_fail(d, 0, "offset %llu: out of memory for a %zu-byte record",
+                return cp_dec_fail(d, 0, "at decompressed byte %llu: out of memory for a "
+                                         "%zu-byte record",
                                    (unsigned long long)(d->base + d->pos), need);
             d->buf = b;
             d->cap = c;
@@ -304,12 +347,23 @@ static int cp_fill(cp_dec *d, size_t need)
         ZSTD_outBuffer out = {d->buf, d->cap, d->len};
         size_t r = ZSTD_decompressStream(d->dctx, &out, &in);
         if (ZSTD_isError(r))
-            return cp_dec_fail(d, 0, "offset %llu (file offset): zstd: %s",
-                               (unsigned long long)(d->in_file_off + in.pos),
-                               ZSTD_getErrorName(r));
+            return cp_dec_zstd_fail(d, r, d->in_file_off + in.pos);
         int progress = out.pos != d->len || in.pos != d->in_pos;
+        if (cp_dec_frame_bytes(d, d->in + d->in_pos, in.pos - d->in_pos) < 0)
+            return d->rc;
         d->in_pos = in.pos;
         d->len = out.pos;
+        if (progress) {
+            /* r == 0: the frame is complete (its checksum verified); one
+             * call never runs past the end of a frame.  A call without
+             * progress says nothing: at a frame boundary zstd asks for the
+             * next frame's header. */
+            d->mid_frame = r != 0;
+            if (r == 0) {
+                d->fh_n = 0;
+                d->frame_off = d->in_file_off + in.pos;
+            }
+        }
         if (progress)
             continue;
         if (d->in_eof)
@@ -393,10 +447,9 @@ static int cp_dec_note(cp_dec *d, const cp_record *r)
 
 static int cp_dec_truncated_at(cp_dec *d, uint64_t off)
 {
-    return cp_dec_fail(d, 1, "offset %llu: truncated after %llu records at offset %llu "
+    return cp_dec_fail(d, 1, "at decompressed byte %llu: truncated after %llu records "
                              "(no END record: the process was killed or the file cut)",
-                       (unsigned long long)off, (unsigned long long)d->nrec,
-                       (unsigned long long)off);
+                       (unsigned long long)off, (unsigned long long)d->nrec);
 }
 
 int cp_dec_next(cp_dec *d, cp_record *r)
@@ -408,12 +461,18 @@ int cp_dec_next(cp_dec *d, cp_record *r)
         return rc;
     uint64_t off = d->base + d->pos;
     if (d->len == d->pos) {
+        if (d->state == CP_DS_END && d->mid_frame)
+            return cp_dec_fail(d, 1, "at file byte %llu: the file ends inside its last zstd "
+                                     "frame (started at file byte %llu), after the END "
+                                     "record: the file was cut short",
+                               (unsigned long long)cp_dec_file_offset(d),
+                               (unsigned long long)d->frame_off);
         if (d->state == CP_DS_END)
             return 0;
         return cp_dec_truncated_at(d, off);
     }
     if (d->state == CP_DS_END)
-        return cp_dec_fail(d, 0, "offset %llu: data after the END record",
+        return cp_dec_fail(d, 0, "at decompressed byte %llu: data after the END record",
                            (unsigned long long)off);
 
     const uint8_t *p = d->buf + d->pos + 1, *e = d->buf + d->len;
@@ -422,13 +481,13 @@ int cp_dec_next(cp_dec *d, cp_record *r)
     if (cp_get_u(&p, e, &plen)) {
         if (rc == 0 && e - p < CP_VARINT_MAX)
             return cp_dec_truncated_at(d, off);
-        return cp_dec_fail(d, 0, "offset %llu: bad record length", (unsigned long long)off);
+        return cp_dec_fail(d, 0, "at decompressed byte %llu: bad record length", (unsigned long long)off);
     }
     if (type == 0)
-        return cp_dec_fail(d, 0, "offset %llu: record type 0 (not a record)",
+        return cp_dec_fail(d, 0, "at decompressed byte %llu: record type 0 (not a record)",
                            (unsigned long long)off);
     if (plen > CP_DEC_MAX_RECORD)
-        return cp_dec_fail(d, 0, "offset %llu: record length %llu exceeds the %u-byte limit",
+        return cp_dec_fail(d, 0, "at decompressed byte %llu: record length %llu exceeds the %u-byte limit",
                            (unsigned long long)off, (unsigned long long)plen,
                            CP_DEC_MAX_RECORD);
     size_t hdr = (size_t)(p - (d->buf + d->pos));
@@ -443,10 +502,10 @@ int cp_dec_next(cp_dec *d, cp_record *r)
     e = p + plen;
     uint64_t delta, tid;
     if (cp_get_u(&p, e, &delta) || cp_get_u(&p, e, &tid))
-        return cp_dec_fail(d, 0, "offset %llu: %s record too short for its time and thread",
+        return cp_dec_fail(d, 0, "at decompressed byte %llu: %s record too short for its time and thread",
                            (unsigned long long)off, cp_rec_type_name(type));
     if (d->nrec == 0 && type != CP_REC_HEADER)
-        return cp_dec_fail(d, 0, "offset %llu: first record is %s, not HEADER",
+        return cp_dec_fail(d, 0, "at decompressed byte %llu: first record is %s, not HEADER",
                            (unsigned long long)off, cp_rec_type_name(type));
     memset(&r->ev, 0, sizeof r->ev);
     r->type = type;
@@ -458,14 +517,14 @@ int cp_dec_next(cp_dec *d, cp_record *r)
     const char *why = "";
     int frc = cp__dec_fields(&d->scratch, r, &why);
     if (frc == -2)
-        return cp_dec_fail(d, 0, "offset %llu: out of memory", (unsigned long long)off);
+        return cp_dec_fail(d, 0, "at decompressed byte %llu: out of memory", (unsigned long long)off);
     if (frc < 0)
-        return cp_dec_fail(d, 0, "offset %llu: bad %s record: field '%s' does not fit "
+        return cp_dec_fail(d, 0, "at decompressed byte %llu: bad %s record: field '%s' does not fit "
                                  "in its %llu bytes",
                            (unsigned long long)off, cp_rec_type_name(type), why,
                            (unsigned long long)plen);
     if (cp_dec_note(d, r) < 0)
-        return cp_dec_fail(d, 0, "offset %llu: out of memory", (unsigned long long)off);
+        return cp_dec_fail(d, 0, "at decompressed byte %llu: out of memory", (unsigned long long)off);
     d->pos += hdr + (size_t)plen;
     d->nrec++;
     if (type == CP_REC_END)

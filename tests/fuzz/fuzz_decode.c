@@ -62,8 +62,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     f[8] = CP_TRACE_VERSION;
     f[9] = f[10] = f[11] = 0;
     memset(f + 12, 0, 4);
-    size_t z = ZSTD_compress(f + CP_TRACE_PREFIX_BYTES, cap - CP_TRACE_PREFIX_BYTES,
-                             data + 1, size - 1, 1);
+    /* With the content checksum the format requires of every frame. */
+    static ZSTD_CCtx *cctx;
+    if (!cctx) {
+        cctx = ZSTD_createCCtx();
+        ZSTD_CCtx_setParameter(cctx, ZSTD_c_compressionLevel, 1);
+        ZSTD_CCtx_setParameter(cctx, ZSTD_c_checksumFlag, 1);
+    }
+    size_t z = cctx ? ZSTD_compress2(cctx, f + CP_TRACE_PREFIX_BYTES,
+                                     cap - CP_TRACE_PREFIX_BYTES, data + 1, size - 1)
+                    : (size_t)-1;
     if (!ZSTD_isError(z))
         fuzz_run(f, CP_TRACE_PREFIX_BYTES + z);
     free(f);

@@ -1,7 +1,7 @@
 #!/bin/sh
 # decode_damage.sh - a real trace (recorder + writer) cut at every 997th
 # byte and with 300 flipped bits: the reader never crashes and always ends
-# with "NAME: offset N: ..." (checks in tests/unit/test_decode.c).
+# with "NAME: at decompressed byte N: ..." or "NAME: at file byte N: ..." (checks in tests/unit/test_decode.c).
 . "$ROOT/tests/sh/lib.sh"
 HELPER="$B/tests/unit/test_writer_proc"
 GEN="$B/tests/unit/test_decode"

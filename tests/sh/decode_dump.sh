@@ -17,7 +17,7 @@ size=$(wc -c <"$TMP/s.trace")
 head -c $((size - 40)) "$TMP/s.trace" >"$TMP/t.trace"
 "$ANA" dump "$TMP/t.trace" >"$TMP/out" 2>"$TMP/err"; rc=$?
 [ $rc -eq 2 ] || die "truncated trace: exit $rc, expected 2"
-expect_grep "^$TMP/t.trace: offset [0-9]+: truncated after [0-9]+ records at offset [0-9]+" "$TMP/err"
+expect_grep "^$TMP/t.trace: at decompressed byte [0-9]+: truncated after [0-9]+ records \(no END" "$TMP/err"
 expect_grep '^HEADER ' "$TMP/out"
 
 # A damaged byte in the middle of the compressed data.
@@ -25,7 +25,7 @@ cp "$TMP/s.trace" "$TMP/c.trace"
 printf '\377\377\377\377' | dd of="$TMP/c.trace" bs=1 seek=$((size / 2)) conv=notrunc 2>/dev/null
 "$ANA" dump "$TMP/c.trace" >"$TMP/out" 2>"$TMP/err"; rc=$?
 [ $rc -eq 2 ] || die "damaged trace: exit $rc, expected 2"
-expect_grep "^$TMP/c.trace: offset [0-9]+" "$TMP/err"
+expect_grep "^$TMP/c.trace: at file byte [0-9]+" "$TMP/err"
 
 # Not a trace at all; a trace from a newer cuprobe.
 echo "hello world, not a trace" >"$TMP/x.trace"

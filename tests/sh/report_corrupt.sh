@@ -1,7 +1,7 @@
 #!/bin/sh
 # report_corrupt.sh - the report on damaged input, and its exit statuses.
 # A truncated trace (normal after a crash) and a corrupted one must give
-# "FILE: offset N: reason" on stderr, a report of what decoded on stdout,
+# "FILE: at decompressed byte N: reason" (or "at file byte N") on stderr, a report of what decoded on stdout,
 # and exit status 2; random damage must never crash the analyzer.  Also:
 # --fail-on (exit 3), --check, and usage errors (exit 2).
 ROOT=${ROOT:-$(cd "$(dirname "$0")/../.." && pwd)}
@@ -20,7 +20,7 @@ run() {     # run ARGS...: stdout in $TMP/out, stderr in $TMP/err, status in $rc
 head -c $((size / 2)) "$GOLD" >"$TMP/cut.trace"
 run "$TMP/cut.trace"
 [ $rc -eq 2 ] || die "truncated trace: exit $rc, expected 2"
-expect_grep "cut.trace: offset [0-9]+" "$TMP/err"
+expect_grep "cut.trace: at decompressed byte [0-9]+" "$TMP/err"
 expect_grep "TRUNCATED" "$TMP/out"
 expect_grep "^Findings:" "$TMP/out"
 expect_grep "pageable-async-copy" "$TMP/out"
@@ -36,7 +36,7 @@ printf '\377\377\377\377\377\377\377\377' |
     dd of="$TMP/bad.trace" bs=1 seek=$((size / 3)) conv=notrunc 2>/dev/null
 run "$TMP/bad.trace"
 [ $rc -eq 2 ] || die "damaged trace: exit $rc, expected 2"
-expect_grep "bad.trace: offset [0-9]+" "$TMP/err"
+expect_grep "bad.trace: at file byte [0-9]+" "$TMP/err"
 
 # 3. not a trace, empty, only the prefix, missing
 head -c 4096 /dev/urandom >"$TMP/random.trace"

@@ -1,7 +1,7 @@
 #!/bin/sh
 # writer_kill.sh - SIGKILL in the middle of a recording: the trace decodes
 # up to the last timed flush, holds records, and dump calls it truncated
-# (exit 2, "truncated after N records at offset X").
+# (exit 2, "at decompressed byte X: truncated after N records").
 . "$ROOT/tests/sh/lib.sh"
 HELPER="$B/tests/unit/test_writer_proc"
 [ -x "$HELPER" ] && [ -x "$ANA" ] || die "helper or analyzer not built"
@@ -20,7 +20,7 @@ trace="$TMP/k-$pid.trace"
 [ -s "$trace" ] || die "no trace file $trace"
 "$ANA" dump "$trace" >"$TMP/dump" 2>"$TMP/err"; rc=$?
 [ $rc -eq 2 ] || die "dump of a killed trace: exit $rc, expected 2"
-expect_grep "^$trace: offset [0-9]+: truncated after [0-9]+ records at offset [0-9]+" "$TMP/err"
+expect_grep "^$trace: at decompressed byte [0-9]+: truncated after [0-9]+ records \(no END" "$TMP/err"
 expect_no_grep '^END ' "$TMP/dump"
 n=$(grep -c '^CALL ' "$TMP/dump")
 [ "$n" -ge 20000 ] || die "only $n CALL records survived (the helper had made 20000 before 'ready')"

@@ -4,7 +4,9 @@
  * record type (fields, tables, unknown types, appended fields, a record
  * spanning two zstd frames), and on damaged copies of it: truncated at
  * every 997th byte and with flipped bits, the reader must never crash and
- * must end with "NAME: offset N: ...".
+ * must end with "NAME: at decompressed byte N: ..." or "NAME: at file byte N:
+ * ...".  A file cut 1 to 4 bytes short (inside the last frame's checksum)
+ * is truncated, not complete; a frame without a checksum is refused.
  *   test_decode            run the checks
  *   test_decode gen FILE   write the synthetic trace to FILE (golden test,
  *                          fuzz corpus)
@@ -122,9 +124,14 @@ static int decode_all(const uint8_t *f, size_t len, const char *name)
     while ((rc = cp_dec_next(d, &r)) == 1)
         ;
     if (rc < 0) {
-        char want[64];
-        snprintf(want, sizeof want, "%s: offset ", name);
-        CHECK(strncmp(cp_dec_err(d), want, strlen(want)) == 0, "error '%s'", cp_dec_err(d));
+        char want[64], want2[64];
+        snprintf(want, sizeof want, "%s: at decompressed byte ", name);
+        snprintf(want2, sizeof want2, "%s: at file byte ", name);
+        CHECK(strncmp(cp_dec_err(d), want, strlen(want)) == 0 ||
+                  strncmp(cp_dec_err(d), want2, strlen(want2)) == 0,
+              "error '%s'", cp_dec_err(d));
+        /* Each offset is named once, with its kind. */
+        CHECK(!strstr(cp_dec_err(d) + strlen(name), " offset "), "error '%s'", cp_dec_err(d));
         CHECK(cp_dec_next(d, &r) == rc, "error is sticky");
     }
     cp_dec_close(d);
@@ -142,6 +149,19 @@ static void test_damage(const uint8_t *f, size_t len, size_t step, int flips)
     }
     for (size_t cut = 0; cut < CP_TRACE_PREFIX_BYTES; cut++)
         CHECK(decode_all(f, cut, "short") == -1, "short file opened");
+    /* The last 4 bytes are the last frame's checksum: every record and the
+     * END are there, but the file is still not whole. */
+    for (size_t k = 1; k <= 4; k++) {
+        CHECK(decode_all(f, len - k, "cut") < 0, "a file %zu bytes short reads as complete", k);
+        const char *err;
+        cp_dec *d = cp_dec_open_mem(f, len - k, "cut", &err);
+        cp_record r;
+        while (cp_dec_next(d, &r) == 1)
+            ;
+        CHECK(cp_dec_truncated(d) && strstr(cp_dec_err(d), "cut short"),
+              "%zu bytes short: '%s'", k, cp_dec_err(d));
+        cp_dec_close(d);
+    }
     srand(1);
     int errors = 0;
     for (int i = 0; i < flips; i++) {
@@ -183,6 +203,46 @@ static void test_bad_stream(void)
     }
 }
 
+/* A frame written without the content checksum is reported, naming the
+ * frame's file offset; so is a checksum that does not match. */
+static void test_checksum(void)
+{
+    struct gen g = {0};
+    gen_records(&g);
+    size_t cap = CP_TRACE_PREFIX_BYTES + ZSTD_compressBound(g.n);
+    uint8_t *f = malloc(cap);
+    memcpy(f, CP_TRACE_MAGIC, 8);
+    uint32_t v = CP_TRACE_VERSION, fl = 0;
+    memcpy(f + 8, &v, 4);
+    memcpy(f + 12, &fl, 4);
+    size_t z = ZSTD_compress(f + CP_TRACE_PREFIX_BYTES, cap - CP_TRACE_PREFIX_BYTES, g.raw,
+                             g.n, 1);
+    CHECK(!ZSTD_isError(z), "compress");
+    CHECK(decode_all(f, CP_TRACE_PREFIX_BYTES + z, "nosum") < 0,
+          "a frame without a checksum was accepted");
+    const char *err;
+    cp_dec *d = cp_dec_open_mem(f, CP_TRACE_PREFIX_BYTES + z, "nosum", &err);
+    cp_record r;
+    while (cp_dec_next(d, &r) == 1)
+        ;
+    CHECK(strstr(cp_dec_err(d), "at file byte 16: the zstd frame that starts here has no "
+                                "checksum"), "'%s'", cp_dec_err(d));
+    cp_dec_close(d);
+    free(f);
+
+    size_t len;
+    f = gen_file(g.raw, g.n, g.n / 2, &len);
+    f[len - 1] ^= 0x40;   /* inside the last frame's checksum */
+    d = cp_dec_open_mem(f, len, "badsum", &err);
+    while (cp_dec_next(d, &r) == 1)
+        ;
+    CHECK(!cp_dec_truncated(d) && strstr(cp_dec_err(d), "checksum of the zstd frame"),
+          "'%s'", cp_dec_err(d));
+    cp_dec_close(d);
+    free(f);
+    free(g.raw);
+}
+
 int main(int argc, char **argv)
 {
     size_t len;
@@ -210,6 +270,7 @@ int main(int argc, char **argv)
     test_good(f, len);
     test_damage(f, len, len / 40 ? len / 40 : 1, 3000);
     test_bad_stream();
+    test_checksum();
     free(f);
     printf("decode: ok\n");
     return 0;
