@@ -97,7 +97,10 @@ static uint64_t cp_held_all(const cp_proc *p)
     return t;
 }
 
-static void gr_site(cp_gr *s, uint64_t stack, uint32_t idx, int64_t delta)
+/* bytes allocated (is_free 0) or freed (1) at site `stack`.  Unsigned on
+ * purpose: sizes come from the trace and may be anything up to 2^64-1, so
+ * no signed delta (and no negation of one) is ever formed. */
+static void gr_site(cp_gr *s, uint64_t stack, uint32_t idx, uint64_t bytes, int is_free)
 {
     gsite *g = cp_map_put(&s->sites, stack, NULL);
     if (!g)
@@ -107,11 +110,11 @@ static void gr_site(cp_gr *s, uint64_t stack, uint32_t idx, int64_t delta)
         g->at[j] = g->live;
     if (idx > g->touched)
         g->touched = idx;
-    if (delta < 0 && (uint64_t)-delta > g->live)
-        g->live = 0;
+    if (is_free)
+        g->live = bytes > g->live ? 0 : g->live - bytes;
     else
-        g->live += (uint64_t)delta;
-    if (delta > 0)
+        g->live += bytes;
+    if (!is_free && bytes)
         g->count++;
 }
 
@@ -180,7 +183,7 @@ static void gr_rec(cp_proc *p, void *st, const cp_record *r)
             return;
         uint32_t idx = gr_event(s, cp_held_all(p), r->ts, 0);
         s->last_alloc_seq = s->seq;
-        gr_site(s, r->ev.stack, idx, (int64_t)r->u.alloc.size);
+        gr_site(s, r->ev.stack, idx, r->u.alloc.size, 0);
         return;
     }
     /* FREE, before the model: the allocation is still in the live map. */
@@ -190,7 +193,7 @@ static void gr_rec(cp_proc *p, void *st, const cp_record *r)
     uint64_t total = cp_held_all(p);
     uint64_t stack = l->stack, size = l->size;
     uint32_t idx = gr_event(s, total >= size ? total - size : 0, r->ts, 1);
-    gr_site(s, stack, idx, -(int64_t)size);
+    gr_site(s, stack, idx, size, 1);
 }
 
 static void gr_finish(cp_proc *p, void *st, cp_report *rep)
