@@ -6,10 +6,12 @@
 #include <elfutils/libdw.h>
 #include <elfutils/libdwfl.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <gelf.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cp_grow.h"
@@ -331,13 +333,24 @@ static cp_elf *cp_elf_of(const cp_module *m)
     if (!slot)
         return NULL;
     *slot = (int)g_n_elf++;
-    if (m->path[0] != '/' || access(m->path, R_OK) != 0)
+    if (m->path[0] != '/')
         return e;
-    e->dwfl = dwfl_begin(&g_dwfl_cb);
-    if (!e->dwfl)
+    /* The path comes from the trace: it may name a FIFO, a device or a
+     * directory now.  Open without blocking and read only regular files
+     * (opening a FIFO for reading would wait forever for a writer). */
+    int fd = open(m->path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+    struct stat st;
+    if (fd < 0)
         return e;
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || !(e->dwfl = dwfl_begin(&g_dwfl_cb))) {
+        close(fd);
+        return e;
+    }
     dwfl_report_begin(e->dwfl);
-    e->mod = dwfl_report_elf(e->dwfl, cp_base_name(m->path), m->path, -1, 0, false);
+    /* On success libdwfl owns fd; on failure it is still ours. */
+    e->mod = dwfl_report_elf(e->dwfl, cp_base_name(m->path), m->path, fd, 0, false);
+    if (!e->mod)
+        close(fd);
     dwfl_report_end(e->dwfl, NULL, NULL);
     if (!e->mod || !dwfl_module_getelf(e->mod, &e->bias))
         return e;

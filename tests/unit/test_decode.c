@@ -10,6 +10,7 @@
  *   test_decode            run the checks
  *   test_decode gen FILE   write the synthetic trace to FILE (golden test,
  *                          fuzz corpus)
+ *   test_decode pack RAW OUT  write the record stream in RAW as trace OUT
  *   test_decode damage FILE  the damage checks on a real trace, cutting at
  *                          every 997th byte
  */
@@ -250,6 +251,25 @@ int main(int argc, char **argv)
     if (argc == 3 && strcmp(argv[1], "gen") == 0) {
         FILE *o = fopen(argv[2], "wb");
         CHECK(o && fwrite(f, 1, len, o) == len && fclose(o) == 0, "write %s", argv[2]);
+        return 0;
+    }
+    if (argc == 4 && strcmp(argv[1], "pack") == 0) {
+        /* A raw record stream (RAW) as a trace file (OUT), for shell tests
+         * that build hostile traces. */
+        free(f);
+        FILE *in = fopen(argv[2], "rb");
+        CHECK(in, "open %s", argv[2]);
+        fseek(in, 0, SEEK_END);
+        size_t n = (size_t)ftell(in);
+        rewind(in);
+        uint8_t *raw = malloc(n + 1);
+        CHECK(fread(raw, 1, n, in) == n, "read %s", argv[2]);
+        fclose(in);
+        f = gen_file(raw, n, n / 2, &len);
+        FILE *o = fopen(argv[3], "wb");
+        CHECK(o && fwrite(f, 1, len, o) == len && fclose(o) == 0, "write %s", argv[3]);
+        free(raw);
+        free(f);
         return 0;
     }
     if (argc == 3 && strcmp(argv[1], "damage") == 0) {
