@@ -142,6 +142,14 @@ $(B)/bench/%: bench/%.c $(FAKECUDA)
 test: all
 	$(Q)B=$(B) sh tests/run.sh
 
+.PHONY: docs
+## docs: regenerate the record table of docs/trace-format.md from include/cp_records.h
+docs: $(B)/tests/unit/test_records_doc
+	$(Q)$< gen >$(B)/records.md.tmp
+	$(Q)awk -v gen=$(B)/records.md.tmp '/^<!-- records:begin/ { while ((getline l < gen) > 0) print l; skip = 1; next } \
+	    /^<!-- records:end/ { skip = 0; next } !skip' docs/trace-format.md >$(B)/trace-format.md.tmp
+	$(Q)mv $(B)/trace-format.md.tmp docs/trace-format.md && rm -f $(B)/records.md.tmp
+
 .PHONY: check-san
 ## check-san: ASan+UBSan and TSan builds (build-san-*/): unit and fake-driver tests under both,
 ##   and the shim tests with the ASan shim preloaded behind the ASan runtime

@@ -27,11 +27,6 @@ static void cp_put_esc(FILE *f, const char *name, cp_str s)
     putc('"', f);
 }
 
-#define U(name, v) fprintf(f, " " name "=%llu", (unsigned long long)(v))
-#define S(name, v) fprintf(f, " " name "=%lld", (long long)(v))
-#define X(name, v) fprintf(f, " " name "=0x%llx", (unsigned long long)(v))
-#define STR(name, v) cp_put_esc(f, name, v)
-
 static void cp_put_api(FILE *f, const cp_dec *d, const char *name, uint64_t id)
 {
     const char *n = cp_dec_api_name(d, id);
@@ -41,306 +36,112 @@ static void cp_put_api(FILE *f, const cp_dec *d, const char *name, uint64_t id)
         fprintf(f, " %s=#%llu", name, (unsigned long long)id);
 }
 
-static void cp_put_ev(FILE *f, const cp_dec *d, const cp_ev *e)
+static void cp_put_routes(FILE *f, uint64_t routes)
 {
-    cp_put_api(f, d, "api", e->api);
-    U("result", e->result);
-    X("ctx", e->ctx);
-    S("dev", e->dev);
-    X("stream", e->stream);
-    U("dur_ns", e->dur_ns);
-    U("stack", e->stack);
+    fputs(" routes=", f);
+    if (!routes)
+        fputs("none", f);
+    for (unsigned b = 0, sep = 0; b < 8; b++)
+        if (routes & (1u << b))
+            fprintf(f, "%s%s", sep++ ? "|" : "", cp_route_name(b));
 }
 
-static void cp_dump_header(FILE *f, const cp_record *r)
+static void cp_put_uuid(FILE *f, const char *name, const uint8_t *u)
 {
-    const typeof(r->u.header) *h = &r->u.header;
-    U("pid", h->pid);
-    U("ppid", h->ppid);
-    U("wall_ns", h->wall_ns);
-    U("root", h->root);
-    STR("host", h->host);
-    STR("exe", h->exe);
-    STR("shim_version", h->shim_version);
-    U("argc", h->argc);
-    for (uint64_t i = 0; i < h->argc; i++) {
-        char n[32];
-        snprintf(n, sizeof n, "argv[%llu]", (unsigned long long)i);
-        STR(n, h->argv[i]);
-    }
-    U("nenv", h->nenv);
-    for (uint64_t i = 0; i < h->nenv; i++) {
-        char n[256];
-        snprintf(n, sizeof n, "env.%.*s", (int)h->env_name[i].n, h->env_name[i].p);
-        STR(n, h->env_value[i]);
-    }
-    U("page_size", h->page_size);
-}
-
-static void cp_dump_stack(FILE *f, const cp_record *r)
-{
-    U("id", r->u.stack.id);
-    fputs(" native=[", f);
-    for (uint64_t i = 0; i < r->u.stack.n_native; i++)
-        fprintf(f, "%s0x%llx", i ? " " : "", (unsigned long long)r->u.stack.ip[i]);
-    fputs("] py=[", f);
-    for (uint64_t i = 0; i < r->u.stack.n_py; i++)
-        fprintf(f, "%s%llu", i ? " " : "", (unsigned long long)r->u.stack.pyframe[i]);
-    fputs("]", f);
-}
-
-static void cp_dump_device(FILE *f, const cp_record *r)
-{
-    const typeof(r->u.device) *x = &r->u.device;
-    U("ordinal", x->ordinal);
-    STR("name", x->name);
-    fputs(" uuid=", f);
+    fprintf(f, " %s=", name);
     for (int i = 0; i < 16; i++)
-        fprintf(f, "%s%02x", i == 4 || i == 6 || i == 8 || i == 10 ? "-" : "", x->uuid[i]);
-    U("pci_domain", x->pci_domain);
-    U("pci_bus", x->pci_bus);
-    U("pci_device", x->pci_device);
-    U("cc_major", x->cc_major);
-    U("cc_minor", x->cc_minor);
-    U("total_mem", x->total_mem);
-    U("pageable_access", x->pageable_access);
-    U("uses_host_page_tables", x->uses_host_page_tables);
-    U("sm_count", x->sm_count);
+        fprintf(f, "%s%02x", i == 4 || i == 6 || i == 8 || i == 10 ? "-" : "", u[i]);
 }
 
-static void cp_dump_mem(FILE *f, const cp_dec *d, const cp_record *r)
+/* One pair of a KVARR field: " env.NAME=\"value\"". */
+static void cp_put_kv(FILE *f, const char *field, cp_str k, cp_str v)
 {
-    char fl[96];
-    switch (r->type) {
-    case CP_REC_ALLOC:
-        fprintf(f, " kind=%s", cp_mem_kind_name(r->u.alloc.kind));
-        X("ptr", r->u.alloc.ptr);
-        U("size", r->u.alloc.size);
-        X("flags", r->u.alloc.flags);
-        X("pool", r->u.alloc.pool);
-        break;
-    case CP_REC_FREE:
-        fprintf(f, " kind=%s", cp_mem_kind_name(r->u.free.kind));
-        X("ptr", r->u.free.ptr);
-        U("size", r->u.free.size);
-        break;
-    case CP_REC_COPY: {
-        const typeof(r->u.copy) *c = &r->u.copy;
-        U("bytes", c->bytes);
-        fprintf(f, " dst_class=%s", cp_mem_class_name(c->dst_class));
-        S("dst_dev", c->dst_dev);
-        fprintf(f, " src_class=%s", cp_mem_class_name(c->src_class));
-        S("src_dev", c->src_dev);
-        X("dst_ptr", c->dst_ptr);
-        X("src_ptr", c->src_ptr);
-        fprintf(f, " flags=%s", cp_copy_flags_str(c->flags, fl, sizeof fl));
-        U("n_batch", c->n_batch);
-        if (c->launches != CP_LAUNCHES_UNKNOWN)
-            U("launches", c->launches);
-        break;
-    }
-    case CP_REC_MEMSET:
-        X("dst_ptr", r->u.memset.dst_ptr);
-        U("bytes", r->u.memset.bytes);
-        fprintf(f, " dst_class=%s", cp_mem_class_name(r->u.memset.dst_class));
-        S("dst_dev", r->u.memset.dst_dev);
-        break;
-    case CP_REC_XDEV: {
-        const typeof(r->u.xdev) *x = &r->u.xdev;
-        X("func", x->func);
-        U("param_index", x->param_index);
-        X("ptr", x->ptr);
-        S("ptr_dev", x->ptr_dev);
-        X("alloc_base", x->alloc_base);
-        U("alloc_size", x->alloc_size);
-        STR("func_name", x->func_name);
-        break;
-    }
-    case CP_REC_OOM:
-        U("requested", r->u.oom.requested);
-        U("free", r->u.oom.free);
-        U("total", r->u.oom.total);
-        U("n_procs", r->u.oom.n_procs);
-        for (uint64_t i = 0; i < r->u.oom.n_procs; i++)
-            fprintf(f, " proc[%llu]=%llu:%llu", (unsigned long long)i,
-                    (unsigned long long)r->u.oom.procs[i].pid,
-                    (unsigned long long)r->u.oom.procs[i].used_bytes);
-        break;
-    }
-    (void)d;
+    char nm[256];
+    snprintf(nm, sizeof nm, "%s.%.*s", field, (int)k.n, k.p);
+    cp_put_esc(f, nm, v);
 }
 
-static void cp_dump_ops(FILE *f, const cp_record *r)
+static void cp_put_list(FILE *f, const char *label, const char *fmt, uint64_t n,
+                        const uint64_t *v)
 {
-    fprintf(f, " op=%s", cp_op_name(r->type, r->type == CP_REC_CTX ? r->u.ctx.op
-                                             : r->type == CP_REC_STREAM ? r->u.stream.op
-                                             : r->type == CP_REC_VMM ? r->u.vmm.op
-                                             : r->type == CP_REC_POOL ? r->u.pool.op
-                                                                      : r->u.sync.op));
-    if (r->type == CP_REC_SYNC && r->u.sync.launches != CP_LAUNCHES_UNKNOWN)
-        U("launches", r->u.sync.launches);
-    switch (r->type) {
-    case CP_REC_CTX:
-        X("target_ctx", r->u.ctx.target_ctx);
-        S("target_dev", r->u.ctx.target_dev);
-        X("flags", r->u.ctx.flags);
-        break;
-    case CP_REC_STREAM:
-        X("target_stream", r->u.stream.target_stream);
-        X("flags", r->u.stream.flags);
-        S("priority", r->u.stream.priority);
-        break;
-    case CP_REC_VMM:
-        X("va", r->u.vmm.va);
-        U("size", r->u.vmm.size);
-        X("handle", r->u.vmm.handle);
-        U("loc_type", r->u.vmm.loc_type);
-        S("loc_id", r->u.vmm.loc_id);
-        U("offset", r->u.vmm.offset);
-        X("flags", r->u.vmm.flags);
-        break;
-    case CP_REC_POOL:
-        X("pool", r->u.pool.pool);
-        S("pool_dev", r->u.pool.pool_dev);
-        U("attr", r->u.pool.attr);
-        U("value", r->u.pool.value);
-        break;
+    fprintf(f, " %s=[", label);
+    for (uint64_t i = 0; i < n; i++) {
+        if (i)
+            putc(' ', f);
+        fprintf(f, fmt, (unsigned long long)v[i]);
     }
+    putc(']', f);
 }
 
-static void cp_dump_misc(FILE *f, const cp_dec *d, const cp_record *r)
-{
-    switch (r->type) {
-    case CP_REC_THREAD:
-        U("os_tid", r->u.thread.os_tid);
-        STR("name", r->u.thread.name);
-        break;
-    case CP_REC_MODULE:
-        X("base", r->u.module.base);
-        U("size", r->u.module.size);
-        X("file_offset", r->u.module.file_offset);
-        STR("path", r->u.module.path);
-        STR("build_id", r->u.module.build_id);
-        break;
-    case CP_REC_STRING:
-        U("id", r->u.string.id);
-        STR("text", r->u.string.text);
-        break;
-    case CP_REC_API:
-        U("api_id", r->u.api.api_id);
-        STR("elf_name", r->u.api.elf_name);
-        fputs(" routes=", f);
-        if (!r->u.api.routes)
-            fputs("none", f);
-        for (unsigned b = 0, sep = 0; b < 8; b++)
-            if (r->u.api.routes & (1u << b)) {
-                fprintf(f, "%s%s", sep++ ? "|" : "", cp_route_name(b));
-            }
-        break;
-    case CP_REC_RESOLVE:
-        STR("symbol", r->u.resolve.symbol);
-        S("cuda_version", r->u.resolve.cuda_version);
-        X("flags", r->u.resolve.flags);
-        U("result", r->u.resolve.result);
-        U("status", r->u.resolve.status);
-        fprintf(f, " route=%s", cp_route_name(r->u.resolve.route));
-        U("handed_out", r->u.resolve.handed_out);
-        break;
-    case CP_REC_DLOPEN:
-        STR("requested", r->u.dlopen.requested);
-        X("flags", r->u.dlopen.flags);
-        U("ok", r->u.dlopen.ok);
-        STR("found_path", r->u.dlopen.found_path);
-        STR("error", r->u.dlopen.error);
-        fprintf(f, " lib_kind=%s", cp_libkind_name(r->u.dlopen.lib_kind));
-        break;
-    case CP_REC_DRIVER:
-        S("driver_version", r->u.driver.driver_version);
-        U("result", r->u.driver.result);
-        break;
-    case CP_REC_LAUNCH_COUNT:
-        cp_put_api(f, d, "api", r->u.launch_count.api);
-        X("func", r->u.launch_count.func);
-        U("count", r->u.launch_count.count);
-        STR("name", r->u.launch_count.name);
-        break;
-    case CP_REC_FORK:
-        U("child_pid", r->u.fork.child_pid);
-        break;
-    case CP_REC_EXEC:
-        STR("path", r->u.exec.path);
-        S("errno_after", r->u.exec.errno_after);
-        break;
-    case CP_REC_SIGNAL:
-        U("signo", r->u.signal.signo);
-        S("code", r->u.signal.code);
-        X("addr", r->u.signal.addr);
-        break;
-    case CP_REC_LOST:
-        U("records_lost", r->u.lost.records_lost);
-        STR("why", r->u.lost.why);
-        break;
-    case CP_REC_LOG:
-        U("level", r->u.log.level);
-        STR("text", r->u.log.text);
-        break;
-    case CP_REC_FRAMEWORK:
-        STR("kind", r->u.framework.kind);
-        STR("json", r->u.framework.json);
-        break;
-    case CP_REC_PYFRAME:
-        U("id", r->u.pyframe.id);
-        U("file_str", r->u.pyframe.file_str);
-        U("func_str", r->u.pyframe.func_str);
-        U("line", r->u.pyframe.line);
-        break;
-    case CP_REC_END:
-        fprintf(f, " reason=%s", cp_end_reason_name(r->u.end.reason));
-        S("status", r->u.end.status);
-        U("records", r->u.end.records);
-        U("dropped", r->u.end.dropped);
-        break;
-    case CP_REC_MODULE_RESET:
-        break;
-    default:
-        U("len", r->payload_len);
-        break;
+/* How one field prints, by kind and dump format (include/cp_records.h). */
+#define CP_DU_DEC(n, v) fprintf(f, " %s=%llu", n, (unsigned long long)(v))
+#define CP_DU_HEX(n, v) fprintf(f, " %s=0x%llx", n, (unsigned long long)(v))
+#define CP_DU_API(n, v) cp_put_api(f, d, n, v)
+#define CP_DU_ROUTES(n, v) cp_put_routes(f, v)
+#define CP_DU_NAME_(n, s) fprintf(f, " %s=%s", n, s)
+#define CP_DU_MEMKIND(n, v) CP_DU_NAME_(n, cp_mem_kind_name(v))
+#define CP_DU_MEMCLASS(n, v) CP_DU_NAME_(n, cp_mem_class_name(v))
+#define CP_DU_COPYFLAGS(n, v) CP_DU_NAME_(n, cp_copy_flags_str(v, fl, sizeof fl))
+#define CP_DU_OP(n, v) CP_DU_NAME_(n, cp_op_name(r->type, v))
+#define CP_DU_ROUTE(n, v) CP_DU_NAME_(n, cp_route_name(v))
+#define CP_DU_LIBKIND(n, v) CP_DU_NAME_(n, cp_libkind_name(v))
+#define CP_DU_REASON(n, v) CP_DU_NAME_(n, cp_end_reason_name(v))
+#define CP_DL_NATIVE(n, v) cp_put_list(f, "native", "0x%llx", n, v)
+#define CP_DL_PY(n, v) cp_put_list(f, "py", "%llu", n, v)
+
+#define CP_DUMP(k, n, a, fmt) CP_DUMP_##k(n, a, fmt)
+#define CP_DUMP_U(n, a, fmt) CP_DU_##fmt(#n, x->n);
+#define CP_DUMP_S(n, a, fmt) fprintf(f, " %s=%lld", #n, (long long)x->n);
+#define CP_DUMP_STR(n, a, fmt) cp_put_esc(f, #n, x->n);
+#define CP_DUMP_BYTES(n, a, fmt) cp_put_uuid(f, #n, x->n);
+#define CP_DUMP_UOPT(n, a, fmt)         \
+    if (x->n != CP_FIELD_ABSENT)        \
+        CP_DU_##fmt(#n, x->n);
+#define CP_DUMP_UARR(n, a, fmt) CP_DL_##fmt(x->a, x->n);
+#define CP_DUMP_PAIRS(n, a, fmt)                                            \
+    CP_DU_DEC(#a, x->a);                                                    \
+    for (uint64_t i = 0; i < x->a; i++)                                     \
+        fprintf(f, " proc[%llu]=%llu:%llu", (unsigned long long)i,          \
+                (unsigned long long)x->n[i].CP_PAIR_##fmt##_A,              \
+                (unsigned long long)x->n[i].CP_PAIR_##fmt##_B);
+#define CP_DUMP_STRARR(n, a, fmt)                                           \
+    CP_DU_DEC(#a, x->a);                                                    \
+    for (uint64_t i = 0; i < x->a; i++) {                                   \
+        char nm[48];                                                        \
+        snprintf(nm, sizeof nm, "%s[%llu]", #n, (unsigned long long)i);     \
+        cp_put_esc(f, nm, x->n[i]);                                         \
     }
-}
+#define CP_DUMP_KVARR(n, a, fmt)                                            \
+    CP_DU_DEC(#a, x->a);                                                    \
+    for (uint64_t i = 0; i < x->a; i++)                                     \
+        cp_put_kv(f, #n, x->n##_name[i], x->n##_value[i]);
+
+#define CP_DUMP_CASE_(N, id, l, shape, doc)     \
+    case CP_REC_##N: {                          \
+        const typeof(r->u.l) *x = &r->u.l;      \
+        (void)x;                                \
+        CP_F_##N(CP_DUMP)                       \
+        break;                                  \
+    }
 
 static void cp_dump_record(FILE *f, const cp_dec *d, const cp_record *r)
 {
+    char fl[96];
+    (void)fl;
     if (strcmp(cp_rec_type_name(r->type), "UNKNOWN") == 0)
         fprintf(f, "UNKNOWN(%u)", r->type);
     else
         fputs(cp_rec_type_name(r->type), f);
     fprintf(f, " ts=%llu.%09llu tid=%llu", (unsigned long long)(r->ts / 1000000000u),
             (unsigned long long)(r->ts % 1000000000u), (unsigned long long)r->tid);
+    if (cp_rec_has_ev(r->type)) {
+        const cp_ev *x = &r->ev;
+        CP_EV_FIELDS(CP_DUMP)
+    }
     switch (r->type) {
-    case CP_REC_HEADER:
-        cp_dump_header(f, r);
-        break;
-    case CP_REC_STACK:
-        cp_dump_stack(f, r);
-        break;
-    case CP_REC_DEVICE:
-        cp_dump_device(f, r);
-        break;
-    case CP_REC_CALL:
-        cp_put_ev(f, d, &r->ev);
-        break;
-    case CP_REC_ALLOC: case CP_REC_FREE: case CP_REC_COPY: case CP_REC_MEMSET:
-    case CP_REC_XDEV: case CP_REC_OOM:
-        cp_put_ev(f, d, &r->ev);
-        cp_dump_mem(f, d, r);
-        break;
-    case CP_REC_CTX: case CP_REC_STREAM: case CP_REC_VMM: case CP_REC_POOL:
-    case CP_REC_SYNC:
-        cp_put_ev(f, d, &r->ev);
-        cp_dump_ops(f, r);
-        break;
+    CP_RECORDS(CP_DUMP_CASE_)
     default:
-        cp_dump_misc(f, d, r);
+        CP_DU_DEC("len", r->payload_len);
         break;
     }
     putc('\n', f);

@@ -31,19 +31,26 @@ typedef struct cp_str {
     size_t n;
 } cp_str;
 
+/* Decoded fields of each record kind (include/cp_records.h). */
+#define CP_DECL(k, n, a, fmt) CP_DECL_##k(n, a, fmt)
+#define CP_DECL_U(n, a, fmt) uint64_t n;
+#define CP_DECL_UOPT(n, a, fmt) uint64_t n;
+#define CP_DECL_S(n, a, fmt) int64_t n;
+#define CP_DECL_STR(n, a, fmt) cp_str n;
+#define CP_DECL_BYTES(n, a, fmt) uint8_t n[a];
+#define CP_DECL_UARR(n, a, fmt) uint64_t a; const uint64_t *n;
+#define CP_DECL_PAIRS(n, a, fmt) uint64_t a; const CP_PAIR_##fmt##_T *n;
+#define CP_DECL_STRARR(n, a, fmt) uint64_t a; const cp_str *n;
+#define CP_DECL_KVARR(n, a, fmt) uint64_t a; const cp_str *n##_name, *n##_value;
+#define CP_DECL_REC_(N, id, l, shape, doc) struct { CP_F_##N(CP_DECL) } l;
+
 /* The event prefix ("EV") shared by the call records. */
 typedef struct cp_ev {
-    uint64_t api, result, ctx;
-    int64_t dev;
-    uint64_t stream, dur_ns, stack;
+    CP_EV_FIELDS(CP_DECL)
 } cp_ev;
 
-typedef struct cp_oom_proc {
-    uint64_t pid, used_bytes;
-} cp_oom_proc;
-
 /* A COPY/SYNC `launches` field older writers did not append. */
-#define CP_LAUNCHES_UNKNOWN UINT64_MAX
+#define CP_LAUNCHES_UNKNOWN CP_FIELD_ABSENT
 
 typedef struct cp_record {
     unsigned type;          /* enum cp_rec_type, or an unknown value */
@@ -52,85 +59,9 @@ typedef struct cp_record {
     uint64_t offset;        /* record start in the decompressed stream */
     const uint8_t *payload; /* fields after the ts/tid prefix */
     size_t payload_len;
-    cp_ev ev;               /* valid for CALL..SYNC records that have EV */
+    cp_ev ev;               /* valid for the records that start with EV */
     union {
-        struct {
-            uint64_t pid, ppid, wall_ns, root;
-            cp_str host, exe, shim_version;
-            uint64_t argc;
-            const cp_str *argv;
-            uint64_t nenv;
-            const cp_str *env_name, *env_value;
-            uint64_t page_size;
-        } header;
-        struct { uint64_t os_tid; cp_str name; } thread;
-        struct { uint64_t base, size, file_offset; cp_str path, build_id; } module;
-        struct { uint64_t id; cp_str text; } string;
-        struct {
-            uint64_t id, n_native;
-            const uint64_t *ip;
-            uint64_t n_py;
-            const uint64_t *pyframe;
-        } stack;
-        struct { uint64_t api_id; cp_str elf_name; uint64_t routes; } api;
-        struct {
-            cp_str symbol;
-            int64_t cuda_version;
-            uint64_t flags, result, status, route, handed_out;
-        } resolve;
-        struct {
-            cp_str requested;
-            uint64_t flags, ok;
-            cp_str found_path, error;
-            uint64_t lib_kind;
-        } dlopen;
-        struct { int64_t driver_version; uint64_t result; } driver;
-        struct {
-            uint64_t ordinal;
-            cp_str name;
-            uint8_t uuid[16];
-            uint64_t pci_domain, pci_bus, pci_device, cc_major, cc_minor,
-                total_mem, pageable_access, uses_host_page_tables, sm_count;
-        } device;
-        struct { uint64_t kind, ptr, size, flags, pool; } alloc;
-        struct { uint64_t kind, ptr, size; } free;
-        struct {
-            uint64_t bytes, dst_class;
-            int64_t dst_dev;
-            uint64_t src_class;
-            int64_t src_dev;
-            uint64_t dst_ptr, src_ptr, flags, n_batch;
-            uint64_t launches;   /* CP_LAUNCHES_UNKNOWN in traces without it */
-        } copy;
-        struct { uint64_t dst_ptr, bytes, dst_class; int64_t dst_dev; } memset;
-        struct { uint64_t op, target_ctx; int64_t target_dev; uint64_t flags; } ctx;
-        struct { uint64_t op, target_stream, flags; int64_t priority; } stream;
-        struct {
-            uint64_t op, va, size, handle, loc_type;
-            int64_t loc_id;
-            uint64_t offset, flags;
-        } vmm;
-        struct { uint64_t op, pool; int64_t pool_dev; uint64_t attr, value; } pool;
-        struct { uint64_t api, func, count; cp_str name; } launch_count;
-        struct {
-            uint64_t func, param_index, ptr;
-            int64_t ptr_dev;
-            uint64_t alloc_base, alloc_size;
-            cp_str func_name;
-        } xdev;
-        struct {
-            uint64_t requested, free, total, n_procs;
-            const cp_oom_proc *procs;
-        } oom;
-        struct { uint64_t op, launches; } sync;
-        struct { uint64_t child_pid; } fork;
-        struct { cp_str path; int64_t errno_after; } exec;
-        struct { uint64_t signo; int64_t code; uint64_t addr; } signal;
-        struct { uint64_t records_lost; cp_str why; } lost;
-        struct { uint64_t level; cp_str text; } log;
-        struct { cp_str kind, json; } framework;
-        struct { uint64_t id, file_str, func_str, line; } pyframe;
-        struct { uint64_t reason; int64_t status; uint64_t records, dropped; } end;
+        CP_RECORDS(CP_DECL_REC_)   /* r->u.alloc.size, r->u.header.argv... */
     } u;
 } cp_record;
 

@@ -9,23 +9,11 @@
 #define CP_NAME(tab, i) \
     ((i) < sizeof(tab) / sizeof(*(tab)) && (tab)[i] ? (tab)[i] : "?")
 
+#define CP_REC_NAME_(N, id, l, shape, doc) [CP_REC_##N] = #N,
+
 const char *cp_rec_type_name(unsigned type)
 {
-    static const char *const n[] = {
-        [CP_REC_HEADER] = "HEADER", [CP_REC_THREAD] = "THREAD",
-        [CP_REC_MODULE] = "MODULE", [CP_REC_MODULE_RESET] = "MODULE_RESET",
-        [CP_REC_STRING] = "STRING", [CP_REC_STACK] = "STACK",
-        [CP_REC_API] = "API", [CP_REC_DLOPEN] = "DLOPEN",
-        [CP_REC_DRIVER] = "DRIVER", [CP_REC_DEVICE] = "DEVICE",
-        [CP_REC_CALL] = "CALL", [CP_REC_ALLOC] = "ALLOC", [CP_REC_FREE] = "FREE",
-        [CP_REC_COPY] = "COPY", [CP_REC_MEMSET] = "MEMSET", [CP_REC_CTX] = "CTX",
-        [CP_REC_STREAM] = "STREAM", [CP_REC_VMM] = "VMM", [CP_REC_POOL] = "POOL",
-        [CP_REC_LAUNCH_COUNT] = "LAUNCH_COUNT", [CP_REC_XDEV] = "XDEV",
-        [CP_REC_OOM] = "OOM", [CP_REC_SYNC] = "SYNC", [CP_REC_FORK] = "FORK",
-        [CP_REC_EXEC] = "EXEC", [CP_REC_SIGNAL] = "SIGNAL", [CP_REC_LOST] = "LOST",
-        [CP_REC_LOG] = "LOG", [CP_REC_FRAMEWORK] = "FRAMEWORK",
-        [CP_REC_PYFRAME] = "PYFRAME", [CP_REC_RESOLVE] = "RESOLVE", [CP_REC_END] = "END",
-    };
+    static const char *const n[] = { CP_RECORDS(CP_REC_NAME_) };
     const char *s = type < sizeof n / sizeof *n ? n[type] : NULL;
     return s ? s : "UNKNOWN";
 }

@@ -145,16 +145,9 @@ static void modules_free(struct cp_mod_list *l)
 
 static int modules_write_one(const struct cp_module *m)
 {
-    size_t bid_len = strlen(m->build_id);
-    uint8_t *p = cp_rec_begin(CP_REC_MODULE, 5 * CP_VARINT_MAX + m->path_len + bid_len);
-    if (!p)
+    if (cp_rec_put_module(m->base, m->size, m->file_offset, m->path, m->path_len,
+                          m->build_id, strlen(m->build_id)))
         return -EIO;
-    p = cp_put_u(p, m->base);
-    p = cp_put_u(p, m->size);
-    p = cp_put_u(p, m->file_offset);
-    p = cp_put_str(p, m->path, m->path_len);
-    p = cp_put_str(p, m->build_id, bid_len);
-    cp_rec_commit(p);
     return 0;
 }
 

@@ -513,14 +513,8 @@ int cp_pystack_walk(cp_pyframe_raw *out, int max)
 
 static int str_announce(void *ctx, uint64_t id, const void *key, size_t len)
 {
-    uint8_t *p = cp_rec_begin(CP_REC_STRING, 2 * CP_VARINT_MAX + len);
     (void)ctx;
-    if (!p)
-        return -1;
-    p = cp_put_u(p, id);
-    p = cp_put_str(p, key, len);
-    cp_rec_commit(p);
-    return 0;
+    return cp_rec_put_string(id, key, len);
 }
 
 static uint64_t str_intern(const char *s, size_t len)
@@ -536,21 +530,12 @@ static int frame_announce(void *ctx, uint64_t id, const void *key, size_t len)
 {
     const struct py_site *s = ctx;
     const struct py_frame_key *k = key;
-    uint8_t *p;
     (void)len;
     /* The strings must be in this file too (again, if it is a new file);
      * lock order: frames -> strings. */
     if (str_intern(s->file, s->file_len) != k->file || str_intern(s->func, s->func_len) != k->func)
         return -1;
-    p = cp_rec_begin(CP_REC_PYFRAME, 4 * CP_VARINT_MAX);
-    if (!p)
-        return -1;
-    p = cp_put_u(p, id);
-    p = cp_put_u(p, k->file);
-    p = cp_put_u(p, k->func);
-    p = cp_put_u(p, k->line);
-    cp_rec_commit(p);
-    return 0;
+    return cp_rec_put_pyframe(id, k->file, k->func, k->line);
 }
 
 /* The site's string id, interned on first use (ids never change). */

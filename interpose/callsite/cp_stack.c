@@ -136,18 +136,11 @@ static inline __attribute__((always_inline)) int stack_unwind(void **ips, int wa
 static int stack_announce(void *ctx, uint64_t id, const void *key, size_t len)
 {
     const uint64_t *w = key;
-    size_t n = len / sizeof(uint64_t);
-    uint8_t *p;
-    (void)ctx;
-    /* The key is already the record's field list, minus the id. */
-    p = cp_rec_begin(CP_REC_STACK, (n + 1) * CP_VARINT_MAX);
-    if (!p)
-        return -1;
-    p = cp_put_u(p, id);
-    for (size_t i = 0; i < n; i++)
-        p = cp_put_u(p, w[i]);
-    cp_rec_commit(p);
-    return 0;
+    (void)ctx, (void)len;
+    /* The key is n_native, ip[n_native], n_py, pyframe[n_py]
+     * (cp_stack_capture). */
+    uint64_t n_native = w[0], n_py = w[1 + n_native];
+    return cp_rec_put_stack(id, w + 1, n_native, w + 2 + n_native, n_py);
 }
 
 /* The kept native frames of a walk into key[1..]: drop `skip` frames and

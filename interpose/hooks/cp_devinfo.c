@@ -82,32 +82,15 @@ static void cp_collect(void)
 
 static void cp_emit(void)
 {
-    uint8_t *p = cp_rec_begin(CP_REC_DRIVER, 2 * CP_VARINT_MAX);
-    if (p) {
-        p = cp_put_s(p, cp_driver_version);
-        p = cp_put_u(p, cp_driver_version ? 0 : 1);
-        cp_rec_commit(p);
-    }
+    (void)cp_rec_put_driver(cp_driver_version, cp_driver_version ? 0 : 1);
     for (int i = 0; i < cp_ndevs; i++) {
         const cp_devrec *d = &cp_devs[i];
-        size_t n = strnlen(d->name, sizeof(d->name));
-        p = cp_rec_begin(CP_REC_DEVICE, n + 16 + 14 * CP_VARINT_MAX);
-        if (!p)
+        if (cp_rec_put_device((uint64_t)d->ordinal, d->name, strnlen(d->name, sizeof(d->name)),
+                              (const uint8_t *)d->uuid, (uint64_t)d->pci_domain,
+                              (uint64_t)d->pci_bus, (uint64_t)d->pci_dev, (uint64_t)d->cc_major,
+                              (uint64_t)d->cc_minor, d->total, (uint64_t)d->pageable,
+                              (uint64_t)d->host_pt, (uint64_t)d->sm_count))
             return;
-        p = cp_put_u(p, (uint64_t)d->ordinal);
-        p = cp_put_str(p, d->name, n);
-        memcpy(p, d->uuid, 16);
-        p += 16;
-        p = cp_put_u(p, (uint64_t)d->pci_domain);
-        p = cp_put_u(p, (uint64_t)d->pci_bus);
-        p = cp_put_u(p, (uint64_t)d->pci_dev);
-        p = cp_put_u(p, (uint64_t)d->cc_major);
-        p = cp_put_u(p, (uint64_t)d->cc_minor);
-        p = cp_put_u(p, d->total);
-        p = cp_put_u(p, (uint64_t)d->pageable);
-        p = cp_put_u(p, (uint64_t)d->host_pt);
-        p = cp_put_u(p, (uint64_t)d->sm_count);
-        cp_rec_commit(p);
     }
 }
 
@@ -154,7 +137,7 @@ typedef struct cp_nvml_proc {
     unsigned gi, ci;
 } cp_nvml_proc;
 
-static int cp_nvml_procs(int dev, unsigned *pids, uint64_t *used, unsigned max)
+static int cp_nvml_procs(int dev, cp_oom_proc *out, unsigned max)
 {
     static void *lib;
     static int failed;
@@ -185,8 +168,8 @@ static int cp_nvml_procs(int dev, unsigned *pids, uint64_t *used, unsigned max)
         return 0;
     unsigned k = 0;
     for (unsigned i = 0; i < n && k < max; i++, k++) {
-        pids[k] = list[i].pid;
-        used[k] = list[i].used;
+        out[k].pid = list[i].pid;
+        out[k].used_bytes = list[i].used;
     }
     return (int)k;
 }
@@ -195,27 +178,15 @@ void cp_ev_oom(const cp_call *c, const cp_where *w, CUstream stream, int dev,
                uint64_t requested)
 {
     size_t free_b = 0, total_b = 0;
-    unsigned pids[32];
-    uint64_t used[32];
+    cp_oom_proc procs[32];
     int np = 0;
     if (!cp_ev_capturing()) {
         CUresult (*meminfo)(size_t *, size_t *) = cp_real(&cp_slot_meminfo, "cuMemGetInfo_v2");
         if (meminfo)
             meminfo(&free_b, &total_b);
         if (dev >= 0)
-            np = cp_nvml_procs(dev, pids, used, 32);
+            np = cp_nvml_procs(dev, procs, 32);
     }
-    uint8_t *p = cp_ev_begin(CP_REC_OOM, c, w, stream, (4 + 2 * (size_t)np) * CP_VARINT_MAX);
-    if (!p)
-        return;
-    p = cp_put_u(p, requested);
-    p = cp_put_u(p, free_b);
-    p = cp_put_u(p, total_b);
-    p = cp_put_u(p, (uint64_t)np);
-    for (int i = 0; i < np; i++) {
-        p = cp_put_u(p, pids[i]);
-        p = cp_put_u(p, used[i]);
-    }
-    cp_rec_commit(p);
+    cp_ev_put_oom(c, w, stream, requested, free_b, total_b, procs, (uint64_t)np);
     cp_rec_flush();
 }

@@ -149,13 +149,7 @@ void cp_ev_announce(uint32_t api)
         return;
     const char *name = cp_api_name(api);
     size_t n = strlen(name);
-    uint8_t *p = cp_rec_begin(CP_REC_API, n + 3 * CP_VARINT_MAX);
-    if (!p)
-        return;
-    p = cp_put_u(p, api);
-    p = cp_put_str(p, name, n);
-    p = cp_put_u(p, cp_api_routes(api));
-    cp_rec_commit(p);
+    (void)cp_rec_put_api(api, name, n, cp_api_routes(api));
 }
 
 uint8_t *cp_ev_begin(unsigned type, const cp_call *c, const cp_where *w, CUstream stream,
@@ -165,22 +159,15 @@ uint8_t *cp_ev_begin(unsigned type, const cp_call *c, const cp_where *w, CUstrea
     uint8_t *p = cp_rec_begin(type, CP_EV_MAX + extra);
     if (!p)
         return NULL;
-    p = cp_put_u(p, c->api);
-    p = cp_put_u(p, (uint64_t)c->res);
-    p = cp_put_u(p, (uint64_t)(uintptr_t)w->ctx);
-    p = cp_put_s(p, w->dev);
-    p = cp_put_u(p, (uint64_t)(uintptr_t)stream);
-    p = cp_put_u(p, c->dur);
-    return cp_put_u(p, w->stack);
+    return cp_enc_ev(p, c->api, (uint64_t)c->res, (uint64_t)(uintptr_t)w->ctx, w->dev,
+                     (uint64_t)(uintptr_t)stream, c->dur, w->stack);
 }
 
 void cp_ev_call(const cp_call *c, CUstream stream, int want_stack)
 {
     cp_where w;
     cp_ev_ctx(&w, want_stack);
-    uint8_t *p = cp_ev_begin(CP_REC_CALL, c, &w, stream, 0);
-    if (p)
-        cp_rec_commit(p);
+    cp_ev_put_call(c, &w, stream);
 }
 
 void cp_pre_failed(cp_call *c)

@@ -13,9 +13,6 @@
 #include "cp_rec.h"
 #include "cp_wrap.h"
 
-/* Bytes the EV prefix may take. */
-#define CP_EV_MAX (7 * CP_VARINT_MAX)
-
 /* Who the call ran for: filled by cp_ev_ctx(). */
 typedef struct cp_where {
     CUcontext ctx;
@@ -37,6 +34,25 @@ void cp_ev_announce(uint32_t api);
  *  write the prefix.  @return : where the type's own fields go, or NULL. */
 uint8_t *cp_ev_begin(unsigned type, const cp_call *c, const cp_where *w, CUstream stream,
                      size_t extra);
+
+/*! cp_ev_put_<rec>(c, w, stream, fields...) : record <rec> (an EV record of
+ *  include/cp_records.h) with the EV prefix of call c, made in w, on
+ *  stream: the size bound comes from the table (CP_REC_BOUND), the fields
+ *  are written by cp_enc_<rec>().  Nothing is written when tracing is off.
+ *  Generated for every EV record. */
+#define CP_EV_PUT_FN_(N, id, l, shape, doc) CP_EV_PUT_##shape(N, l)
+#define CP_EV_PUT_REC(N, l)
+#define CP_EV_PUT_BARE(N, l)
+#define CP_EV_PUT_EV(N, l)                                                  \
+    static inline __attribute__((always_inline, unused)) void               \
+        cp_ev_put_##l(const cp_call *c_, const cp_where *w_,                \
+                      CUstream s_ CP_F_##N(CP_ENC_PARAM))                   \
+    {                                                                       \
+        uint8_t *p = cp_ev_begin(CP_REC_##N, c_, w_, s_, CP_REC_BOUND(N));  \
+        if (p)                                                              \
+            cp_rec_commit(cp_enc_##l(p CP_F_##N(CP_ENC_ARG)));              \
+    }
+CP_RECORDS(CP_EV_PUT_FN_)
 
 /*! cp_ev_call() : a CP_REC_CALL record (nothing more to say). */
 void cp_ev_call(const cp_call *c, CUstream stream, int want_stack);

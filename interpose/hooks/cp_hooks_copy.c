@@ -35,20 +35,8 @@ static void cp_copy_rec(const cp_call *c, const cp_where *w, CUstream s, cp_ep d
     cp_ep_classify(&src, w, &sc, &sd);
     if (cp_ev_capturing())
         flags |= CP_CF_CAPTURING;
-    uint8_t *p = cp_ev_begin(CP_REC_COPY, c, w, s, 10 * CP_VARINT_MAX);
-    if (!p)
-        return;
-    p = cp_put_u(p, bytes);
-    p = cp_put_u(p, (uint64_t)dc);
-    p = cp_put_s(p, dd);
-    p = cp_put_u(p, (uint64_t)sc);
-    p = cp_put_s(p, sd);
-    p = cp_put_u(p, dst.addr);
-    p = cp_put_u(p, src.addr);
-    p = cp_put_u(p, flags);
-    p = cp_put_u(p, n_batch);
-    p = cp_put_u(p, cp_launch_take());
-    cp_rec_commit(p);
+    cp_ev_put_copy(c, w, s, bytes, (uint64_t)dc, dd, (uint64_t)sc, sd, dst.addr, src.addr, flags,
+                   n_batch, cp_launch_take());
 }
 
 static void cp_copy_eps(const cp_call *c, CUstream s, cp_ep dst, cp_ep src, uint64_t bytes,
@@ -308,14 +296,7 @@ static void cp_memset(const cp_call *c, CUstream s, CUdeviceptr dst, uint64_t by
     int mc, dev;
     cp_ev_ctx(&w, 1);
     cp_classify(dst, 0, 1, &mc, &dev);
-    uint8_t *p = cp_ev_begin(CP_REC_MEMSET, c, &w, s, 4 * CP_VARINT_MAX);
-    if (!p)
-        return;
-    p = cp_put_u(p, dst);
-    p = cp_put_u(p, bytes);
-    p = cp_put_u(p, (uint64_t)mc);
-    p = cp_put_s(p, dev);
-    cp_rec_commit(p);
+    cp_ev_put_memset(c, &w, s, dst, bytes, (uint64_t)mc, dev);
 }
 
 #define CP_MEMSET_HOOKS(N, T)                                                               \

@@ -45,12 +45,8 @@ void cp_hook_init(cp_call *c, unsigned int Flags)
  * record is then the only witness. */
 void cp_hook_driver_version(cp_call *c, int *driverVersion)
 {
-    uint8_t *p = cp_rec_begin(CP_REC_DRIVER, 2 * CP_VARINT_MAX);
-    if (!p)
-        return;
-    p = cp_put_s(p, (c->res == CUDA_SUCCESS && driverVersion) ? *driverVersion : 0);
-    p = cp_put_u(p, (uint64_t)c->res);
-    cp_rec_commit(p);
+    (void)cp_rec_put_driver((c->res == CUDA_SUCCESS && driverVersion) ? *driverVersion : 0,
+                            (uint64_t)c->res);
 }
 
 static void cp_ctx_ev(const cp_call *c, int op, CUcontext target, int target_dev, uint64_t flags,
@@ -58,14 +54,7 @@ static void cp_ctx_ev(const cp_call *c, int op, CUcontext target, int target_dev
 {
     cp_where w;
     cp_ev_ctx(&w, want_stack);
-    uint8_t *p = cp_ev_begin(CP_REC_CTX, c, &w, NULL, 4 * CP_VARINT_MAX);
-    if (!p)
-        return;
-    p = cp_put_u(p, (uint64_t)op);
-    p = cp_put_u(p, (uint64_t)(uintptr_t)target);
-    p = cp_put_s(p, target_dev);
-    p = cp_put_u(p, flags);
-    cp_rec_commit(p);
+    cp_ev_put_ctx(c, &w, NULL, (uint64_t)op, (uint64_t)(uintptr_t)target, target_dev, flags);
 }
 
 static void cp_ctx_created(const cp_call *c, CUcontext *pctx, unsigned flags, CUdevice dev)
@@ -147,14 +136,7 @@ static void cp_stream_ev(const cp_call *c, int op, CUstream s, uint64_t flags, i
 {
     cp_where w;
     cp_ev_ctx(&w, 0);
-    uint8_t *p = cp_ev_begin(CP_REC_STREAM, c, &w, s, 4 * CP_VARINT_MAX);
-    if (!p)
-        return;
-    p = cp_put_u(p, (uint64_t)op);
-    p = cp_put_u(p, (uint64_t)(uintptr_t)s);
-    p = cp_put_u(p, flags);
-    p = cp_put_s(p, prio);
-    cp_rec_commit(p);
+    cp_ev_put_stream(c, &w, s, (uint64_t)op, (uint64_t)(uintptr_t)s, flags, prio);
 }
 
 void cp_hook_stream_create(cp_call *c, CUstream *ph, unsigned int Flags)
@@ -200,12 +182,7 @@ static void cp_sync_ev(const cp_call *c, int op, CUstream s)
 {
     cp_where w;
     cp_ev_ctx(&w, 1);
-    uint8_t *p = cp_ev_begin(CP_REC_SYNC, c, &w, s, 2 * CP_VARINT_MAX);
-    if (!p)
-        return;
-    p = cp_put_u(p, (uint64_t)op);
-    p = cp_put_u(p, cp_launch_take());
-    cp_rec_commit(p);
+    cp_ev_put_sync(c, &w, s, (uint64_t)op, cp_launch_take());
 }
 
 void cp_hook_ctx_sync(cp_call *c)

@@ -146,14 +146,8 @@ static void cp_lc_emit_table(cp_lc_table *t)
         const char *name = cp_launch_name((const void *)f);
         size_t len = name ? strnlen(name, 1024) : 0;
         cp_ev_announce(t->slot[i].api);
-        uint8_t *p = cp_rec_begin(CP_REC_LAUNCH_COUNT, len + 4 * CP_VARINT_MAX);
-        if (!p)
+        if (cp_rec_put_launch_count(t->slot[i].api, f, n, name, len))
             return;
-        p = cp_put_u(p, t->slot[i].api);
-        p = cp_put_u(p, f);
-        p = cp_put_u(p, n);
-        p = cp_put_str(p, name, len);
-        cp_rec_commit(p);
     }
 }
 
@@ -290,17 +284,8 @@ static void cp_xdev_rec(const cp_call *c, CUstream s, const void *f, unsigned id
     w.stack = cp_stack_capture_for_finding();
     const char *name = cp_launch_name(f);
     size_t len = name ? strnlen(name, 1024) : 0;
-    uint8_t *p = cp_ev_begin(CP_REC_XDEV, c, &w, s, len + 7 * CP_VARINT_MAX);
-    if (!p)
-        return;
-    p = cp_put_u(p, (uint64_t)(uintptr_t)f);
-    p = cp_put_u(p, idx);
-    p = cp_put_u(p, ptr);
-    p = cp_put_s(p, r->dev);
-    p = cp_put_u(p, r->base);
-    p = cp_put_u(p, r->size);
-    p = cp_put_str(p, name, len);
-    cp_rec_commit(p);
+    cp_ev_put_xdev(c, &w, s, (uint64_t)(uintptr_t)f, idx, ptr, r->dev, r->base, r->size, name,
+                   len);
 }
 
 static void cp_xdev_check(const cp_call *c, const void *f, CUstream s, void **params,

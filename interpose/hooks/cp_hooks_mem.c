@@ -35,15 +35,8 @@ static void cp_pool_attrs_at_failure(const cp_call *c, const cp_where *w, CUstre
         uint64_t v = 0;
         if (get(pool, attrs[i], &v) != CUDA_SUCCESS)
             continue;
-        uint8_t *p = cp_ev_begin(CP_REC_POOL, c, w, s, 5 * CP_VARINT_MAX);
-        if (!p)
-            return;
-        p = cp_put_u(p, CP_POOL_ATTR_AT_FAILURE);
-        p = cp_put_u(p, (uint64_t)(uintptr_t)pool);
-        p = cp_put_s(p, w->dev);
-        p = cp_put_u(p, (uint64_t)attrs[i]);
-        p = cp_put_u(p, v);
-        cp_rec_commit(p);
+        cp_ev_put_pool(c, w, s, CP_POOL_ATTR_AT_FAILURE, (uint64_t)(uintptr_t)pool, w->dev,
+                       (uint64_t)attrs[i], v);
     }
 }
 
@@ -59,15 +52,8 @@ void cp_mem_alloc_ev(const cp_call *c, CUstream s, const cp_range *r, uint64_t f
         w.dev = live.dev;   /* cuMemCreate names its device: the record says it */
     if (c->res == CUDA_SUCCESS && which >= 0)
         cp_imap_insert(which, &live);
-    uint8_t *p = cp_ev_begin(CP_REC_ALLOC, c, &w, s, 5 * CP_VARINT_MAX);
-    if (p) {
-        p = cp_put_u(p, live.kind);
-        p = cp_put_u(p, live.base);
-        p = cp_put_u(p, which == CP_IMAP_HANDLE ? live.aux : live.size);
-        p = cp_put_u(p, flags);
-        p = cp_put_u(p, (uint64_t)(uintptr_t)pool);
-        cp_rec_commit(p);
-    }
+    cp_ev_put_alloc(c, &w, s, live.kind, live.base, which == CP_IMAP_HANDLE ? live.aux : live.size,
+                    flags, (uint64_t)(uintptr_t)pool);
     if (c->res == CUDA_ERROR_OUT_OF_MEMORY) {
         uint64_t want = which == CP_IMAP_HANDLE ? live.aux : live.size;
         if (live.kind == CP_MK_ASYNC || live.kind == CP_MK_POOL)
@@ -88,13 +74,7 @@ void cp_mem_free_ev(const cp_call *c, CUstream s, int which, uint64_t ptr, int k
      * frees every tensor, so the small ones skip the capture. */
     if (!known || (which == CP_IMAP_HANDLE ? r.aux : r.size) >= CP_FREE_SITE_MIN_BYTES)
         w.stack = cp_stack_capture(0, 1);
-    uint8_t *p = cp_ev_begin(CP_REC_FREE, c, &w, s, 3 * CP_VARINT_MAX);
-    if (!p)
-        return;
-    p = cp_put_u(p, r.kind);
-    p = cp_put_u(p, ptr);
-    p = cp_put_u(p, which == CP_IMAP_HANDLE ? r.aux : r.size);
-    cp_rec_commit(p);
+    cp_ev_put_free(c, &w, s, r.kind, ptr, which == CP_IMAP_HANDLE ? r.aux : r.size);
 }
 
 static cp_range cp_dev_range(uint64_t base, uint64_t size, int mclass, int kind)

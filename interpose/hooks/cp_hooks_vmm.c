@@ -15,18 +15,8 @@ static void cp_vmm_ev(const cp_call *c, int op, uint64_t va, uint64_t size, uint
 {
     cp_where w;
     cp_ev_ctx(&w, op == CP_VMM_RESERVE);
-    uint8_t *p = cp_ev_begin(CP_REC_VMM, c, &w, NULL, 8 * CP_VARINT_MAX);
-    if (!p)
-        return;
-    p = cp_put_u(p, (uint64_t)op);
-    p = cp_put_u(p, va);
-    p = cp_put_u(p, size);
-    p = cp_put_u(p, handle);
-    p = cp_put_u(p, (uint64_t)loc_type);
-    p = cp_put_s(p, loc_id);
-    p = cp_put_u(p, offset);
-    p = cp_put_u(p, flags);
-    cp_rec_commit(p);
+    cp_ev_put_vmm(c, &w, NULL, (uint64_t)op, va, size, handle, (uint64_t)loc_type, loc_id, offset,
+                  flags);
 }
 
 void cp_hook_vmm_reserve(cp_call *c, CUdeviceptr *ptr, size_t size, size_t alignment,
@@ -106,15 +96,7 @@ static void cp_pool_ev(const cp_call *c, int op, CUmemoryPool pool, int dev, uin
 {
     cp_where w;
     cp_ev_ctx(&w, op == CP_POOL_CREATE);
-    uint8_t *p = cp_ev_begin(CP_REC_POOL, c, &w, NULL, 5 * CP_VARINT_MAX);
-    if (!p)
-        return;
-    p = cp_put_u(p, (uint64_t)op);
-    p = cp_put_u(p, (uint64_t)(uintptr_t)pool);
-    p = cp_put_s(p, dev);
-    p = cp_put_u(p, attr);
-    p = cp_put_u(p, value);
-    cp_rec_commit(p);
+    cp_ev_put_pool(c, &w, NULL, (uint64_t)op, (uint64_t)(uintptr_t)pool, dev, attr, value);
 }
 
 void cp_hook_pool_create(cp_call *c, CUmemoryPool *pool, const CUmemPoolProps *poolProps)

@@ -102,17 +102,8 @@ static void cp_rec_resolve(const char *sym, int ver, uint64_t flags, int res, in
                            int route, int handed)
 {
     size_t n = sym ? strnlen(sym, 256) : 0;
-    uint8_t *p = cp_rec_begin(CP_REC_RESOLVE, n + 8 * CP_VARINT_MAX);
-    if (!p)
-        return;
-    p = cp_put_str(p, sym, n);
-    p = cp_put_s(p, ver);
-    p = cp_put_u(p, flags);
-    p = cp_put_u(p, (uint64_t)res);
-    p = cp_put_u(p, (uint64_t)status);
-    p = cp_put_u(p, (uint64_t)route);
-    p = cp_put_u(p, (uint64_t)handed);
-    cp_rec_commit(p);
+    (void)cp_rec_put_resolve(sym, n, ver, flags, (uint64_t)res, (uint64_t)status,
+                             (uint64_t)route, (uint64_t)handed);
 }
 
 CP_EXPORT CUresult cuGetProcAddress(const char *symbol, void **pfn, int cudaVersion,
@@ -210,16 +201,8 @@ void *cp_dlopen_hook(const char *file, int flags)
     }
     if (cp_hook_depth() == 0) {
         size_t nf = strnlen(file, 512), np = strlen(path), ne = strlen(err);
-        uint8_t *p = cp_rec_begin(CP_REC_DLOPEN, nf + np + ne + 6 * CP_VARINT_MAX);
-        if (p) {
-            p = cp_put_str(p, file, nf);
-            p = cp_put_u(p, (uint64_t)(unsigned)flags);
-            p = cp_put_u(p, h != NULL);
-            p = cp_put_str(p, path, np);
-            p = cp_put_str(p, err, ne);
-            p = cp_put_u(p, (uint64_t)kind);
-            cp_rec_commit(p);
-        }
+        (void)cp_rec_put_dlopen(file, nf, (uint64_t)(unsigned)flags, h != NULL, path, np,
+                                err, ne, (uint64_t)kind);
     }
     return h;
 }

@@ -171,11 +171,7 @@ CP_EXPORT pid_t fork(void)
      * shell that forks but never uses CUDA must not get a file for it. */
     if (pid > 0 && cp__rec_running() && cp__rec_owner()) {
         int saved = errno;
-        uint8_t *p = cp_rec_begin(CP_REC_FORK, CP_VARINT_MAX);
-        if (p) {
-            p = cp_put_u(p, (uint64_t)pid);
-            cp_rec_commit(p);
-        }
+        (void)cp_rec_put_fork((uint64_t)pid);
         errno = saved;
     }
     return pid;
@@ -186,12 +182,7 @@ CP_EXPORT pid_t fork(void)
 static void cp_exec_record(const char *path, int err)
 {
     size_t n = path ? strlen(path) : 0;
-    uint8_t *p = cp_rec_begin(CP_REC_EXEC, 2 * CP_VARINT_MAX + n);
-    if (p) {
-        p = cp_put_str(p, path, n);
-        p = cp_put_s(p, err);
-        cp_rec_commit(p);
-    }
+    (void)cp_rec_put_exec(path, n, err);
 }
 
 /* Before the real exec: record it and close the file with END(EXEC), since

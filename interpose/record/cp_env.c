@@ -124,11 +124,6 @@ void cp_log(int level, const char *fmt, ...)
             cp__write_all(2, line, (size_t)m < sizeof line ? (size_t)m : sizeof line - 1);
     }
     if (to_trace) {
-        uint8_t *p = cp_rec_begin(CP_REC_LOG, 2 * CP_VARINT_MAX + len);
-        if (p) {
-            p = cp_put_u(p, (uint64_t)level);
-            p = cp_put_str(p, msg, len);
-            cp_rec_commit(p);
-        }
+        (void)cp_rec_put_log((uint64_t)level, msg, len);
     }
 }

@@ -30,14 +30,7 @@ static int cp_fw_is_oom(const char *kind, size_t klen)
 /* Write one record: kind (klen bytes), payload slice (n bytes). */
 static int cp_fw_put(const char *kind, size_t klen, const char *data, size_t n)
 {
-    uint8_t *p = cp_rec_begin(CP_REC_FRAMEWORK, 2 * CP_VARINT_MAX + klen + n);
-
-    if (!p)
-        return -ENOTCONN;
-    p = cp_put_str(p, kind, klen);
-    p = cp_put_str(p, data, n);
-    cp_rec_commit(p);
-    return 0;
+    return cp_rec_put_framework(kind, klen, data, n) ? -ENOTCONN : 0;
 }
 
 /* Write a payload larger than one part as "<kind>#i/n" records.  The parts

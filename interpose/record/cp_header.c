@@ -204,30 +204,38 @@ int cp__header_record(void)
     clock_gettime(CLOCK_REALTIME, &wall);
     long root_pid = cp_config()->root_pid;
 
-    size_t size = 16 * CP_VARINT_MAX + strlen(host) + strlen(exe) +
-                  sizeof CP_SHIM_VERSION;
-    cp_hdr_argv(NULL, &size, cmd, cmd ? cmd_len : 0);
+    /* argv and env are the table's hand-encoded kinds (STRARR, KVARR):
+     * encode them first, then the record around them. */
+    size_t tail_max = 0;
+    cp_hdr_argv(NULL, &tail_max, cmd, cmd ? cmd_len : 0);
     struct cp_env_kv *kv = malloc(CP_ENV_MAX * sizeof *kv);
-    size_t nkv = kv ? cp_hdr_env_snap(kv, &size) : 0;
+    size_t nkv = kv ? cp_hdr_env_snap(kv, &tail_max) : 0;
+    uint8_t *argv_enc = malloc(tail_max);
+    int rc = -ENOMEM;
+    if (!argv_enc)
+        goto free_kv;
+    size_t ignored = 0;
+    size_t argv_enc_len = (size_t)(cp_hdr_argv(argv_enc, &ignored, cmd, cmd ? cmd_len : 0) -
+                                   argv_enc);
+    uint8_t *env_enc = argv_enc + argv_enc_len;
+    size_t env_enc_len = (size_t)(cp_hdr_env(env_enc, kv, nkv) - env_enc);
+    size_t host_len = strlen(host), exe_len = strlen(exe);
+    size_t shim_version_len = strlen(CP_SHIM_VERSION);
 
-    uint8_t *p = cp__rec_begin_raw(CP_REC_HEADER, size);
-    if (!p) {
-        free(kv);
-        free(cmd);
-        return -ENOMEM;
-    }
-    p = cp_put_u(p, (uint64_t)getpid());
-    p = cp_put_u(p, (uint64_t)getppid());
-    p = cp_put_u(p, (uint64_t)wall.tv_sec * 1000000000u + (uint64_t)wall.tv_nsec);
-    p = cp_put_u(p, root_pid > 0 && root_pid == (long)getpid());
-    p = cp_put_str(p, host, strlen(host));
-    p = cp_put_str(p, exe, strlen(exe));
-    p = cp_put_str(p, CP_SHIM_VERSION, strlen(CP_SHIM_VERSION));
-    p = cp_hdr_argv(p, &size, cmd, cmd ? cmd_len : 0);
-    p = cp_hdr_env(p, kv, nkv);
-    p = cp_put_u(p, (uint64_t)sysconf(_SC_PAGESIZE));
-    cp_rec_commit(p);
+    uint8_t *p = cp__rec_begin_raw(CP_REC_HEADER, CP_REC_BOUND(HEADER));
+    if (!p)
+        goto free_enc;
+    cp_rec_commit(cp_enc_header(p, (uint64_t)getpid(), (uint64_t)getppid(),
+                                (uint64_t)wall.tv_sec * 1000000000u + (uint64_t)wall.tv_nsec,
+                                root_pid > 0 && root_pid == (long)getpid(), host, host_len, exe,
+                                exe_len, CP_SHIM_VERSION, shim_version_len, argv_enc,
+                                argv_enc_len, env_enc, env_enc_len,
+                                (uint64_t)sysconf(_SC_PAGESIZE)));
+    rc = 0;
+free_enc:
+    free(argv_enc);
+free_kv:
     free(kv);
     free(cmd);
-    return 0;
+    return rc;
 }

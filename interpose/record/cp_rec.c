@@ -252,14 +252,12 @@ static void cp_rec_announce(struct cp_tbuf *t, uint32_t gen)
 {
     char name[64] = "";
     pthread_getname_np(pthread_self(), name, sizeof name);
-    size_t n = strnlen(name, sizeof name);
+    size_t name_len = strnlen(name, sizeof name);
     t->gen = gen;
-    uint8_t *p = cp_rec_open(t, CP_REC_THREAD, 2 * CP_VARINT_MAX + n);
+    uint8_t *p = cp_rec_open(t, CP_REC_THREAD, CP_REC_BOUND(THREAD));
     if (!p)
         return;
-    p = cp_put_u(p, (uint64_t)syscall(SYS_gettid));
-    p = cp_put_str(p, name, n);
-    cp_rec_commit(p);
+    cp_rec_commit(cp_enc_thread(p, (uint64_t)syscall(SYS_gettid), name, name_len));
 }
 
 /* ---- state machine ------------------------------------------------------ */
@@ -591,7 +589,7 @@ void cp__rec_signal_note(int sig, int code, uint64_t addr)
     }
     struct cp_chunk *c = atomic_load_explicit(&t->last, memory_order_relaxed);
     size_t u = atomic_load_explicit(&c->used, memory_order_relaxed);
-    if (c->cap - u < CP_HDR_BYTES + 3 * CP_VARINT_MAX) {
+    if (c->cap - u < CP_HDR_BYTES + CP_REC_BOUND(SIGNAL)) {
         cp__tb_unlock(t);
         t->open = NULL;
         atomic_fetch_add(&g_lost, 1);
@@ -600,8 +598,5 @@ void cp__rec_signal_note(int sig, int code, uint64_t addr)
     uint8_t *p = c->data + u;
     p[0] = CP_REC_SIGNAL;
     t->open = p;
-    p = cp_put_u(p + CP_HDR_BYTES, (uint64_t)sig);
-    p = cp_put_s(p, code);
-    p = cp_put_u(p, addr);
-    cp_rec_commit(p);
+    cp_rec_commit(cp_enc_signal(p + CP_HDR_BYTES, (uint64_t)sig, code, addr));
 }

@@ -2,9 +2,11 @@
  * cp_rec.h - the recorder core: per-thread record buffers feeding one writer
  * thread (cp_writer.c), and the process-wide tracing switch.
  *
- * Hooks never do I/O.  A hook calls cp_rec_begin(), writes the type's fields
- * (include/cp_trace.h) with the cp_put_* helpers, and calls cp_rec_commit().
- * The record's time and thread id are added by the recorder.
+ * Hooks never do I/O.  A hook calls the record's generated emitter,
+ * cp_rec_put_<rec>() (below) or cp_ev_put_<rec>() (hooks/cp_evt.h), which
+ * opens the record with cp_rec_begin(), writes the fields of
+ * include/cp_records.h and calls cp_rec_commit().  The record's time and
+ * thread id are added by the recorder.
  */
 #ifndef CP_REC_H
 #define CP_REC_H
@@ -33,6 +35,26 @@ uint8_t *cp_rec_begin(unsigned type, size_t max);
  *  just past its last field.  The record's time is taken here, under the
  *  buffer lock, so that records leave the writer in time order. */
 void cp_rec_commit(uint8_t *end);
+
+/*! cp_rec_put_<rec>(fields...) : write record <rec> (a REC record of
+ *  include/cp_records.h) whole: begin with the table's size bound
+ *  (CP_REC_BOUND), the fields by cp_enc_<rec>(), commit.
+ *  @return : 0, or -1 when tracing is off (nothing written).  Generated for
+ *  every REC record; the same locking rules as cp_rec_begin(). */
+#define CP_REC_PUT_FN_(N, id, l, shape, doc) CP_REC_PUT_##shape(N, l)
+#define CP_REC_PUT_EV(N, l)
+#define CP_REC_PUT_BARE(N, l)
+#define CP_REC_PUT_REC(N, l)                                                \
+    static inline __attribute__((always_inline, unused)) int                \
+        cp_rec_put_##l(CP_DROP1(CP_F_##N(CP_ENC_PARAM)))                    \
+    {                                                                       \
+        uint8_t *p = cp_rec_begin(CP_REC_##N, CP_REC_BOUND(N));             \
+        if (!p)                                                             \
+            return -1;                                                      \
+        cp_rec_commit(cp_enc_##l(p CP_F_##N(CP_ENC_ARG)));                  \
+        return 0;                                                           \
+    }
+CP_RECORDS(CP_REC_PUT_FN_)
 
 /*! cp_rec_tid() : cuprobe's small index of the calling thread (announced by a
  *  CP_REC_THREAD record the first time it is used). */

@@ -205,9 +205,9 @@ static void cp_writer_report_lost(struct cp_wfile *w)
     if (lost <= w->lost_reported)
         return;
     static const char why[] = "writer backlog limit reached or record nested in a signal handler";
-    uint8_t f[CP_VARINT_MAX * 2 + sizeof why], *p = f;
-    p = cp_put_u(p, lost - w->lost_reported);
-    p = cp_put_str(p, why, sizeof why - 1);
+    enum { why_len = sizeof why - 1 };
+    uint8_t f[CP_REC_BOUND(LOST)];
+    uint8_t *p = cp_enc_lost(f, lost - w->lost_reported, why, why_len);
     w->lost_reported = lost;
     cp_writer_own(w, 0, CP_REC_LOST, f, p);
 }
@@ -215,11 +215,8 @@ static void cp_writer_report_lost(struct cp_wfile *w)
 static void cp_writer_end(struct cp_wfile *w, int reason, int64_t status)
 {
     cp_writer_report_lost(w);
-    uint8_t f[CP_VARINT_MAX * 4], *p = f;
-    p = cp_put_u(p, (uint64_t)reason);
-    p = cp_put_s(p, status);
-    p = cp_put_u(p, w->records);
-    p = cp_put_u(p, cp__rec_lost() - w->lost_base);
+    uint8_t f[CP_REC_BOUND(END)];
+    uint8_t *p = cp_enc_end(f, (uint64_t)reason, status, w->records, cp__rec_lost() - w->lost_base);
     cp_writer_own(w, 0, CP_REC_END, f, p);
     cp_writer_compress(w, ZSTD_e_end);
 }
@@ -494,10 +491,8 @@ int cp__writer_emergency(int sig, int code, uint64_t addr, uint32_t tid)
         return -EBADF;
     w->emergency = 1;
     cp__rec_drain(UINT64_MAX, w->start_ts, 1, cp_writer_emit, w);
-    uint8_t f[CP_VARINT_MAX * 3], *p = f;
-    p = cp_put_u(p, (uint64_t)sig);
-    p = cp_put_s(p, code);
-    p = cp_put_u(p, addr);
+    uint8_t f[CP_REC_BOUND(SIGNAL)];
+    uint8_t *p = cp_enc_signal(f, (uint64_t)sig, code, addr);
     cp_writer_own(w, tid, CP_REC_SIGNAL, f, p);
     cp_writer_end(w, CP_END_SIGNAL, sig);
     cp_writer_close(w);
