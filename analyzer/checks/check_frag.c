@@ -46,7 +46,16 @@ typedef struct fr_dev {
     uint64_t pool_reserved, pool_used;
     int have_torch;
     cp_torch_dev torch;         /* the record with the most reserved-but-unallocated */
+    uint64_t t_first, t_last;   /* first and last evidence (failure, release, churn, record) */
 } fr_dev;
+
+/* Evidence on d at time ts: the finding's time range covers it. */
+static void fr_when(fr_dev *d, uint64_t ts)
+{
+    if (!d->t_first)
+        d->t_first = ts;
+    d->t_last = ts;
+}
 
 typedef struct cp_fr {
     fr_dev d[CP_MAX_DEV];
@@ -76,7 +85,7 @@ static uint64_t fr_gap(const cp_torch_dev *t)
 
 /* Keep, per device, the summary with the most reserved-but-unallocated
  * memory among those that carry the snapshot-derived fields. */
-static void fr_keep(cp_fr *s, const cp_torch_dev *td)
+static void fr_keep(cp_fr *s, const cp_torch_dev *td, uint64_t ts)
 {
     if (td->device < 0 || td->device >= CP_MAX_DEV)
         return;
@@ -91,6 +100,8 @@ static void fr_keep(cp_fr *s, const cp_torch_dev *td)
     if (!d->have_torch || fr_gap(td) > fr_gap(&d->torch)) {
         d->have_torch = 1;
         d->torch = *td;
+        if (fr_gap(td) >= FR_TORCH_MIN_GAP)
+            fr_when(d, ts);
     }
 }
 
@@ -103,7 +114,7 @@ static void fr_torch(cp_proc *p, cp_fr *s)
     cp_torch_dev td;
     if (strcmp(k, "torch.oom") == 0) {
         if (cp_torch_dev_parse(v, &td) == 0)
-            fr_keep(s, &td);
+            fr_keep(s, &td, p->t_last);
         return;
     }
     if (cp_json_member(v, "devices", &devs))
@@ -111,7 +122,7 @@ static void fr_torch(cp_proc *p, cp_fr *s)
     size_t it = 0;
     while (cp_json_next(devs, &it, &o) == 1) {
         if (cp_torch_dev_parse(o, &td) == 0)
-            fr_keep(s, &td);
+            fr_keep(s, &td, p->t_last);
     }
 }
 
@@ -163,6 +174,7 @@ static void fr_rec(cp_proc *p, void *st, const cp_record *r)
         if (!d->released_now) {
             d->storms++;
             cp_agg_add(&s->retry_sites, d->fail_stack, d->fail_stack, d->fail_size, 0, r->ts);
+            fr_when(d, r->ts);
         }
         d->released_now = 1;
         d->released += d->pending_release;
@@ -170,6 +182,7 @@ static void fr_rec(cp_proc *p, void *st, const cp_record *r)
     }
     if (r->ev.result == CUDA_ERROR_OUT_OF_MEMORY) {
         d->failures++;
+        fr_when(d, r->ts);
         if (!d->in_retry) {
             d->fail_stack = r->ev.stack;
             d->fail_size = r->u.alloc.size;
@@ -188,6 +201,7 @@ static void fr_rec(cp_proc *p, void *st, const cp_record *r)
         n->n--;
         d->churn_count++;
         d->churn_bytes += r->u.alloc.size;
+        fr_when(d, r->ts);
         cp_agg_add(&s->churn_sites, r->ev.stack, r->ev.stack, r->u.alloc.size, 0, r->ts);
         /* The free is where the fix goes (empty_cache() in the loop). */
         cp_agg_add(&s->churn_free_sites, n->free_stack, n->free_stack, r->u.alloc.size, 0,
@@ -286,6 +300,11 @@ static void fr_finish(cp_proc *p, void *st, cp_report *rep)
         }
         n_dev++;
         hurt |= n.hurt;
+        const fr_dev *dw = &s->d[dev];
+        if (dw->t_first && (!f->t_from || dw->t_first < f->t_from))
+            f->t_from = dw->t_first;
+        if (dw->t_last > f->t_to)
+            f->t_to = dw->t_last;
         size_t l = strlen(summary);
         snprintf(summary + l, sizeof summary - l, "%sGPU %d %.2f", l ? ", " : "", dev, n.value);
         cp_finding_line(f, "%s: %.2f = %s (%s involved).", cp_dev_name(p, dev, dn, sizeof dn),

@@ -249,6 +249,8 @@ static void gr_finish(cp_proc *p, void *st, cp_report *rep)
         }
     }
     f->bytes = growth;
+    f->t_from = t_start;
+    f->t_to = t_end;
     cp_finding_retitle(f, "device memory held grew by %s with no plateau (%s/s over %s)",
                        cp_fmt_bytes(growth, b1, sizeof b1),
                        cp_fmt_bytes(secs > 0 ? (uint64_t)((double)growth / secs) : 0, b2,

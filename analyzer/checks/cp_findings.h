@@ -86,6 +86,7 @@ typedef struct cp_finding {
     int top;                /* stated first in the report (no-gpu-used) */
     uint64_t tag;           /* the check's own mark (cuda-errors: code | teardown bit) */
     const char *fix;        /* static: this finding's own fix (cp_advice_fix), NULL: the check's */
+    uint64_t t_from, t_to;  /* when it happened (trace clock, ns); 0, 0 when not one time */
 } cp_finding;
 
 typedef struct cp_report {

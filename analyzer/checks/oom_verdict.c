@@ -272,6 +272,7 @@ void cp_oom_postmortem(cp_proc *p, const oom_ep *e, cp_report *rep)
     if (!f)
         return;
     f->sort = CP_SORT_BYTES;
+    f->t_from = f->t_to = e->ts;
     /* One out-of-memory error for the program, however many attempts. */
     cp_finding_site(f, p, e->stack, 1, e->request, 0, NULL);
     f->count = 1;

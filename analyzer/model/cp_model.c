@@ -23,6 +23,11 @@ cp_proc *cp_proc_new(const char *file, int index)
     cp_map_init(&p->ctxs, sizeof(int));
     cp_map_init(&p->streams, sizeof(cp_stream_info));
     cp_stacks_init(&p->stacks);
+    p->series = cp_series_new();
+    if (!p->series) {
+        free(p);
+        return NULL;
+    }
     return p;
 }
 
@@ -52,6 +57,7 @@ void cp_proc_free(cp_proc *p)
     free(p->fw_buf);
     free(p->forks);
     cp_stacks_free(&p->stacks);
+    cp_series_free(p->series);
     free(p);
 }
 
@@ -420,7 +426,7 @@ static void cp_model_call(cp_proc *p, const cp_record *r)
     }
 }
 
-int cp_model_feed(cp_proc *p, const cp_dec *d, const cp_record *r)
+static int cp_model_apply(cp_proc *p, const cp_dec *d, const cp_record *r)
 {
     p->t_last = r->ts;
     p->fw_ready_kind = NULL;
@@ -548,4 +554,15 @@ int cp_model_feed(cp_proc *p, const cp_dec *d, const cp_record *r)
     default:
         return 0;
     }
+}
+
+int cp_model_feed(cp_proc *p, const cp_dec *d, const cp_record *r)
+{
+    /* The timeline reads a FREE before the model forgets what it releases,
+     * everything else after the model applied it. */
+    cp_series_pre(p->series, p, r);
+    int rc = cp_model_apply(p, d, r);
+    if (rc == 0)
+        rc = cp_series_feed(p->series, p, r);
+    return rc;
 }

@@ -16,6 +16,7 @@
 #include "cp_decode.h"
 #include "cp_sym.h"
 #include "cp_map.h"
+#include "cp_series.h"
 
 #define CP_MAX_DEV 64
 #define CP_N_CHECKS 11
@@ -160,6 +161,8 @@ typedef struct cp_proc {
      * for every check that reads it before the model drops it */
     const cp_record *freeing_rec;
     const cp_live *freeing;
+    /* the memory and copy timeline (cp_series.h), NULL when out of memory */
+    cp_series *series;
 } cp_proc;
 
 /*! cp_proc_new() : an empty process for trace `file` (index among traces).
