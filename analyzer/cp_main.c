@@ -6,6 +6,7 @@
 
 #include "cp_doctor.h"
 #include "cp_dump.h"
+#include "cp_export.h"
 #include "cp_report.h"
 #include "cp_trace.h"
 
@@ -17,7 +18,9 @@ static void cp_usage(FILE *f)
             "usage: cuprobe-analyze COMMAND [ARGS...]\n"
             "\n"
             "commands:\n"
-            "  report TRACE...   summary of memory, copies and calls\n"
+            "  report TRACE...   summary of memory, copies and calls (--html FILE: a page)\n"
+            "  export --perfetto FILE TRACE...\n"
+            "                    Trace Event Format JSON for ui.perfetto.dev\n"
             "  doctor [ARGS...]  checks of the machine, driver and traces\n"
             "  dump TRACE...     every record as one line of text\n"
             "  version           print the version\n"
@@ -37,6 +40,8 @@ int main(int argc, char **argv)
         return cp_dump_main(argc - 1, argv + 1);
     if (strcmp(cmd, "report") == 0)
         return cp_report_main(argc - 1, argv + 1);
+    if (strcmp(cmd, "export") == 0)
+        return cp_export_main(argc - 1, argv + 1);
     if (strcmp(cmd, "doctor") == 0)
         return cp_doctor_main(argc - 1, argv + 1);
     if (strcmp(cmd, "version") == 0 || strcmp(cmd, "--version") == 0) {

@@ -23,6 +23,9 @@ typedef struct cp_ropts {
     int selected[CP_N_CHECKS];
     int any_selected;
     int progress;
+    const char *html;           /* --html FILE */
+    cp_rec_hook hook;           /* called after the model and checks saw a record */
+    void *hook_ctx;
 } cp_ropts;
 
 static void cp_report_usage(FILE *o)
@@ -40,6 +43,8 @@ static void cp_report_usage(FILE *o)
             "  --no-symbolize      show module+offset instead of function and line\n"
             "  --sites N           call sites listed per finding (text; default 5)\n"
             "  --no-progress       never draw the progress bar\n"
+            "  --html FILE         also write a self-contained HTML page: memory over time\n"
+            "                      per device, copies, findings (opens offline)\n"
             "checks:");
     for (size_t i = 0; i < n; i++)
         fprintf(o, " %s", all[i]->id);
@@ -133,6 +138,8 @@ static int cp_read_trace(cp_proc *p, const cp_ropts *o, cp_progress *pg)
         if (t >= 0)
             for (int i = 0; i < n_post[t]; i++)
                 all[post[t][i]]->rec(p, p->check_state[post[t][i]], &r);
+        if (o->hook)
+            o->hook(o->hook_ctx, p, &r);
         if (pg->on && (++k & 0xffff) == 0)
             cp_progress_tick(pg, d, k);
     }
@@ -173,6 +180,77 @@ static void cp_finish_trace(cp_proc *p, const cp_ropts *o, cp_report *rep)
     cp_map_free(&p->ctxs);
 }
 
+/* Read every trace through the model and the checks (one pass each), run
+ * the checks across processes and prepare the report.  Returns 0, 1 when a
+ * trace could not be read to its end, -1 out of memory. */
+static int cp_collect(const cp_ropts *o, char **files, int n_files, cp_report *rep)
+{
+    rep->n_procs = (size_t)n_files;
+    rep->procs = calloc(rep->n_procs ? rep->n_procs : 1, sizeof *rep->procs);
+    if (!rep->procs)
+        return -1;
+    cp_progress pg = { 0 };
+    for (int i = 0; i < n_files; i++) {
+        struct stat st;
+        if (stat(files[i], &st) == 0)
+            pg.total_all += (uint64_t)st.st_size;
+    }
+    /* A bar for inputs that take more than a moment, on a terminal only. */
+    pg.on = o->progress && isatty(2) && pg.total_all > (16u << 20);
+    int bad = 0;
+    for (size_t i = 0; i < rep->n_procs; i++) {
+        cp_proc *p = cp_proc_new(files[i], (int)i);
+        if (!p) {
+            fprintf(stderr, "report: out of memory\n");
+            rep->n_procs = i;
+            return -1;
+        }
+        rep->procs[i] = p;
+        if (cp_read_trace(p, o, &pg) != 0)
+            bad = 1;
+        cp_finish_trace(p, o, rep);
+        struct stat st;
+        if (stat(p->file, &st) == 0)
+            pg.done_before += (uint64_t)st.st_size;
+    }
+    cp_progress_clear(&pg);
+    size_t n;
+    const cp_check *const *all = cp_checks(&n);
+    for (size_t k = 0; k < n; k++)
+        if (o->selected[k] && all[k]->across)
+            all[k]->across(rep);
+    cp_report_prepare(rep);
+    return bad;
+}
+
+/* The page goes to a temporary name first, so a failed write never leaves a
+ * half page under the name asked for. */
+static int cp_write_html(const char *path, cp_report *rep, const cp_out_opts *oo)
+{
+    size_t n = strlen(path) + 8;
+    char *tmp = malloc(n);
+    if (!tmp)
+        return -1;
+    snprintf(tmp, n, "%s.tmp", path);
+    FILE *f = fopen(tmp, "w");
+    if (!f) {
+        fprintf(stderr, "report: cannot write %s: %s\n", tmp, strerror(errno));
+        free(tmp);
+        return -1;
+    }
+    int rc = cp_out_html(f, rep, oo);
+    if (fclose(f) != 0 && rc == 0)
+        rc = -errno;
+    if (rc == 0 && rename(tmp, path) != 0)
+        rc = -errno;
+    if (rc != 0) {
+        fprintf(stderr, "report: cannot write %s: %s\n", path, strerror(-rc));
+        unlink(tmp);
+    }
+    free(tmp);
+    return rc ? -1 : 0;
+}
+
 /* --- main ------------------------------------------------------------------------------- */
 
 static int cp_parse_args(int argc, char **argv, cp_ropts *o, int *first)
@@ -206,6 +284,8 @@ static int cp_parse_args(int argc, char **argv, cp_ropts *o, int *first)
         } else if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
             cp_report_usage(stdout);
             exit(0);
+        } else if (strcmp(a, "--html") == 0 && i + 1 < argc) {
+            o->html = argv[++i];
         } else if ((strcmp(a, "--fail-on") == 0 || strcmp(a, "--check") == 0 ||
                     strcmp(a, "--sites") == 0) && i + 1 < argc) {
             const char *v = argv[++i];
@@ -259,40 +339,9 @@ int cp_report_main(int argc, char **argv)
     }
     cp_sym_config(o.symbolize, o.all_frames);
     cp_report rep = { .all_frames = o.all_frames, .max_sites = o.max_sites };
-    rep.n_procs = (size_t)(argc - first);
-    rep.procs = calloc(rep.n_procs, sizeof *rep.procs);
-    if (!rep.procs)
+    int bad = cp_collect(&o, argv + first, argc - first, &rep);
+    if (bad < 0)
         return 2;
-    cp_progress pg = { 0 };
-    for (int i = first; i < argc; i++) {
-        struct stat st;
-        if (stat(argv[i], &st) == 0)
-            pg.total_all += (uint64_t)st.st_size;
-    }
-    /* A bar for inputs that take more than a moment, on a terminal only. */
-    pg.on = o.progress && isatty(2) && pg.total_all > (16u << 20);
-    int bad = 0;
-    for (size_t i = 0; i < rep.n_procs; i++) {
-        cp_proc *p = cp_proc_new(argv[first + (int)i], (int)i);
-        if (!p) {
-            fprintf(stderr, "report: out of memory\n");
-            return 2;
-        }
-        rep.procs[i] = p;
-        if (cp_read_trace(p, &o, &pg) != 0)
-            bad = 1;
-        cp_finish_trace(p, &o, &rep);
-        struct stat st;
-        if (stat(p->file, &st) == 0)
-            pg.done_before += (uint64_t)st.st_size;
-    }
-    cp_progress_clear(&pg);
-    size_t n;
-    const cp_check *const *all = cp_checks(&n);
-    for (size_t k = 0; k < n; k++)
-        if (o.selected[k] && all[k]->across)
-            all[k]->across(&rep);
-    cp_report_prepare(&rep);
     const char *nc = getenv("NO_COLOR");
     cp_out_opts oo = { .color = !o.json && isatty(1) && !(nc && *nc), .max_sites = o.max_sites };
     if (o.list) {
@@ -304,6 +353,7 @@ int cp_report_main(int argc, char **argv)
     } else
         cp_out_text(stdout, &rep, &oo);
     fflush(stdout);
+    int bad_html = o.html ? cp_write_html(o.html, &rep, &oo) : 0;
     int worst = -1;
     for (size_t i = 0; i < rep.n; i++)
         if (rep.f[i]->sev > worst)
@@ -311,11 +361,33 @@ int cp_report_main(int argc, char **argv)
     for (size_t i = 0; i < rep.n_procs; i++)
         if (rep.procs[i]->error)
             fprintf(stderr, "%s\n", rep.procs[i]->error);
-    int rc = bad ? 2 : (o.fail_on >= 0 && worst >= o.fail_on) ? 3 : 0;
-    cp_report_free(&rep);
-    for (size_t i = 0; i < rep.n_procs; i++)
-        cp_proc_free(rep.procs[i]);
-    free(rep.procs);
-    cp_sym_shutdown();
+    int rc = bad || bad_html ? 2 : (o.fail_on >= 0 && worst >= o.fail_on) ? 3 : 0;
+    cp_report_release(&rep);
     return rc;
+}
+
+int cp_report_collect(char **files, int n, cp_report *rep, cp_rec_hook hook, void *ctx,
+                      int progress)
+{
+    cp_ropts o = { .fail_on = -1, .symbolize = 1, .max_sites = 5, .progress = progress,
+                   .hook = hook, .hook_ctx = ctx };
+    size_t nc;
+    cp_checks(&nc);
+    for (size_t k = 0; k < nc; k++)
+        o.selected[k] = 1;
+    cp_sym_config(1, 0);
+    memset(rep, 0, sizeof *rep);
+    rep->max_sites = o.max_sites;
+    return cp_collect(&o, files, n, rep);
+}
+
+void cp_report_release(cp_report *rep)
+{
+    cp_report_free(rep);
+    for (size_t i = 0; i < rep->n_procs; i++)
+        cp_proc_free(rep->procs[i]);
+    free(rep->procs);
+    rep->procs = NULL;
+    rep->n_procs = 0;
+    cp_sym_shutdown();
 }

@@ -22,6 +22,14 @@ void cp_out_text(FILE *o, cp_report *rep, const cp_out_opts *opt);
 /*! cp_out_json() : the JSON report on o (one object, newline-terminated). */
 void cp_out_json(FILE *o, cp_report *rep, const cp_out_opts *opt);
 
+/*! cp_out_html() : the self-contained HTML page (timelines, copy lanes,
+ *  findings) on o.  @return : 0, or -ENOMEM. */
+int cp_out_html(FILE *o, cp_report *rep, const cp_out_opts *opt);
+
+/*! cp_proc_label() : "rank 1 on node7 (pid 4242)" into buf: the process's
+ *  rank (RANK, else SLURM_PROCID, else LOCAL_RANK) and host where known. */
+const char *cp_proc_label(const cp_proc *p, char *buf, size_t cap);
+
 /*! cp_env_text() : the environment section of p, as text lines. */
 void cp_env_text(FILE *o, const cp_proc *p, const cp_out_opts *opt);
 

@@ -193,3 +193,19 @@ void cp_env_json(cp_jb *b, const cp_proc *p)
         }
     cp_jb_close(b, ']');
 }
+
+const char *cp_proc_label(const cp_proc *p, char *buf, size_t cap)
+{
+    static const char *const rank_vars[] = { "RANK", "SLURM_PROCID", "LOCAL_RANK", NULL };
+    const char *rank = NULL;
+    for (int i = 0; rank_vars[i] && !rank; i++)
+        rank = cp_proc_env(p, rank_vars[i]);
+    const char *host = p->host && *p->host ? p->host : NULL;
+    if (rank)
+        snprintf(buf, cap, "rank %s%s%s (pid %llu)", rank, host ? " on " : "", host ? host : "",
+                 (unsigned long long)p->pid);
+    else
+        snprintf(buf, cap, "pid %llu%s%s (%s)", (unsigned long long)p->pid, host ? " on " : "",
+                 host ? host : "", p->exe ? cp_base_name(p->exe) : "?");
+    return buf;
+}

@@ -1,0 +1,121 @@
+#!/usr/bin/env python3
+"""pictures_check.py - assertions of tests/sh/pictures_*.sh.
+
+  pictures_check.py perfetto EXPORT.json REPORT.json NTRACES
+      the export parses; every process has one track (process_name) and
+      there is one per trace; events with a time are in time order within
+      each process; the highest "GPU d held" counter of each process equals
+      the report's peak_bytes for that device; OOMs in the report appear as
+      instants.
+  pictures_check.py page PAGE.html DOM.html REPORT.json NCHARTS
+      the page references nothing outside itself; after its script ran
+      (DOM from chromium --dump-dom) the body is data-ready, the charts and
+      their shapes exist, and every finding of the report is there with its
+      check id, in order.
+"""
+import json
+import re
+import sys
+
+
+def fail(msg):
+    print("FAIL: " + msg)
+    sys.exit(1)
+
+
+def perfetto(export, report, ntraces):
+    with open(export) as f:
+        doc = json.load(f)
+    with open(report) as f:
+        rep = json.load(f)
+    ev = doc["traceEvents"]
+    names = {}
+    for e in ev:
+        if e.get("ph") == "M" and e.get("name") == "process_name":
+            if e["pid"] in names:
+                fail("two process_name events for pid %d" % e["pid"])
+            names[e["pid"]] = e["args"]["name"]
+    if len(names) != ntraces:
+        fail("%d process tracks for %d traces: %s" % (len(names), ntraces, names))
+    pids = {e["pid"] for e in ev if "pid" in e}
+    if pids != set(names):
+        fail("events on pids without a track: %s" % (pids - set(names)))
+    last = {}
+    for i, e in enumerate(ev):
+        if "ts" not in e:
+            continue
+        if e["ts"] < last.get(e["pid"], -1):
+            fail("event %d (%s) at %s before %s" % (i, e.get("name"), e["ts"], last[e["pid"]]))
+        last[e["pid"]] = e["ts"]
+    procs = rep["processes"]
+    checked = 0
+    for idx, p in enumerate(procs):
+        pid = idx + 1
+        for m in p.get("memory", []):
+            name = "GPU %d held" % m["ordinal"]
+            vals = [e["args"]["bytes"] for e in ev
+                    if e.get("ph") == "C" and e["pid"] == pid and e["name"] == name]
+            if m["peak_bytes"] == 0 and not vals:
+                continue
+            if not vals:
+                fail("no '%s' counter for process %d" % (name, idx))
+            if max(vals) != m["peak_bytes"]:
+                fail("process %d %s: highest counter %d, report peak_bytes %d"
+                     % (idx, name, max(vals), m["peak_bytes"]))
+            checked += 1
+    ooms = [f for f in rep["findings"] if f["check"] == "oom"]
+    inst = [e for e in ev if e.get("ph") == "i"]
+    if ooms and not any(e.get("cat") == "oom" for e in inst):
+        fail("the report has OOM findings but the export no OOM instant")
+    nf = sum(1 for e in inst if e.get("cat") == "finding")
+    if nf != len(rep["findings"]):
+        fail("%d finding instants for %d findings" % (nf, len(rep["findings"])))
+    print("ok perfetto: %d events, %d tracks, %d peak counters match, %d findings"
+          % (len(ev), len(names), checked, nf))
+
+
+def page(path, dom_path, report, ncharts):
+    src = open(path, encoding="utf-8").read()
+    dom = open(dom_path, encoding="utf-8").read()
+    with open(report) as f:
+        rep = json.load(f)
+    # Nothing outside the page: no attribute that loads or links anything,
+    # no CSS url() or @import, no scheme anywhere in markup.
+    for pat in (r'\b(src|href|xlink:href|action|poster|srcset|background)\s*=',
+                r'url\s*\(', r'@import', r'<(link|iframe|object|embed|img|base)\b',
+                r'\b(https?|ftp|file|data):', r'fetch\s*\(', r'XMLHttpRequest', r'import\s*\('):
+        m = re.search(pat, src, re.I)
+        if m:
+            fail("the page references something outside itself: %r near %r"
+                 % (m.group(0), src[max(0, m.start() - 60):m.end() + 60]))
+    if 'data-ready="1"' not in dom:
+        fail("the page's script did not run to its end (no data-ready on body)")
+    charts = re.findall(r'<svg class="chart (mem|copies)"', dom)
+    if len(charts) != ncharts:
+        fail("%d charts in the DOM, expected %d" % (len(charts), ncharts))
+    mem = [m.start() for m in re.finditer(r'<svg class="chart mem"', dom)]
+    for start in mem:
+        end = dom.index("</svg>", start)
+        svg = dom[start:end]
+        if not re.search(r'<path class="area"', svg) or not re.search(r'<path class="peak"', svg):
+            fail("a memory chart without its stacked areas or peak line: %s" % svg[:200])
+    found = re.findall(r'<div class="finding (\w+)" id="finding-(\d+)" data-check="([\w-]+)"', dom)
+    want = [(f["severity"], f["check"]) for f in rep["findings"]]
+    got = [(sev, chk) for sev, i, chk in found]
+    if [int(i) for _, i, _ in found] != list(range(len(found))):
+        fail("finding ids out of order: %s" % [i for _, i, _ in found])
+    if got != want:
+        fail("findings in the page %s, in the report %s" % (got, want))
+    for f in rep["findings"]:
+        t = re.sub(r'\s+', ' ', f["title"]).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+        if t[:60] not in dom:
+            fail("finding title missing from the page: %s" % t)
+    print("ok page: %d charts, %d area paths, %d findings, %d bytes, nothing external"
+          % (len(charts), dom.count('class="area"'), len(found), len(src)))
+
+
+if __name__ == "__main__":
+    if sys.argv[1] == "perfetto":
+        perfetto(sys.argv[2], sys.argv[3], int(sys.argv[4]))
+    else:
+        page(sys.argv[2], sys.argv[3], sys.argv[4], int(sys.argv[5]))
