@@ -1,0 +1,113 @@
+// link: build/analyzer/model/cp_series.o build/analyzer/model/cp_model.o build/analyzer/model/cp_model_meta.o build/analyzer/model/cp_format.o build/analyzer/model/cp_map.o build/analyzer/model/cp_fw.o build/analyzer/decode/cp_sym.o build/analyzer/decode/cp_names.o build/analyzer/decode/cp_decode.o build/analyzer/decode/cp_decode_fields.o
+/*
+ * test_series.c - the model's bucketed timeline (cp_series) fed synthetic
+ * records: it stays within CP_SER_N buckets over a long run (buckets merge),
+ * its highest bucket is the device's peak, the peak bucket lists the
+ * largest live allocation first, a free of a listed allocation is noticed,
+ * memory freed before the end shows as the last bucket's minimum, copies
+ * are counted by class with the time blocked in synchronous ones, and the
+ * eighths of the run (the text report's line) see the growth.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#define CP_UNIT_COUNT
+#include "cp_unit.h"
+#include "cp_model.h"
+
+static cp_record rec(int type, uint64_t ts)
+{
+    cp_record r;
+    memset(&r, 0, sizeof r);
+    r.type = (uint8_t)type;
+    r.ts = ts;
+    r.ev.dev = 0;
+    return r;
+}
+
+int main(void)
+{
+    cp_proc *p = cp_proc_new("synthetic", 0);
+    CHECK(p && p->series);
+    uint64_t ts = 1000000000ull, ms = 1000000ull;
+    /* 4000 allocations over 40 s, each freed except every 4th: growth. */
+    uint64_t biggest = 0, big_ptr = 0;
+    for (uint64_t i = 0; i < 4000; i++) {
+        cp_record r = rec(CP_REC_ALLOC, ts += 10 * ms);
+        r.u.alloc.kind = CP_MK_DEVICE;
+        r.u.alloc.ptr = 0x10000000ull + i * 0x100000;
+        r.u.alloc.size = (1 + i % 7) << 20;
+        if (i == 2500) {
+            r.u.alloc.size = 512ull << 20;
+            biggest = r.u.alloc.size;
+            big_ptr = r.u.alloc.ptr;
+        }
+        r.ev.stack = 1 + i % 5;
+        CHECK(cp_model_feed(p, NULL, &r) == 0);
+        if (i % 4 && i != 2500) {
+            cp_record f = rec(CP_REC_FREE, ts += ms);
+            f.u.free.kind = CP_MK_DEVICE;
+            f.u.free.ptr = r.u.alloc.ptr;
+            CHECK(cp_model_feed(p, NULL, &f) == 0);
+        }
+    }
+    /* 100 synchronous pageable copies of 1 ms, 50 async pinned ones. */
+    for (int i = 0; i < 150; i++) {
+        cp_record c = rec(CP_REC_COPY, ts += ms);
+        c.u.copy.bytes = 4096;
+        c.u.copy.src_class = i < 100 ? CP_MC_PAGEABLE : CP_MC_PINNED;
+        c.u.copy.dst_class = CP_MC_DEVICE;
+        c.u.copy.flags = i < 100 ? 0 : CP_CF_ASYNC;
+        c.ev.dur_ns = ms;
+        CHECK(cp_model_feed(p, NULL, &c) == 0);
+    }
+    /* The big one goes away at the end. */
+    cp_record f = rec(CP_REC_FREE, ts += ms);
+    f.u.free.kind = CP_MK_DEVICE;
+    f.u.free.ptr = big_ptr;
+    CHECK(cp_model_feed(p, NULL, &f) == 0);
+
+    const cp_series *s = p->series;
+    int n = cp_series_n(s);
+    CHECK(n >= CP_SER_N / 2 && n <= CP_SER_N);
+    CHECK(s->width > 1000);                     /* it merged */
+    const cp_ser_dev *v = cp_series_dev(s, 0);
+    CHECK(v != NULL);
+    uint64_t top = 0;
+    int at = -1;
+    for (int i = 0; v && i < n; i++) {
+        CHECK(v[i].used);
+        CHECK(v[i].min_held <= v[i].max_held);
+        if (v[i].max_held > top) {
+            top = v[i].max_held;
+            at = i;
+        }
+    }
+    CHECK(top == p->mem[0].peak_total);
+    CHECK(at >= 0 && v[at].n_top > 0 && v[at].top[0].size == biggest);
+    /* Holders add up to what was held (no framework, no library here). */
+    uint64_t sum = 0;
+    for (int k = 0; at >= 0 && k < CP_HD_N; k++)
+        sum += v[at].hold[k];
+    CHECK(sum == top);
+    CHECK(v[n - 1].min_held == p->mem[0].held_total);
+    CHECK(v[n - 1].min_held + biggest <= v[n - 1].max_held);
+    /* The list after the free no longer names the freed allocation. */
+    for (int k = 0; k < s->now[0].n_top; k++)
+        CHECK(s->now[0].top[k].size != biggest);
+    uint64_t copies[CP_CC_N] = { 0 }, blocked = 0;
+    for (int i = 0; i < n; i++) {
+        for (int c = 0; c < CP_CC_N; c++)
+            copies[c] += s->b[i].copies[c];
+        blocked += s->b[i].blocked_ns;
+    }
+    CHECK(copies[CP_CC_PAGEABLE] == 100 && copies[CP_CC_PINNED] == 50 && copies[CP_CC_PEER] == 0);
+    CHECK(blocked == 100 * ms);
+    /* The eighths: growth means the last eighth holds more than the first. */
+    CHECK(cp_series_max_in(s, 0, 0, 1) == top);
+    CHECK(cp_series_max_in(s, 0, 7 / 8.0, 1) > cp_series_max_in(s, 0, 0, 1 / 8.0));
+    printf("series: %d buckets of %llu ns, peak %llu bytes\n", n, (unsigned long long)s->width,
+           (unsigned long long)top);
+    cp_proc_free(p);
+    return g_fail ? 1 : 0;
+}
