@@ -58,7 +58,7 @@ if [ -n "$CHROME" ]; then
         for _ in $(seq "$RUNS"); do
             /usr/bin/time -f "%e %M" -a -o "$W/times" timeout 120 "$CHROME" --headless \
                 --no-sandbox --disable-gpu --disable-dev-shm-usage \
-                --user-data-dir="$W/profile" --dump-dom "file://$W/$page.html" >"$W/$page.dom"
+                --user-data-dir="$W/profile" --dump-dom "file://$W/$page.html" >"$W/$page.dom" 2>/dev/null
         done
         read -r secs _ <<EOF2
 $(median "$W/times")
