@@ -56,9 +56,12 @@ static void cp_count(int which, const cp_range *r, int delta)
     if (which != CP_IMAP_DEV || r->dev < 0 || r->dev >= 64)
         return;
     cp_dev_live[r->dev] += (unsigned)delta;
-    if (cp_dev_live[r->dev])
+    /* Only a device's first and last live range flip its bit: a locked
+     * read-modify-write on every allocation would cost more than the rest
+     * of the bookkeeping (the mask changes only under this map's lock). */
+    if (delta > 0 && cp_dev_live[r->dev] == 1)
         atomic_fetch_or(&cp_dev_mask, 1ull << r->dev);
-    else
+    else if (delta < 0 && cp_dev_live[r->dev] == 0)
         atomic_fetch_and(&cp_dev_mask, ~(1ull << r->dev));
 }
 
