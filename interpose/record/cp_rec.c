@@ -6,7 +6,8 @@
  * Hot path: cp_rec_begin() is a TLS load, two compares and an uncontended
  * atomic exchange; cp_rec_commit() reads CLOCK_MONOTONIC (vDSO) under the
  * buffer lock, so that a writer cutting at time T sees every record with
- * ts < T (see cp_rec_drain.c for the argument).
+ * ts < T (see cp_rec_drain.c for the argument), and compares it with the
+ * flush deadline (one relaxed load).
  */
 #include <errno.h>
 #include <pthread.h>
@@ -232,9 +233,9 @@ static uint8_t *cp_rec_open_slow(struct cp_tbuf *t, unsigned type, size_t need)
     return c->data + CP_HDR_BYTES;
 }
 
-void cp_rec_commit(uint8_t *end)
+/* Publish the open record of t and unlock.  @return : its ts. */
+static inline uint64_t cp_rec_publish(struct cp_tbuf *t, uint8_t *end)
 {
-    struct cp_tbuf *t = t_buf;
     uint8_t *p = t->open;
     struct cp_chunk *c = atomic_load_explicit(&t->last, memory_order_relaxed);
     uint32_t len = (uint32_t)(end - p - CP_HDR_BYTES);
@@ -245,6 +246,16 @@ void cp_rec_commit(uint8_t *end)
     cp__tb_unlock(t);
     atomic_signal_fence(memory_order_seq_cst);
     t->open = NULL;
+    return ts;
+}
+
+void cp_rec_commit(uint8_t *end)
+{
+    uint64_t ts = cp_rec_publish(t_buf, end);
+    /* One relaxed load: is the timed flush overdue (writer starved)? */
+    if (__builtin_expect(ts >= atomic_load_explicit(&cp__flush_due, memory_order_relaxed), 0) &&
+        !t_guard)
+        cp__writer_help();
 }
 
 /* CP_REC_THREAD for the calling thread into generation gen. */
@@ -598,5 +609,6 @@ void cp__rec_signal_note(int sig, int code, uint64_t addr)
     uint8_t *p = c->data + u;
     p[0] = CP_REC_SIGNAL;
     t->open = p;
-    cp_rec_commit(cp_enc_signal(p + CP_HDR_BYTES, (uint64_t)sig, code, addr));
+    /* never cp__writer_help() from a handler */
+    cp_rec_publish(t, cp_enc_signal(p + CP_HDR_BYTES, (uint64_t)sig, code, addr));
 }

@@ -10,6 +10,17 @@
  * every record with ts < T is in this drain, every later drain only sees
  * ts >= T, and merging each drain by ts yields a non-decreasing stream even
  * when memory is allocated on one thread and freed on another.
+ *
+ * The writer never waits for a buffer lock: with many more threads than
+ * cores, a producer preempted inside a record keeps its lock for whole
+ * scheduling rounds, and a writer waiting for it lost seconds of trace to a
+ * SIGKILL.  A buffer whose lock stays held is snapshotted without it (the
+ * release-stored ends are exact, as in a signal handler).  The one record
+ * in flight there may then carry a ts < T and reach a later drain; order
+ * is still kept: anything causally after it happened after its commit,
+ * hence after this snapshot and after T, and the later drain merges it
+ * first.  The writer clamps its delta to 0, so its time reads as the
+ * previous record's (late by at most how long its thread was preempted).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -77,22 +88,25 @@ static void cp_heap_down(size_t n, size_t i)
     g_heap[i] = x;
 }
 
-/* Snapshot t's published end and start its cursor at the read position. */
-static void cp_snapshot(struct cp_tbuf *t, int emergency)
+/* Snapshot t's published end and start its cursor at the read position.
+ * mode 0: without the lock (signal handler: its own thread may hold it;
+ * acquire loads of the release-stored ends are still exact); 1: under the
+ * lock if it can be had at once.  @return : 1 done, 0 the lock was busy. */
+static int cp_snapshot(struct cp_tbuf *t, int mode)
 {
-    if (emergency) {
-        /* A signal handler cannot wait for the lock (its own thread may hold
-         * it); acquire loads of the release-stored ends are still exact. */
+    if (mode == 0) {
         t->snap_last = atomic_load_explicit(&t->last, memory_order_acquire);
         t->snap_used = atomic_load_explicit(&t->snap_last->used, memory_order_acquire);
     } else {
-        cp__tb_lock(t);
+        if (!cp__tb_trylock(t))
+            return 0;
         t->snap_last = atomic_load_explicit(&t->last, memory_order_relaxed);
         t->snap_used = atomic_load_explicit(&t->snap_last->used, memory_order_relaxed);
         cp__tb_unlock(t);
     }
     t->cur = t->first;
     t->pos = t->rd;
+    return 1;
 }
 
 /* After the merge: free fully read chunks, remember the read position,
@@ -119,7 +133,9 @@ static void cp_release_consumed(struct cp_tbuf *t)
         }
         return;
     }
-    cp__tb_lock(t);
+    /* Rewinding is only an optimisation: skip it when the producer is busy. */
+    if (!cp__tb_trylock(t))
+        return;
     if (atomic_load_explicit(&t->last, memory_order_relaxed) == c &&
         atomic_load_explicit(&c->used, memory_order_relaxed) == t->rd) {
         atomic_store_explicit(&c->used, 0, memory_order_relaxed);
@@ -192,16 +208,32 @@ uint64_t cp__rec_drain(uint64_t T, uint64_t min_ts, int emergency,
 {
     int heap_ok = cp_heap_reserve(emergency) == 0;
     size_t n = 0;
+    int busy = 0;
     for (struct cp_tbuf *t = cp__tbuf_list(); t; t = t->next) {
         t->in_merge = 0;
         t->snapped = 0;
+        t->snap_busy = 0;
         int st = atomic_load_explicit(&t->state, memory_order_acquire);
         if (st != CP_TB_ACTIVE && st != CP_TB_DEAD)
             continue;
         if (!t->first)
             continue;   /* being set up by its thread */
-        cp_snapshot(t, emergency);
+        t->snapped = cp_snapshot(t, !emergency);
+        t->snap_busy = !t->snapped;
+        busy |= t->snap_busy;
+    }
+    /* Busy at the first try: once more (most records take nanoseconds),
+     * then without the lock (see the top of the file). */
+    for (struct cp_tbuf *t = cp__tbuf_list(); busy && t; t = t->next) {
+        if (!t->snap_busy)
+            continue;
+        if (!cp_snapshot(t, 1))
+            cp_snapshot(t, 0);
         t->snapped = 1;
+    }
+    for (struct cp_tbuf *t = cp__tbuf_list(); t; t = t->next) {
+        if (!t->snapped)
+            continue;
         t->in_merge = cp_cursor_settle(t, T, min_ts);
         /* A buffer registered after the reservation belongs to a thread
          * that started after T was read: it has nothing before the cut. */

@@ -52,6 +52,7 @@ struct cp_tbuf {
     uint64_t cur_ts;
     int in_merge;                       /* has a record before the cut */
     int snapped;                        /* cursor valid for this drain */
+    int snap_busy;                      /* lock held at the first try */
 };
 
 /* While a thread is between taking its lock and setting `open` to the
@@ -95,6 +96,20 @@ static inline void cp__tb_lock(struct cp_tbuf *t)
 static inline void cp__tb_unlock(struct cp_tbuf *t)
 {
     atomic_store_explicit(&t->lock, 0, memory_order_release);
+}
+
+/*! cp__tb_trylock() : take t's lock if it is free within a few spins.
+ *  @return : 1 when taken.  The writer uses it: a producer preempted inside
+ *  a record must not make the writer wait for it to be scheduled again. */
+static inline int cp__tb_trylock(struct cp_tbuf *t)
+{
+    for (unsigned i = 0; i < 64; i++) {
+        if (!atomic_load_explicit(&t->lock, memory_order_relaxed) &&
+            !atomic_exchange_explicit(&t->lock, 1, memory_order_acquire))
+            return 1;
+        cp__cpu_relax();
+    }
+    return 0;
 }
 
 /*! cp__chunk_end() : bytes of c the current drain may read: the snapshot

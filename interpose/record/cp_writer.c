@@ -14,6 +14,7 @@
 #include <limits.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -67,6 +68,33 @@ static pthread_mutex_t g_out = PTHREAD_MUTEX_INITIALIZER;
 
 static __thread int t_is_writer;
 
+/* Timed flushes.  The writer flushes 0.6 CUPROBE_FLUSH_MS after the
+ * previous flush's cut; cp__flush_due is 0.1 later (UINT64_MAX while no file
+ * is open): a producer whose record is later than that found the writer
+ * starved (many more busy threads than cores) and helps or waits
+ * (cp__writer_help), so that a SIGKILL loses less than one flush interval
+ * even then (bench/kill_window.sh). */
+_Atomic uint64_t cp__flush_due = UINT64_MAX;
+static _Atomic uint64_t g_writer_due;
+static uint64_t g_period;          /* ns between flushes: 0.6 flush_ms */
+static pthread_mutex_t g_help_mu = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t g_help_cv;   /* CLOCK_MONOTONIC, cp_writer_init_cvs */
+static uint64_t g_flushes;         /* under g_help_mu: flushing rounds done */
+static _Atomic int g_help_waiters;
+
+static void cp_flush_schedule(uint64_t cut)
+{
+    atomic_store_explicit(&g_writer_due, cut + g_period, memory_order_relaxed);
+    atomic_store_explicit(&cp__flush_due, cut + g_period + g_period / 6,
+                          memory_order_relaxed);
+    if (atomic_load(&g_help_waiters)) {
+        pthread_mutex_lock(&g_help_mu);
+        g_flushes++;
+        pthread_cond_broadcast(&g_help_cv);
+        pthread_mutex_unlock(&g_help_mu);
+    }
+}
+
 static void cp_writer_init_cvs(void)
 {
     pthread_condattr_t a;
@@ -74,6 +102,7 @@ static void cp_writer_init_cvs(void)
     pthread_condattr_setclock(&a, CLOCK_MONOTONIC);
     pthread_cond_init(&g_wcv, &a);
     pthread_cond_init(&g_done_cv, &a);
+    pthread_cond_init(&g_help_cv, &a);
     pthread_condattr_destroy(&a);
 }
 
@@ -236,25 +265,73 @@ static void cp_writer_warn_failed(const struct cp_wfile *w)
               "continues untraced", w->path, strerror(-w->err));
 }
 
-/* One round under the output lock.  @return : w->err. */
-static int cp_writer_round(struct cp_wfile *w, int stop, int flush)
+/* One round, g_out held.  @return : w->err. */
+static int cp_writer_round_locked(struct cp_wfile *w, int stop, int flush)
 {
-    pthread_mutex_lock(&g_out);
-    if (w->fd < 0) {   /* closed by a fatal-signal handler */
-        pthread_mutex_unlock(&g_out);
+    if (w->fd < 0)   /* closed by a fatal-signal handler */
         return -EBADF;
-    }
-    cp__rec_drain(stop ? UINT64_MAX : cp_now_ns(), w->start_ts, 0, cp_writer_emit, w);
+    uint64_t cut = cp_now_ns();
+    cp__rec_drain(stop ? UINT64_MAX : cut, w->start_ts, 0, cp_writer_emit, w);
     cp_writer_report_lost(w);
     if (stop)
         cp_writer_end(w, g_stop_reason, g_stop_status);
     else
         cp_writer_compress(w, flush && (w->unflushed || w->in_len) ? ZSTD_e_flush
                                                                   : ZSTD_e_continue);
-    if (stop || w->err)
+    if (stop || w->err) {
+        atomic_store_explicit(&cp__flush_due, UINT64_MAX, memory_order_relaxed);
         cp_writer_close(w);
-    pthread_mutex_unlock(&g_out);
+    } else if (flush) {
+        cp_flush_schedule(cut);
+    }
     return w->err;
+}
+
+/* One round under the output lock.  @return : w->err. */
+static int cp_writer_round(struct cp_wfile *w, int stop, int flush)
+{
+    pthread_mutex_lock(&g_out);
+    int rc = cp_writer_round_locked(w, stop, flush);
+    pthread_mutex_unlock(&g_out);
+    return rc;
+}
+
+void cp__writer_help(void)
+{
+    /* With many more busy threads than cores the writer thread gets its
+     * CPU share too late and a SIGKILL could lose seconds: the producers,
+     * who have the CPU, do the overdue flush themselves, one at a time,
+     * never waiting for the output lock.  Signals are blocked meanwhile: a
+     * handler that recorded would spin on a buffer lock this drain holds. */
+    if (t_is_writer)
+        return;
+    int saved = errno;
+    sigset_t all, old;
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &old);
+    struct cp_wfile *w = &g_w;
+    if (pthread_mutex_trylock(&g_out) == 0) {
+        if (w->fd >= 0 && !w->err && cp__rec_owner() &&
+            cp_now_ns() >= atomic_load_explicit(&cp__flush_due, memory_order_relaxed))
+            cp_writer_round_locked(w, 0, 1);
+        pthread_mutex_unlock(&g_out);
+    } else {
+        /* Someone (the writer, most likely preempted) is in a round: give
+         * it the CPU until a flush is done, for at most a second (as the
+         * backlog limit: the program is slowed, never stopped). */
+        atomic_fetch_add(&g_help_waiters, 1);
+        pthread_mutex_lock(&g_help_mu);
+        uint64_t gen = g_flushes;
+        struct timespec dl = cp_deadline(1000000000u);
+        while (g_flushes == gen &&
+               cp_now_ns() >= atomic_load_explicit(&cp__flush_due, memory_order_relaxed))
+            if (pthread_cond_timedwait(&g_help_cv, &g_help_mu, &dl) == ETIMEDOUT)
+                break;
+        pthread_mutex_unlock(&g_help_mu);
+        atomic_fetch_sub(&g_help_waiters, 1);
+    }
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    errno = saved;
 }
 
 static void *cp_writer_main(void *arg)
@@ -263,25 +340,22 @@ static void *cp_writer_main(void *arg)
     t_is_writer = 1;
     /* Linux threads inherit the creator's name; say what this one is. */
     pthread_setname_np(pthread_self(), "cuprobe-writer");
-    uint64_t period = (uint64_t)cp_config()->flush_ms * 1000000u;
-    uint64_t next_flush = cp_now_ns() + period;
     pthread_mutex_lock(&g_wmu);
     for (;;) {
+        /* The due time moves when a producer flushed (cp__writer_help). */
+        uint64_t due;
         while (!g_stop && !g_kicked && g_flush_req == g_flush_done &&
-               cp_now_ns() < next_flush) {
-            struct timespec dl = {(time_t)(next_flush / 1000000000u),
-                                  (long)(next_flush % 1000000000u)};
+               cp_now_ns() < (due = atomic_load(&g_writer_due))) {
+            struct timespec dl = {(time_t)(due / 1000000000u), (long)(due % 1000000000u)};
             pthread_cond_timedwait(&g_wcv, &g_wmu, &dl);
         }
         int stop = g_stop;
         uint64_t req = g_flush_req;
-        int flush = req != g_flush_done || cp_now_ns() >= next_flush;
+        int flush = req != g_flush_done || cp_now_ns() >= atomic_load(&g_writer_due);
         g_kicked = 0;
         pthread_mutex_unlock(&g_wmu);
 
         int rc = cp_writer_round(w, stop, flush);
-        if (flush)
-            next_flush = cp_now_ns() + period;
 
         pthread_mutex_lock(&g_wmu);
         g_flush_done = req;
@@ -393,6 +467,8 @@ int cp__writer_start(uint64_t start_ts)
     w->lost_reported = 0;
     w->err = 0;
     w->emergency = 0;
+    g_period = (uint64_t)cp_config()->flush_ms * 600000u;
+    cp_flush_schedule(cp_now_ns());
 
     pthread_mutex_lock(&g_wmu);
     g_stop = g_kicked = g_exited = 0;
@@ -490,6 +566,7 @@ int cp__writer_emergency(int sig, int code, uint64_t addr, uint32_t tid)
     if (w->fd < 0 || w->err)
         return -EBADF;
     w->emergency = 1;
+    atomic_store_explicit(&cp__flush_due, UINT64_MAX, memory_order_relaxed);
     cp__rec_drain(UINT64_MAX, w->start_ts, 1, cp_writer_emit, w);
     uint8_t f[CP_REC_BOUND(SIGNAL)];
     uint8_t *p = cp_enc_signal(f, (uint64_t)sig, code, addr);
@@ -519,8 +596,11 @@ void cp__writer_forget(void)
         close(g_w.fd);
     g_w.fd = -1;
     g_w.in_len = 0;
+    atomic_store(&cp__flush_due, UINT64_MAX);
     pthread_mutex_init(&g_wmu, NULL);
     pthread_mutex_init(&g_out, NULL);
+    pthread_mutex_init(&g_help_mu, NULL);
+    atomic_store(&g_help_waiters, 0);
     pthread_once(&g_cv_once, cp_writer_init_cvs);
     cp_writer_init_cvs();
     g_alive = g_exited = g_kicked = g_stop = 0;

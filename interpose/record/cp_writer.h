@@ -8,6 +8,7 @@
 #ifndef CP_WRITER_H
 #define CP_WRITER_H
 
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -102,6 +103,15 @@ int cp__writer_stop(int reason, int64_t status, unsigned wait_ms);
 /*! cp__writer_flush() : ask for a drain + ZSTD_e_flush and wait for it, at
  *  most wait_ms.  Not from the writer thread. */
 void cp__writer_flush(unsigned wait_ms);
+
+/*! cp__writer_help() : a producer saw its record's time pass
+ *  cp__flush_due: if no one holds the output lock, do the overdue drain and
+ *  flush on this thread (signals blocked, errno kept).  Never waits. */
+void cp__writer_help(void);
+
+/* When the next timed flush is due (ns, CLOCK_MONOTONIC); UINT64_MAX while
+ * no file is open.  Read by producers on every commit (one relaxed load). */
+extern _Atomic uint64_t cp__flush_due;
 
 /*! cp__writer_kick() : wake the writer early (a buffer chunk filled). */
 void cp__writer_kick(void);
