@@ -30,6 +30,7 @@
 
 #include "cp_dump.h"
 #include "cp_report.h"
+#include "cp_records.h"
 #include "cp_trace.h"
 #include "cp_varint.h"
 
@@ -44,44 +45,30 @@ size_t LLVMFuzzerMutate(uint8_t *data, size_t size, size_t max);
 #define FZ_MAX_FILES 4
 
 /* ---- field layouts ------------------------------------------------------
- * After the ts_delta and tid prefix ("uu"): u unsigned varint, s zigzag
- * varint, S string (varint length + bytes), b 16 raw bytes, E the event
- * prefix (u api, u result, u ctx, s dev, u stream, u dur_ns, u stack),
- * n[..] a count followed by that many groups.  Must follow cp_trace.h. */
+ * Expanded from the record table (include/cp_records.h).  After the ts_delta
+ * and tid prefix ("uu"): u unsigned varint, s zigzag varint, S string
+ * (varint length + bytes), b 16 raw bytes, E the event prefix (u api,
+ * u result, u ctx, s dev, u stream, u dur_ns, u stack), n[..] a count
+ * followed by that many groups. */
+#define FZ_K_U "u"
+#define FZ_K_S "s"
+#define FZ_K_STR "S"
+#define FZ_K_BYTES "b"
+#define FZ_K_UOPT "u"
+#define FZ_K_UARR "n[u]"
+#define FZ_K_PAIRS "n[uu]"
+#define FZ_K_STRARR "n[S]"
+#define FZ_K_KVARR "n[SS]"
+#define FZ_SHAPE_EV "E"
+#define FZ_SHAPE_REC ""
+#define FZ_SHAPE_BARE ""
+#define FZ_F(kind, name, arg, fmt) FZ_K_##kind
+#define FZ_R(NAME, id, lname, shape, doc) case id: return FZ_SHAPE_##shape CP_F_##NAME(FZ_F) "";
+
 static const char *fz_layout(unsigned type)
 {
     switch (type) {
-    case CP_REC_HEADER: return "uuuuSSSn[S]n[SS]u";
-    case CP_REC_THREAD: return "uS";
-    case CP_REC_MODULE: return "uuuSS";
-    case CP_REC_STRING: return "uS";
-    case CP_REC_STACK: return "un[u]n[u]";
-    case CP_REC_API: return "uSu";
-    case CP_REC_DLOPEN: return "SuuSSu";
-    case CP_REC_DRIVER: return "su";
-    case CP_REC_DEVICE: return "uSbuuuuuuuuu";
-    case CP_REC_CALL: return "E";
-    case CP_REC_ALLOC: return "Euuuuu";
-    case CP_REC_FREE: return "Euuu";
-    case CP_REC_COPY: return "Euususuuuuu";
-    case CP_REC_MEMSET: return "Euuus";
-    case CP_REC_CTX: return "Euusu";
-    case CP_REC_STREAM: return "Euuus";
-    case CP_REC_VMM: return "Euuuuusuu";
-    case CP_REC_POOL: return "Euusuu";
-    case CP_REC_LAUNCH_COUNT: return "uuuS";
-    case CP_REC_XDEV: return "EuuusuuS";
-    case CP_REC_OOM: return "Euuun[uu]";
-    case CP_REC_SYNC: return "Euu";
-    case CP_REC_FORK: return "u";
-    case CP_REC_EXEC: return "Ss";
-    case CP_REC_SIGNAL: return "usu";
-    case CP_REC_LOST: return "uS";
-    case CP_REC_LOG: return "uS";
-    case CP_REC_FRAMEWORK: return "SS";
-    case CP_REC_PYFRAME: return "uuuu";
-    case CP_REC_RESOLVE: return "Ssuuuuu";
-    case CP_REC_END: return "usuu";
+    CP_RECORDS(FZ_R)
     default: return "";
     }
 }
