@@ -89,6 +89,17 @@ static void gr_merge(cp_gr *s)
     s->width *= 2;
 }
 
+/* bytes / secs as an integer, saturated: times and sizes come from the
+ * trace, and a double beyond 2^64 does not convert (UBSan, found by
+ * tests/fuzz/fuzz_report.c). */
+static uint64_t cp_rate_u64(double bytes, double secs)
+{
+    double r = secs > 0 ? bytes / secs : 0;
+    if (!(r > 0))
+        return 0;
+    return r >= 18446744073709551615.0 ? UINT64_MAX : (uint64_t)r;
+}
+
 static uint64_t cp_held_all(const cp_proc *p)
 {
     uint64_t t = 0;
@@ -253,7 +264,7 @@ static void gr_finish(cp_proc *p, void *st, cp_report *rep)
     f->t_to = t_end;
     cp_finding_retitle(f, "device memory held grew by %s with no plateau (%s/s over %s)",
                        cp_fmt_bytes(growth, b1, sizeof b1),
-                       cp_fmt_bytes(secs > 0 ? (uint64_t)((double)growth / secs) : 0, b2,
+                       cp_fmt_bytes(cp_rate_u64((double)growth, secs), b2,
                                     sizeof b2), cp_fmt_ns(t_end - t_start, tb, sizeof tb));
     cp_finding_line(f, "Lowest memory held in each eighth of the run: from %s to %s; "
                     "the sites below are where the added memory was allocated.",
