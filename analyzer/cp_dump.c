@@ -170,16 +170,26 @@ static int cp_dump_file(const char *path, FILE *f)
 
 int cp_dump_main(int argc, char **argv)
 {
-    if (argc < 2) {
-        fprintf(stderr, "usage: cuprobe-analyze dump TRACE...\n");
+    static const char usage[] = "usage: cuprobe dump TRACE...\n"
+                                "  every record of each trace as one line of text\n"
+                                "Exit status: 0 ok, 2 usage error or an unreadable trace.\n";
+    if (argc >= 2 && (strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0)) {
+        fputs(usage, stdout);
+        return 0;
+    }
+    int first = argc >= 2 && strcmp(argv[1], "--") == 0 ? 2 : 1;
+    if (argc <= first || (argv[first][0] == '-' && argv[first][1])) {
+        if (argc > first)
+            fprintf(stderr, "dump: unknown option '%s'\n", argv[first]);
+        fputs(usage, stderr);
         return 2;
     }
     static char obuf[1 << 20];
     setvbuf(stdout, obuf, _IOFBF, sizeof obuf);
     int status = 0;
-    for (int i = 1; i < argc; i++) {
-        if (argc > 2)
-            printf("%s==> %s <==\n", i > 1 ? "\n" : "", argv[i]);
+    for (int i = first; i < argc; i++) {
+        if (argc - first > 1)
+            printf("%s==> %s <==\n", i > first ? "\n" : "", argv[i]);
         if (cp_dump_file(argv[i], stdout))
             status = 2;
     }

@@ -33,7 +33,7 @@ static void cp_report_usage(FILE *o)
     size_t n;
     const cp_check *const *all = cp_checks(&n);
     fprintf(o,
-            "usage: cuprobe-analyze report [OPTIONS] TRACE...\n"
+            "usage: cuprobe report [OPTIONS] TRACE...\n"
             "  --json              machine-readable report (docs/report.md)\n"
             "  --list              one line per finding: CHECK SEVERITY COUNT\n"
             "  --fail-on error|warning\n"
@@ -286,8 +286,14 @@ static int cp_parse_args(int argc, char **argv, cp_ropts *o, int *first)
             exit(0);
         } else if (strcmp(a, "--html") == 0 && i + 1 < argc) {
             o->html = argv[++i];
-        } else if ((strcmp(a, "--fail-on") == 0 || strcmp(a, "--check") == 0 ||
-                    strcmp(a, "--sites") == 0) && i + 1 < argc) {
+        } else if (strcmp(a, "--fail-on") == 0 || strcmp(a, "--check") == 0 ||
+                   strcmp(a, "--sites") == 0) {
+            if (i + 1 >= argc) {
+                fprintf(stderr, "report: %s needs a value (%s)\n", a,
+                        a[2] == 'f' ? "error, warning or info"
+                                    : a[2] == 's' ? "a number from 1 to 1000" : "a check id");
+                return -1;
+            }
             const char *v = argv[++i];
             if (a[2] == 'f') {
                 if (strcmp(v, "error") == 0)
@@ -297,11 +303,20 @@ static int cp_parse_args(int argc, char **argv, cp_ropts *o, int *first)
                 else if (strcmp(v, "info") == 0)
                     o->fail_on = CP_SEV_INFO;
                 else {
-                    fprintf(stderr, "report: --fail-on takes error or warning, not '%s'\n", v);
+                    fprintf(stderr, "report: --fail-on takes error, warning or info, not '%s'\n",
+                            v);
                     return -1;
                 }
             } else if (a[2] == 's') {
-                o->max_sites = atoi(v) > 0 ? atoi(v) : 1;
+                char *end;
+                errno = 0;
+                long k = strtol(v, &end, 10);
+                if (errno || end == v || *end || k < 1 || k > 1000) {
+                    fprintf(stderr, "report: --sites takes a number from 1 to 1000, not '%s'\n",
+                            v);
+                    return -1;
+                }
+                o->max_sites = (int)k;
             } else {
                 size_t k;
                 for (k = 0; k < n && strcmp(all[k]->id, v) != 0; k++)
@@ -339,6 +354,29 @@ int cp_report_main(int argc, char **argv)
     }
     cp_sym_config(o.symbolize, o.all_frames);
     cp_report rep = { .all_frames = o.all_frames, .max_sites = o.max_sites };
+    /* The same file named twice (or through a link) is one process. */
+    int nt = 0;
+    struct stat *seen = calloc((size_t)(argc - first), sizeof *seen);
+    if (!seen)
+        return 2;
+    for (int i = first; i < argc; i++) {
+        struct stat st;
+        int dup = 0;
+        if (stat(argv[i], &st) == 0 && S_ISREG(st.st_mode)) {
+            for (int j = 0; j < nt && !dup; j++)
+                dup = seen[j].st_dev == st.st_dev && seen[j].st_ino == st.st_ino;
+            seen[nt] = st;
+        } else {
+            memset(&seen[nt], 0, sizeof seen[nt]);
+        }
+        if (dup) {
+            fprintf(stderr, "report: %s: given more than once; read once\n", argv[i]);
+            continue;
+        }
+        argv[first + nt++] = argv[i];
+    }
+    free(seen);
+    argc = first + nt;
     int bad = cp_collect(&o, argv + first, argc - first, &rep);
     if (bad < 0)
         return 2;

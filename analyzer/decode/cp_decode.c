@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <zstd.h>
 #include <zstd_errors.h>
@@ -193,6 +194,13 @@ cp_dec *cp_dec_open(const char *path, const char **err)
     if (fd < 0) {
         snprintf(g_open_err, sizeof g_open_err, "%s: %s", path, strerror(errno));
         *err = g_open_err;
+        return NULL;
+    }
+    struct stat st;
+    if (fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
+        snprintf(g_open_err, sizeof g_open_err, "%s: is a directory, not a trace file", path);
+        *err = g_open_err;
+        close(fd);
         return NULL;
     }
     uint8_t pre[CP_TRACE_PREFIX_BYTES];

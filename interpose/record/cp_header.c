@@ -80,9 +80,16 @@ int cp__output_path(const char *pat, char *buf, size_t cap)
         case '%':
             s = "%";
             break;
-        default:   /* unknown: keep it literally */
+        default: {  /* unknown: keep it literally, and say so once */
+            static int warned;
+            if (!warned) {
+                warned = 1;
+                cp_log(1, "CUPROBE_OUTPUT: unknown escape '%%%c' is not expanded (known: %%p "
+                          "pid, %%h host, %%r rank, %%t time, %%%% a percent sign)", *pat);
+            }
             snprintf(tmp, sizeof tmp, "%%%c", *pat);
             break;
+        }
         }
         int rc = *pat == '%' ? (p < end ? (*p++ = '%', 0) : -ENAMETOOLONG)
                              : cp_path_put(&p, end, s);

@@ -259,10 +259,22 @@ static void cp_writer_close(struct cp_wfile *w)
 
 /* ---- the thread --------------------------------------------------------- */
 
+/* A path for a message: an over-long one (CUPROBE_OUTPUT) is shortened in
+ * the middle so that the reason after it is never cut off. */
+static const char *cp_path_msg(const char *path, char *buf, size_t cap)
+{
+    size_t n = strlen(path);
+    if (n < 200)
+        return path;
+    snprintf(buf, cap, "%.100s...(%zu characters)...%s", path, n, path + n - 60);
+    return buf;
+}
+
 static void cp_writer_warn_failed(const struct cp_wfile *w)
 {
+    char b[256];
     cp_log(1, "cannot write trace file '%s': %s; tracing is off, the program "
-              "continues untraced", w->path, strerror(-w->err));
+              "continues untraced", cp_path_msg(w->path, b, sizeof b), strerror(-w->err));
 }
 
 /* One round, g_out held.  @return : w->err. */
@@ -441,8 +453,10 @@ int cp__writer_start(uint64_t start_ts)
     pthread_once(&g_cv_once, cp_writer_init_cvs);
     int fd = cp_writer_create(w, cp_config()->output);
     if (fd < 0) {
+        char b[256];
         cp_log(1, "cannot create trace file '%s': %s; tracing is off, the "
-                  "program continues untraced", w->path, strerror(-fd));
+                  "program continues untraced", cp_path_msg(w->path, b, sizeof b),
+               strerror(-fd));
         return fd;
     }
     uint8_t prefix[CP_TRACE_PREFIX_BYTES] = CP_TRACE_MAGIC;
@@ -455,8 +469,10 @@ int cp__writer_start(uint64_t start_ts)
     if (rc == 0)
         rc = cp_writer_alloc(w);
     if (rc < 0) {
+        char b[256];
         cp_log(1, "cannot write trace file '%s': %s; tracing is off, the "
-                  "program continues untraced", w->path, strerror(-rc));
+                  "program continues untraced", cp_path_msg(w->path, b, sizeof b),
+               strerror(-rc));
         goto close_fd;
     }
     w->fd = fd;
