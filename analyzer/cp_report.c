@@ -123,23 +123,23 @@ static int cp_read_trace(cp_proc *p, const cp_ropts *o, cp_progress *pg)
         clock_gettime(CLOCK_MONOTONIC, &pg->t0);
         pg->last = pg->t0;
     }
-    cp_record r;
+    const cp_record *r;
     int rc;
     uint64_t k = 0;
-    while ((rc = cp_dec_next(d, &r)) == 1) {
-        int t = r.type == CP_REC_END ? 63 : (r.type < 63 ? (int)r.type : -1);
+    while ((rc = cp_dec_next_ref(d, &r)) == 1) {
+        int t = r->type == CP_REC_END ? 63 : (r->type < 63 ? (int)r->type : -1);
         if (t >= 0)
             for (int i = 0; i < n_pre[t]; i++)
-                all[pre[t][i]]->rec(p, p->check_state[pre[t][i]], &r);
-        if (cp_model_feed(p, d, &r) == -ENOMEM) {
+                all[pre[t][i]]->rec(p, p->check_state[pre[t][i]], r);
+        if (cp_model_feed(p, d, r) == -ENOMEM) {
             rc = -ENOMEM;
             break;
         }
         if (t >= 0)
             for (int i = 0; i < n_post[t]; i++)
-                all[post[t][i]]->rec(p, p->check_state[post[t][i]], &r);
+                all[post[t][i]]->rec(p, p->check_state[post[t][i]], r);
         if (o->hook)
-            o->hook(o->hook_ctx, p, &r);
+            o->hook(o->hook_ctx, p, r);
         if (pg->on && (++k & 0xffff) == 0)
             cp_progress_tick(pg, d, k);
     }

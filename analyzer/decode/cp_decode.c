@@ -1,15 +1,24 @@
 /*
  * cp_decode.c - the streaming trace reader: file prefix, zstd frames, record
- * framing, error reporting and the id -> name tables.  Field layouts live in
- * cp_decode_fields.c.
+ * framing, error reporting and the decoder thread.  Field layouts live in
+ * cp_decode_fields.c, the id -> name tables in cp_decode_note.c.
  *
  * The decompressed stream is read through a window `buf`: records are
  * parsed in place and the window is refilled (the unread tail moved to the
  * front) when the next record is not complete in it.  A record larger than
  * the window grows it, up to CP_DEC_MAX_RECORD.
+ *
+ * A trace file of CP_DEC_THREAD_MIN bytes or more is decoded on a thread
+ * of its own (decompression, framing and fields: about half the work of a
+ * report), so the reader's thread only runs the model and the checks.  The
+ * thread fills batches (cp_decode_ring.c): each owns the window its records
+ * point into, so a refill starts a new batch instead of moving bytes that
+ * records handed out still point at.  Names and header facts are noted as
+ * records are handed out, on the reader's thread.
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,17 +30,15 @@
 
 #include "cp_decode.h"
 #include "cp_decode_int.h"
+#include "cp_grow.h"
 #include "cp_varint.h"
 
 #define CP_DEC_WINDOW (1u << 20)
 #define CP_DEC_MAX_RECORD (64u << 20)
-
-/* id -> owned NUL-terminated text, open addressing. */
-struct cp_idmap {
-    uint64_t *keys;
-    char **vals;
-    size_t cap, n;
-};
+/* Decoder thread: a batch's window (about 5,000 records), and the file
+ * size from which the thread pays for itself. */
+#define CP_DEC_BATCH_WINDOW (128u << 10)
+#define CP_DEC_THREAD_MIN (1u << 20)
 
 enum { CP_DS_OK = 0, CP_DS_END = 1, CP_DS_ERR = 2 };
 
@@ -58,73 +65,26 @@ struct cp_dec {
     int state, truncated, rc;
     char err[512];
     struct cp_scratch scratch;
+    cp_record one;              /* the record handed out, without a thread */
+    /* The reader's side: names and facts of records handed out. */
     struct cp_idmap apis, strings;
     cp_trace_info info;
+    uint64_t delivered;
+    /* Decoder thread, when there is one.  The fields above `apis` belong
+     * to it until it handed over its last batch. */
+    cp_ring *ring;
+    pthread_t thread;
+    int threaded, joined, stopped;
+    int buf_in_ring;            /* buf went to the first batch */
+    cp_batch *fill;             /* decoder thread: the batch being filled */
+    cp_batch *cur;              /* reader: the batch being handed out */
+    size_t cur_i;
+    uint64_t progress;          /* file offset decoded (atomic) */
 };
 
 static char g_open_err[600];
 
-/* ---- id maps ------------------------------------------------------------ */
-
-static size_t cp_idmap_slot(const struct cp_idmap *m, uint64_t id)
-{
-    size_t i = (size_t)(id * 0x9E3779B97F4A7C15ull) & (m->cap - 1);
-    while (m->vals[i] && m->keys[i] != id)
-        i = (i + 1) & (m->cap - 1);
-    return i;
-}
-
-static int cp_idmap_put(struct cp_idmap *m, uint64_t id, const char *s, size_t n)
-{
-    if ((m->n + 1) * 2 > m->cap) {
-        struct cp_idmap g = {0};
-        g.cap = m->cap ? m->cap * 2 : 256;
-        g.keys = calloc(g.cap, sizeof *g.keys);
-        g.vals = calloc(g.cap, sizeof *g.vals);
-        if (!g.keys || !g.vals) {
-            free(g.keys);
-            free(g.vals);
-            return -ENOMEM;
-        }
-        for (size_t i = 0; i < m->cap; i++) {
-            if (!m->vals[i])
-                continue;
-            size_t j = cp_idmap_slot(&g, m->keys[i]);
-            g.keys[j] = m->keys[i];
-            g.vals[j] = m->vals[i];
-        }
-        g.n = m->n;
-        free(m->keys);
-        free(m->vals);
-        *m = g;
-    }
-    char *v = malloc(n + 1);
-    if (!v)
-        return -ENOMEM;
-    memcpy(v, s, n);
-    v[n] = 0;
-    size_t i = cp_idmap_slot(m, id);
-    if (m->vals[i])
-        free(m->vals[i]);
-    else
-        m->n++;
-    m->keys[i] = id;
-    m->vals[i] = v;
-    return 0;
-}
-
-static const char *cp_idmap_get(const struct cp_idmap *m, uint64_t id)
-{
-    return m->cap ? m->vals[cp_idmap_slot(m, id)] : NULL;
-}
-
-static void cp_idmap_free(struct cp_idmap *m)
-{
-    for (size_t i = 0; i < m->cap; i++)
-        free(m->vals[i]);
-    free(m->keys);
-    free(m->vals);
-}
+static void cp_dec_maybe_thread(cp_dec *d);
 
 /* ---- errors ------------------------------------------------------------- */
 
@@ -141,6 +101,18 @@ static int cp_dec_fail(cp_dec *d, int truncated, const char *fmt, ...)
     d->truncated = truncated;
     d->rc = truncated ? -EPIPE : -EINVAL;
     return d->rc;
+}
+
+/* Stop the decoder thread (if any) and wait for it: from then on the
+ * reader's calls end with d->rc. */
+static void cp_dec_stop_thread(cp_dec *d)
+{
+    if (!d->threaded || d->joined)
+        return;
+    cp__ring_stop(d->ring);
+    pthread_join(d->thread, NULL);
+    d->joined = 1;
+    d->stopped = 1;
 }
 
 /* ---- opening ------------------------------------------------------------ */
@@ -231,6 +203,7 @@ cp_dec *cp_dec_open(const char *path, const char **err)
     d->fd = fd;
     d->in_file_off = CP_TRACE_PREFIX_BYTES;
     d->frame_off = CP_TRACE_PREFIX_BYTES;
+    cp_dec_maybe_thread(d);
     return d;
 }
 
@@ -251,6 +224,7 @@ cp_dec *cp_dec_open_mem(const void *buf, size_t len, const char *name, const cha
     d->in_file_off = CP_TRACE_PREFIX_BYTES;
     d->frame_off = CP_TRACE_PREFIX_BYTES;
     d->in_eof = 1;
+    cp_dec_maybe_thread(d);
     return d;
 }
 
@@ -258,6 +232,10 @@ void cp_dec_close(cp_dec *d)
 {
     if (!d)
         return;
+    cp_dec_stop_thread(d);
+    if (d->buf_in_ring)
+        d->buf = NULL;          /* a batch's window: the ring frees it */
+    cp__ring_free(d->ring);
     if (d->fd >= 0)
         close(d->fd);
     if (!d->mem)
@@ -266,8 +244,8 @@ void cp_dec_close(cp_dec *d)
     free(d->buf);
     free(d->path);
     cp__dec_scratch_free(&d->scratch);
-    cp_idmap_free(&d->apis);
-    cp_idmap_free(&d->strings);
+    cp__idmap_free(&d->apis);
+    cp__idmap_free(&d->strings);
     free(d->info.host);
     free(d->info.exe);
     free(d->info.shim_version);
@@ -330,12 +308,53 @@ static int cp_dec_frame_bytes(cp_dec *d, const uint8_t *p, size_t n)
     return 0;
 }
 
+/* Decoder thread: hand the filled batch over and continue in a fresh one,
+ * starting with the unread tail.  @return : 0, or < 0 (stopped, memory). */
+static int cp_next_batch(cp_dec *d, size_t need)
+{
+    cp_batch *nb = cp__ring_take_free(d->ring);
+    if (!nb)
+        return cp_dec_fail(d, 0, "at decompressed byte %llu: reader stopped",
+                           (unsigned long long)(d->base + d->pos));
+    size_t tail = d->len - d->pos;
+    size_t want = need + CP_DEC_BATCH_WINDOW;
+    if (nb->cap < want) {
+        free(nb->buf);
+        nb->buf = malloc(want);
+        nb->cap = nb->buf ? want : 0;
+        if (!nb->buf) {
+            cp__ring_put_free(d->ring, nb);
+            return cp_dec_fail(d, 0, "at decompressed byte %llu: out of memory for a %zu-byte record",
+                               (unsigned long long)(d->base + d->pos), need);
+        }
+    }
+    memcpy(nb->buf, d->buf + d->pos, tail);
+    d->fill->buf = d->buf;
+    d->fill->cap = d->cap;
+    cp__ring_put_full(d->ring, d->fill);
+    d->fill = nb;
+    d->buf = nb->buf;
+    d->cap = nb->cap;
+    d->base += d->pos;
+    d->len = tail;
+    d->pos = 0;
+    return 0;
+}
+
 /* Make `need` bytes available at buf[pos].  @return : 1 when they are, 0 at
  * the end of the input, < 0 on error (d->err set). */
 static int cp_fill(cp_dec *d, size_t need)
 {
     while (d->len - d->pos < need) {
-        if (d->pos && d->cap - d->pos < need + CP_DEC_WINDOW / 2) {
+        if (d->fill && d->fill->n) {
+            /* Records of this batch point into buf: never move it.  Go on
+             * in the next batch once this window is (nearly) full. */
+            if (d->cap - d->len < 4096 || d->cap - d->pos < need) {
+                int rc = cp_next_batch(d, need);
+                if (rc < 0)
+                    return rc;
+            }
+        } else if (d->pos && d->cap - d->pos < need + CP_DEC_WINDOW / 2) {
             memmove(d->buf, d->buf + d->pos, d->len - d->pos);
             d->base += d->pos;
             d->len -= d->pos;
@@ -372,6 +391,7 @@ static int cp_fill(cp_dec *d, size_t need)
                 d->frame_off = d->in_file_off + in.pos;
             }
         }
+        __atomic_store_n(&d->progress, d->in_file_off + d->in_pos, __ATOMIC_RELAXED);
         if (progress)
             continue;
         if (d->in_eof)
@@ -385,74 +405,6 @@ static int cp_fill(cp_dec *d, size_t need)
 
 /* ---- records ------------------------------------------------------------ */
 
-static char *cp_strndup0(cp_str s)
-{
-    char *p = malloc(s.n + 1);
-    if (p) {
-        memcpy(p, s.p, s.n);
-        p[s.n] = 0;
-    }
-    return p;
-}
-
-/* Keep what later questions need: header facts, names, end facts. */
-static int cp_dec_note(cp_dec *d, const cp_record *r)
-{
-    cp_trace_info *in = &d->info;
-    switch (r->type) {
-    case CP_REC_HEADER: {
-        const typeof(r->u.header) *h = &r->u.header;
-        in->pid = h->pid;
-        in->ppid = h->ppid;
-        in->wall_ns = h->wall_ns;
-        in->root = h->root;
-        in->page_size = h->page_size;
-        in->start_ts = r->ts;
-        in->header_seen = 1;
-        free(in->host);
-        free(in->exe);
-        free(in->shim_version);
-        free(in->cmdline);
-        in->host = cp_strndup0(h->host);
-        in->exe = cp_strndup0(h->exe);
-        in->shim_version = cp_strndup0(h->shim_version);
-        size_t n = 1;
-        for (uint64_t i = 0; i < h->argc; i++)
-            n += h->argv[i].n + 1;
-        in->cmdline = malloc(n);
-        if (!in->host || !in->exe || !in->shim_version || !in->cmdline)
-            return -ENOMEM;
-        char *p = in->cmdline;
-        for (uint64_t i = 0; i < h->argc; i++) {
-            if (i)
-                *p++ = ' ';
-            memcpy(p, h->argv[i].p, h->argv[i].n);
-            p += h->argv[i].n;
-        }
-        *p = 0;
-        return 0;
-    }
-    case CP_REC_API:
-        return cp_idmap_put(&d->apis, r->u.api.api_id, r->u.api.elf_name.p,
-                            r->u.api.elf_name.n);
-    case CP_REC_STRING:
-        return cp_idmap_put(&d->strings, r->u.string.id, r->u.string.text.p,
-                            r->u.string.text.n);
-    case CP_REC_LOST:
-        in->lost += r->u.lost.records_lost;
-        return 0;
-    case CP_REC_END:
-        in->end_seen = 1;
-        in->end_reason = r->u.end.reason;
-        in->end_status = r->u.end.status;
-        in->end_records = r->u.end.records;
-        in->end_dropped = r->u.end.dropped;
-        return 0;
-    default:
-        return 0;
-    }
-}
-
 static int cp_dec_truncated_at(cp_dec *d, uint64_t off)
 {
     return cp_dec_fail(d, 1, "at decompressed byte %llu: truncated after %llu records "
@@ -460,7 +412,9 @@ static int cp_dec_truncated_at(cp_dec *d, uint64_t off)
                        (unsigned long long)off, (unsigned long long)d->nrec);
 }
 
-int cp_dec_next(cp_dec *d, cp_record *r)
+/* Bring the next record's bytes into the window: its header is *hdr bytes,
+ * its payload *plen.  @return : 1, 0 at a clean end, < 0 on error. */
+static int cp_dec_frame(cp_dec *d, size_t *hdr, uint64_t *plen)
 {
     if (d->state == CP_DS_ERR)
         return d->rc;
@@ -485,8 +439,7 @@ int cp_dec_next(cp_dec *d, cp_record *r)
 
     const uint8_t *p = d->buf + d->pos + 1, *e = d->buf + d->len;
     unsigned type = d->buf[d->pos];
-    uint64_t plen;
-    if (cp_get_u(&p, e, &plen)) {
+    if (cp_get_u(&p, e, plen)) {
         if (rc == 0 && e - p < CP_VARINT_MAX)
             return cp_dec_truncated_at(d, off);
         return cp_dec_fail(d, 0, "at decompressed byte %llu: bad record length", (unsigned long long)off);
@@ -494,20 +447,25 @@ int cp_dec_next(cp_dec *d, cp_record *r)
     if (type == 0)
         return cp_dec_fail(d, 0, "at decompressed byte %llu: record type 0 (not a record)",
                            (unsigned long long)off);
-    if (plen > CP_DEC_MAX_RECORD)
+    if (*plen > CP_DEC_MAX_RECORD)
         return cp_dec_fail(d, 0, "at decompressed byte %llu: record length %llu exceeds the %u-byte limit",
-                           (unsigned long long)off, (unsigned long long)plen,
+                           (unsigned long long)off, (unsigned long long)*plen,
                            CP_DEC_MAX_RECORD);
-    size_t hdr = (size_t)(p - (d->buf + d->pos));
-    rc = cp_fill(d, hdr + (size_t)plen);
+    *hdr = (size_t)(p - (d->buf + d->pos));
+    rc = cp_fill(d, *hdr + (size_t)*plen);
     if (rc < 0)
         return rc;
     if (rc == 0)
         return cp_dec_truncated_at(d, off);
+    return 1;
+}
 
-    /* cp_fill may have moved the window. */
-    p = d->buf + d->pos + hdr;
-    e = p + plen;
+/* Decode the record cp_dec_frame() brought in.  @return : 1 or < 0. */
+static int cp_dec_parse(cp_dec *d, cp_record *r, size_t hdr, uint64_t plen)
+{
+    uint64_t off = d->base + d->pos;
+    unsigned type = d->buf[d->pos];
+    const uint8_t *p = d->buf + d->pos + hdr, *e = p + plen;
     uint64_t delta, tid;
     if (cp_get_u(&p, e, &delta) || cp_get_u(&p, e, &tid))
         return cp_dec_fail(d, 0, "at decompressed byte %llu: %s record too short for its time and thread",
@@ -531,13 +489,134 @@ int cp_dec_next(cp_dec *d, cp_record *r)
                                  "in its %llu bytes",
                            (unsigned long long)off, cp_rec_type_name(type), why,
                            (unsigned long long)plen);
-    if (cp_dec_note(d, r) < 0)
-        return cp_dec_fail(d, 0, "at decompressed byte %llu: out of memory", (unsigned long long)off);
     d->pos += hdr + (size_t)plen;
     d->nrec++;
     if (type == CP_REC_END)
         d->state = CP_DS_END;
     return 1;
+}
+
+static void *cp_dec_thread_main(void *arg)
+{
+    cp_dec *d = arg;
+    int rc = 0;
+    d->fill = cp__ring_take_free(d->ring);
+    if (!d->fill)
+        return NULL;
+    /* The window opened with starts the first batch. */
+    free(d->fill->buf);
+    d->fill->buf = d->buf;
+    d->fill->cap = d->cap;
+    d->buf_in_ring = 1;
+    for (;;) {
+        size_t hdr;
+        uint64_t plen;
+        rc = cp_dec_frame(d, &hdr, &plen);
+        if (rc != 1)
+            break;
+        /* Framing may have started a new batch: only now is it known. */
+        cp_batch *b = d->fill;
+        if (cp_grow((void **)&b->recs, &b->recs_cap, b->n + 1, sizeof *b->recs, 1024)) {
+            rc = cp_dec_fail(d, 0, "at decompressed byte %llu: out of memory",
+                             (unsigned long long)(d->base + d->pos));
+            break;
+        }
+        cp_record *r = &b->recs[b->n];
+        rc = cp_dec_parse(d, r, hdr, plen);
+        if (rc < 0)
+            break;
+        if (cp__batch_keep_arrays(b, r) < 0) {
+            rc = cp_dec_fail(d, 0, "at decompressed byte %llu: out of memory", (unsigned long long)r->offset);
+            break;
+        }
+        b->n++;
+    }
+    d->fill->buf = d->buf;
+    d->fill->cap = d->cap;
+    d->fill->last = 1;
+    d->rc = rc;
+    cp__ring_put_full(d->ring, d->fill);
+    d->fill = NULL;
+    return NULL;
+}
+
+/* Decode on a thread when the file is big enough to gain from it
+ * (CUPROBE_DECODE_THREAD: 0 never, 1 always).  Falls back to decoding on
+ * the caller's thread when the thread cannot start. */
+static void cp_dec_maybe_thread(cp_dec *d)
+{
+    const char *env = getenv("CUPROBE_DECODE_THREAD");
+    struct stat st;
+    uint64_t size = d->mem ? d->mem_len
+                  : fstat(d->fd, &st) == 0 ? (uint64_t)st.st_size : 0;
+    int want = env && *env ? strcmp(env, "0") != 0 : size >= CP_DEC_THREAD_MIN;
+    if (!want)
+        return;
+    d->ring = cp__ring_new();
+    if (!d->ring)
+        return;
+    if (pthread_create(&d->thread, NULL, cp_dec_thread_main, d) != 0) {
+        cp__ring_free(d->ring);
+        d->ring = NULL;
+        return;
+    }
+    pthread_setname_np(d->thread, "cp-decode");   /* for perf and top */
+    d->threaded = 1;
+}
+
+/* The reader's side of the thread.  @return : as cp_dec_next_ref(). */
+static int cp_dec_take(cp_dec *d, const cp_record **out)
+{
+    while (!d->cur || d->cur_i == d->cur->n) {
+        if (d->stopped)
+            return d->rc;
+        if (d->cur && d->cur->last) {
+            if (!d->joined) {
+                pthread_join(d->thread, NULL);
+                d->joined = 1;
+            }
+            return d->rc;
+        }
+        if (d->cur)
+            cp__ring_put_free(d->ring, d->cur);
+        d->cur = cp__ring_take_full(d->ring);
+        d->cur_i = 0;
+    }
+    *out = &d->cur->recs[d->cur_i++];
+    return 1;
+}
+
+int cp_dec_next_ref(cp_dec *d, const cp_record **out)
+{
+    int rc;
+    if (d->threaded) {
+        rc = cp_dec_take(d, out);
+    } else {
+        size_t hdr;
+        uint64_t plen;
+        rc = cp_dec_frame(d, &hdr, &plen);
+        if (rc == 1)
+            rc = cp_dec_parse(d, &d->one, hdr, plen);
+        *out = &d->one;
+    }
+    if (rc != 1)
+        return rc;
+    if (cp__dec_note(&d->apis, &d->strings, &d->info, *out) < 0) {
+        cp_dec_stop_thread(d);  /* before touching what it owns */
+        return cp_dec_fail(d, 0, "at decompressed byte %llu: out of memory",
+                           (unsigned long long)(*out)->offset);
+    }
+    d->delivered++;
+    return 1;
+}
+
+int cp_dec_next(cp_dec *d, cp_record *r)
+{
+    const cp_record *p;
+    int rc = cp_dec_next_ref(d, &p);
+    if (rc == 1)
+        *r = *p;
+    return rc;
 }
 
 /* ---- accessors ---------------------------------------------------------- */
@@ -554,7 +633,7 @@ int cp_dec_truncated(const cp_dec *d)
 
 uint64_t cp_dec_records(const cp_dec *d)
 {
-    return d->nrec;
+    return d->delivered;
 }
 
 const cp_trace_info *cp_dec_info(const cp_dec *d)
@@ -564,17 +643,19 @@ const cp_trace_info *cp_dec_info(const cp_dec *d)
 
 uint64_t cp_dec_file_offset(const cp_dec *d)
 {
+    if (d->threaded)
+        return __atomic_load_n(&d->progress, __ATOMIC_RELAXED);
     return d->in_file_off + d->in_pos;
 }
 
 const char *cp_dec_api_name(const cp_dec *d, uint64_t id)
 {
-    return cp_idmap_get(&d->apis, id);
+    return cp__idmap_get(&d->apis, id);
 }
 
 const char *cp_dec_string(const cp_dec *d, uint64_t id)
 {
-    return cp_idmap_get(&d->strings, id);
+    return cp__idmap_get(&d->strings, id);
 }
 
 const char *cp_dec_path(const cp_dec *d)

@@ -90,6 +90,11 @@ cp_dec *cp_dec_open(const char *path, const char **err);
  *  END, is an error too; cp_dec_truncated() tells it apart from damage). */
 int cp_dec_next(cp_dec *d, cp_record *out);
 
+/*! cp_dec_next_ref() : like cp_dec_next() without copying the record:
+ *  *out points at it (inside the reader) until the next call.
+ *  @return : as cp_dec_next(). */
+int cp_dec_next_ref(cp_dec *d, const cp_record **out);
+
 /*! cp_dec_err() : the last error text, "" if none. */
 const char *cp_dec_err(const cp_dec *d);
 

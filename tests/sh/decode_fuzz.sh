@@ -7,7 +7,7 @@
 secs=${FUZZ_SECONDS:-20}
 ZSTD_A=$(${CC:-gcc} -print-file-name=libzstd.a)
 [ -f "$ZSTD_A" ] || skip "libzstd.a not found"
-SRC="$ROOT/analyzer/decode/cp_decode.c $ROOT/analyzer/decode/cp_decode_fields.c $ROOT/analyzer/decode/cp_names.c $ROOT/tests/fuzz/fuzz_decode.c"
+SRC="$ROOT/analyzer/decode/cp_decode.c $ROOT/analyzer/decode/cp_decode_fields.c $ROOT/analyzer/decode/cp_names.c $ROOT/analyzer/decode/cp_decode_note.c $ROOT/analyzer/decode/cp_decode_ring.c $ROOT/tests/fuzz/fuzz_decode.c"
 INC="-I$ROOT/include -I$ROOT/analyzer -I$ROOT/analyzer/decode -I$ROOT/analyzer/model"
 OUT="$B/fuzz"
 mkdir -p "$OUT" "$TMP/corpus"
@@ -18,7 +18,7 @@ SAN="-fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-fram
 if command -v clang >/dev/null 2>&1 &&
    echo 'int LLVMFuzzerTestOneInput(const char *d, unsigned long n) { return 0; }' >t.c &&
    clang -fsanitize=fuzzer t.c -o t 2>/dev/null; then
-    clang -std=gnu11 -O1 -g -D_GNU_SOURCE $INC -fsanitize=fuzzer $SAN $SRC "$ZSTD_A" \
+    clang -std=gnu11 -O1 -g -D_GNU_SOURCE $INC -fsanitize=fuzzer $SAN $SRC "$ZSTD_A" -lpthread \
         -o "$OUT/fuzz_decode" || die "clang build failed"
     "$OUT/fuzz_decode" -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 \
         -artifact_prefix="$TMP/" "$TMP/corpus" >log 2>&1
@@ -33,7 +33,7 @@ if command -v clang >/dev/null 2>&1 &&
     fi
 else
     ${CC:-gcc} -std=gnu11 -O1 -g -D_GNU_SOURCE $INC $SAN $SRC "$ROOT/tests/fuzz/fuzz_driver.c" \
-        "$ZSTD_A" -o "$OUT/fuzz_driver" || die "gcc build failed"
+        "$ZSTD_A" -lpthread -o "$OUT/fuzz_driver" || die "gcc build failed"
     "$OUT/fuzz_driver" -t "$secs" "$TMP/corpus" >log 2>&1
     rc=$?
     tail -n 30 log

@@ -1,6 +1,7 @@
 // link: build/interpose/record/cp_rec.o build/interpose/record/cp_rec_drain.o build/interpose/record/cp_writer.o build/interpose/record/cp_header.o
 // link: build/interpose/record/cp_env.o build/interpose/lifecycle/cp_lifecycle.o build/interpose/lifecycle/cp_sigchain.o
 // link: build/analyzer/decode/cp_decode.o build/analyzer/decode/cp_decode_fields.o build/analyzer/decode/cp_names.o
+// link: build/analyzer/decode/cp_decode_note.o build/analyzer/decode/cp_decode_ring.o
 /*
  * test_writer_proc.c - a program with the recorder linked in, driven by
  * tests/sh/writer_*.sh to exercise process lifecycles: exit, _exit, fork,

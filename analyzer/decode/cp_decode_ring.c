@@ -1,0 +1,173 @@
+/*
+ * cp_decode_ring.c - the hand-off between the decoder thread and the
+ * reader (see cp_decode_int.h): CP_RING_SLOTS batches, a free queue and a
+ * full queue under one mutex.  One lock round trip per batch (thousands of
+ * records), so the lock never shows in a profile.
+ */
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cp_decode_int.h"
+
+struct cp_ring {
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    cp_batch slot[CP_RING_SLOTS];
+    cp_batch *free_q[CP_RING_SLOTS], *full_q[CP_RING_SLOTS];
+    size_t n_free, full_head, n_full;
+    int stop;
+};
+
+static void cp_arena_release(cp_batch *b)
+{
+    while (b->arena) {
+        struct cp_arena_blk *n = b->arena->next;
+        free(b->arena);
+        b->arena = n;
+    }
+}
+
+void *cp__arena_copy(cp_batch *b, const void *p, size_t n)
+{
+    size_t need = (n + 15) & ~(size_t)15;
+    struct cp_arena_blk *a = b->arena;
+    if (!a || a->cap - a->used < need) {
+        size_t cap = need > 65536 ? need : 65536;
+        a = malloc(sizeof *a + cap);
+        if (!a)
+            return NULL;
+        a->cap = cap;
+        a->used = 0;
+        a->next = b->arena;
+        b->arena = a;
+    }
+    void *dst = a->mem + a->used;
+    a->used += need;
+    if (n)
+        memcpy(dst, p, n);
+    return dst;
+}
+
+int cp__batch_keep_arrays(cp_batch *b, cp_record *r)
+{
+    switch (r->type) {
+    case CP_REC_HEADER: {
+        typeof(r->u.header) *h = &r->u.header;
+        size_t n = (size_t)(h->argc + 2 * h->nenv);
+        cp_str *a = cp__arena_copy(b, h->argv, n * sizeof *a);
+        if (!a)
+            return -1;
+        h->argv = a;
+        h->env_name = a + h->argc;
+        h->env_value = a + h->argc + h->nenv;
+        return 0;
+    }
+    case CP_REC_STACK: {
+        typeof(r->u.stack) *st = &r->u.stack;
+        size_t n = (size_t)(st->n_native + st->n_py);
+        uint64_t *a = cp__arena_copy(b, st->ip, n * sizeof *a);
+        if (!a)
+            return -1;
+        st->ip = a;
+        st->pyframe = a + st->n_native;
+        return 0;
+    }
+    case CP_REC_OOM: {
+        cp_oom_proc *a = cp__arena_copy(b, r->u.oom.procs,
+                                        (size_t)r->u.oom.n_procs * sizeof *a);
+        if (!a)
+            return -1;
+        r->u.oom.procs = a;
+        return 0;
+    }
+    default:
+        return 0;
+    }
+}
+
+cp_ring *cp__ring_new(void)
+{
+    cp_ring *q = calloc(1, sizeof *q);
+    if (!q)
+        return NULL;
+    if (pthread_mutex_init(&q->mu, NULL) != 0)
+        goto fail_mutex;
+    if (pthread_cond_init(&q->cv, NULL) != 0)
+        goto fail_cond;
+    for (size_t i = 0; i < CP_RING_SLOTS; i++)
+        q->free_q[i] = &q->slot[i];
+    q->n_free = CP_RING_SLOTS;
+    return q;
+fail_cond:
+    pthread_mutex_destroy(&q->mu);
+fail_mutex:
+    free(q);
+    return NULL;
+}
+
+cp_batch *cp__ring_take_free(cp_ring *q)
+{
+    pthread_mutex_lock(&q->mu);
+    while (!q->n_free && !q->stop)
+        pthread_cond_wait(&q->cv, &q->mu);
+    cp_batch *b = q->stop ? NULL : q->free_q[--q->n_free];
+    pthread_mutex_unlock(&q->mu);
+    if (b) {
+        /* The reader is done with it: its arrays can go. */
+        cp_arena_release(b);
+        b->n = 0;
+        b->last = 0;
+    }
+    return b;
+}
+
+void cp__ring_put_full(cp_ring *q, cp_batch *b)
+{
+    pthread_mutex_lock(&q->mu);
+    q->full_q[(q->full_head + q->n_full++) % CP_RING_SLOTS] = b;
+    pthread_cond_broadcast(&q->cv);
+    pthread_mutex_unlock(&q->mu);
+}
+
+cp_batch *cp__ring_take_full(cp_ring *q)
+{
+    pthread_mutex_lock(&q->mu);
+    while (!q->n_full)
+        pthread_cond_wait(&q->cv, &q->mu);
+    cp_batch *b = q->full_q[q->full_head];
+    q->full_head = (q->full_head + 1) % CP_RING_SLOTS;
+    q->n_full--;
+    pthread_mutex_unlock(&q->mu);
+    return b;
+}
+
+void cp__ring_put_free(cp_ring *q, cp_batch *b)
+{
+    pthread_mutex_lock(&q->mu);
+    q->free_q[q->n_free++] = b;
+    pthread_cond_broadcast(&q->cv);
+    pthread_mutex_unlock(&q->mu);
+}
+
+void cp__ring_stop(cp_ring *q)
+{
+    pthread_mutex_lock(&q->mu);
+    q->stop = 1;
+    pthread_cond_broadcast(&q->cv);
+    pthread_mutex_unlock(&q->mu);
+}
+
+void cp__ring_free(cp_ring *q)
+{
+    if (!q)
+        return;
+    for (size_t i = 0; i < CP_RING_SLOTS; i++) {
+        cp_arena_release(&q->slot[i]);
+        free(q->slot[i].buf);
+        free(q->slot[i].recs);
+    }
+    pthread_cond_destroy(&q->cv);
+    pthread_mutex_destroy(&q->mu);
+    free(q);
+}
