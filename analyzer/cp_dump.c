@@ -1,84 +1,224 @@
 /*
  * cp_dump.c - `cuprobe-analyze dump TRACE...`: every record as one line of
- * text, for debugging the format and the shim (like `uftrace dump`).
+ * text, for debugging the format and the shim (like `uftrace dump`);
+ * `dump --stats`: records and raw bytes per record type (what a trace
+ * spends its bytes on).
  */
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "cp_decode.h"
 #include "cp_dump.h"
 
-static void cp_put_esc(FILE *f, const char *name, cp_str s)
+/* The output: a buffer written with fwrite when full.  Numbers are
+ * formatted by hand (two digits per step) and names copied, so a record
+ * costs a few hundred nanoseconds instead of a printf call per field. */
+typedef struct cp_ob {
+    char *p, *end;
+    FILE *f;
+    char buf[1 << 16];
+} cp_ob;
+
+static void ob_flush(cp_ob *o)
 {
-    fprintf(f, " %s=\"", name);
+    fwrite(o->buf, 1, (size_t)(o->p - o->buf), o->f);
+    o->p = o->buf;
+}
+
+static inline void ob_room(cp_ob *o, size_t n)
+{
+    if ((size_t)(o->end - o->p) < n)
+        ob_flush(o);
+}
+
+static inline void ob_mem(cp_ob *o, const char *s, size_t n)
+{
+    if ((size_t)(o->end - o->p) < n) {
+        ob_flush(o);
+        if (n > sizeof o->buf) {
+            fwrite(s, 1, n, o->f);
+            return;
+        }
+    }
+    memcpy(o->p, s, n);
+    o->p += n;
+}
+
+static inline void ob_str(cp_ob *o, const char *s)
+{
+    ob_mem(o, s, strlen(s));
+}
+
+static inline void ob_ch(cp_ob *o, char c)
+{
+    ob_room(o, 1);
+    *o->p++ = c;
+}
+
+static const char ob_digits[201] =
+    "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+    "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+    "8081828384858687888990919293949596979899";
+
+/* Decimal (the caller made room for 20 digits). */
+static inline void ob_u(cp_ob *o, uint64_t v)
+{
+    char t[20];
+    char *q = t + sizeof t;
+    while (v >= 100) {
+        unsigned d = (unsigned)(v % 100) * 2;
+        v /= 100;
+        *--q = ob_digits[d + 1];
+        *--q = ob_digits[d];
+    }
+    if (v >= 10) {
+        *--q = ob_digits[v * 2 + 1];
+        *--q = ob_digits[v * 2];
+    } else {
+        *--q = (char)('0' + v);
+    }
+    size_t n = (size_t)(t + sizeof t - q);
+    memcpy(o->p, q, n);
+    o->p += n;
+}
+
+static inline void ob_s(cp_ob *o, int64_t v)
+{
+    if (v < 0) {
+        *o->p++ = '-';
+        ob_u(o, -(uint64_t)v);
+    } else {
+        ob_u(o, (uint64_t)v);
+    }
+}
+
+/* "0x" and lower-case hex without leading zeros ("0x0" for zero). */
+static inline void ob_x(cp_ob *o, uint64_t v)
+{
+    int n = v ? (67 - __builtin_clzll(v)) / 4 : 1;
+    o->p[0] = '0';
+    o->p[1] = 'x';
+    for (int i = n - 1; i >= 0; i--, v >>= 4)
+        o->p[2 + i] = "0123456789abcdef"[v & 15];
+    o->p += 2 + n;
+}
+
+/* Fixed-width decimal (nanoseconds after the point). */
+static inline void ob_u_w(cp_ob *o, uint64_t v, int w)
+{
+    for (int i = w - 1; i >= 0; i--, v /= 10)
+        o->p[i] = (char)('0' + v % 10);
+    o->p += w;
+}
+
+/* Rare records only (header, stack, device lists): printf is fine. */
+__attribute__((format(printf, 2, 3)))
+static void ob_fmt(cp_ob *o, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(o->p, (size_t)(o->end - o->p), fmt, ap);
+    va_end(ap);
+    if (n >= 0 && n < o->end - o->p) {
+        o->p += n;
+        return;
+    }
+    ob_flush(o);
+    va_start(ap, fmt);
+    vfprintf(o->f, fmt, ap);
+    va_end(ap);
+}
+
+#define OB_LIT(o, s) ob_mem(o, s, sizeof(s) - 1)
+
+static void cp_put_esc(cp_ob *f, const char *name, cp_str s)
+{
+    ob_ch(f, ' ');
+    ob_str(f, name);
+    OB_LIT(f, "=\"");
     for (size_t i = 0; i < s.n; i++) {
         unsigned char c = (unsigned char)s.p[i];
-        if (c == '"' || c == '\\')
-            fprintf(f, "\\%c", c);
-        else if (c == '\n')
-            fputs("\\n", f);
-        else if (c == '\t')
-            fputs("\\t", f);
-        else if (c < 0x20 || c == 0x7f)
-            fprintf(f, "\\x%02x", c);
-        else
-            putc(c, f);
+        ob_room(f, 4);
+        if (c == '"' || c == '\\') {
+            *f->p++ = '\\';
+            *f->p++ = (char)c;
+        } else if (c == '\n') {
+            *f->p++ = '\\';
+            *f->p++ = 'n';
+        } else if (c == '\t') {
+            *f->p++ = '\\';
+            *f->p++ = 't';
+        } else if (c < 0x20 || c == 0x7f) {
+            *f->p++ = '\\';
+            *f->p++ = 'x';
+            *f->p++ = "0123456789abcdef"[c >> 4];
+            *f->p++ = "0123456789abcdef"[c & 15];
+        } else {
+            *f->p++ = (char)c;
+        }
     }
-    putc('"', f);
+    ob_ch(f, '"');
 }
 
-static void cp_put_api(FILE *f, const cp_dec *d, const char *name, uint64_t id)
+static void cp_put_api(cp_ob *f, const cp_dec *d, const char *name, uint64_t id)
 {
     const char *n = cp_dec_api_name(d, id);
-    if (n)
-        fprintf(f, " %s=%s", name, n);
-    else
-        fprintf(f, " %s=#%llu", name, (unsigned long long)id);
+    ob_ch(f, ' ');
+    ob_str(f, name);
+    if (n) {
+        ob_ch(f, '=');
+        ob_str(f, n);
+    } else {
+        ob_room(f, 24);
+        OB_LIT(f, "=#");
+        ob_u(f, id);
+    }
 }
 
-static void cp_put_routes(FILE *f, uint64_t routes)
+static void cp_put_routes(cp_ob *f, uint64_t routes)
 {
-    fputs(" routes=", f);
+    ob_str(f, " routes=");
     if (!routes)
-        fputs("none", f);
+        ob_str(f, "none");
     for (unsigned b = 0, sep = 0; b < 8; b++)
         if (routes & (1u << b))
-            fprintf(f, "%s%s", sep++ ? "|" : "", cp_route_name(b));
+            ob_fmt(f, "%s%s", sep++ ? "|" : "", cp_route_name(b));
 }
 
-static void cp_put_uuid(FILE *f, const char *name, const uint8_t *u)
+static void cp_put_uuid(cp_ob *f, const char *name, const uint8_t *u)
 {
-    fprintf(f, " %s=", name);
+    ob_fmt(f, " %s=", name);
     for (int i = 0; i < 16; i++)
-        fprintf(f, "%s%02x", i == 4 || i == 6 || i == 8 || i == 10 ? "-" : "", u[i]);
+        ob_fmt(f, "%s%02x", i == 4 || i == 6 || i == 8 || i == 10 ? "-" : "", u[i]);
 }
 
 /* One pair of a KVARR field: " env.NAME=\"value\"". */
-static void cp_put_kv(FILE *f, const char *field, cp_str k, cp_str v)
+static void cp_put_kv(cp_ob *f, const char *field, cp_str k, cp_str v)
 {
     char nm[256];
     snprintf(nm, sizeof nm, "%s.%.*s", field, (int)k.n, k.p);
     cp_put_esc(f, nm, v);
 }
 
-static void cp_put_list(FILE *f, const char *label, const char *fmt, uint64_t n,
+static void cp_put_list(cp_ob *f, const char *label, const char *fmt, uint64_t n,
                         const uint64_t *v)
 {
-    fprintf(f, " %s=[", label);
+    ob_fmt(f, " %s=[", label);
     for (uint64_t i = 0; i < n; i++) {
         if (i)
-            putc(' ', f);
-        fprintf(f, fmt, (unsigned long long)v[i]);
+            ob_ch(f, ' ');
+        ob_fmt(f, fmt, (unsigned long long)v[i]);
     }
-    putc(']', f);
+    ob_ch(f, ']');
 }
 
 /* How one field prints, by kind and dump format (include/cp_records.h). */
-#define CP_DU_DEC(n, v) fprintf(f, " %s=%llu", n, (unsigned long long)(v))
-#define CP_DU_HEX(n, v) fprintf(f, " %s=0x%llx", n, (unsigned long long)(v))
+#define CP_DU_DEC(n, v) (ob_room(f, 64), OB_LIT(f, " " n "="), ob_u(f, (uint64_t)(v)))
+#define CP_DU_HEX(n, v) (ob_room(f, 64), OB_LIT(f, " " n "="), ob_x(f, (uint64_t)(v)))
 #define CP_DU_API(n, v) cp_put_api(f, d, n, v)
 #define CP_DU_ROUTES(n, v) cp_put_routes(f, v)
-#define CP_DU_NAME_(n, s) fprintf(f, " %s=%s", n, s)
+#define CP_DU_NAME_(n, s) (OB_LIT(f, " " n "="), ob_str(f, s))
 #define CP_DU_MEMKIND(n, v) CP_DU_NAME_(n, cp_mem_kind_name(v))
 #define CP_DU_MEMCLASS(n, v) CP_DU_NAME_(n, cp_mem_class_name(v))
 #define CP_DU_COPYFLAGS(n, v) CP_DU_NAME_(n, cp_copy_flags_str(v, fl, sizeof fl))
@@ -91,7 +231,7 @@ static void cp_put_list(FILE *f, const char *label, const char *fmt, uint64_t n,
 
 #define CP_DUMP(k, n, a, fmt) CP_DUMP_##k(n, a, fmt)
 #define CP_DUMP_U(n, a, fmt) CP_DU_##fmt(#n, x->n);
-#define CP_DUMP_S(n, a, fmt) fprintf(f, " %s=%lld", #n, (long long)x->n);
+#define CP_DUMP_S(n, a, fmt) (ob_room(f, 64), OB_LIT(f, " " #n "="), ob_s(f, (int64_t)x->n));
 #define CP_DUMP_STR(n, a, fmt) cp_put_esc(f, #n, x->n);
 #define CP_DUMP_BYTES(n, a, fmt) cp_put_uuid(f, #n, x->n);
 #define CP_DUMP_UOPT(n, a, fmt)         \
@@ -101,7 +241,7 @@ static void cp_put_list(FILE *f, const char *label, const char *fmt, uint64_t n,
 #define CP_DUMP_PAIRS(n, a, fmt)                                            \
     CP_DU_DEC(#a, x->a);                                                    \
     for (uint64_t i = 0; i < x->a; i++)                                     \
-        fprintf(f, " proc[%llu]=%llu:%llu", (unsigned long long)i,          \
+        ob_fmt(f, " proc[%llu]=%llu:%llu", (unsigned long long)i,           \
                 (unsigned long long)x->n[i].CP_PAIR_##fmt##_A,              \
                 (unsigned long long)x->n[i].CP_PAIR_##fmt##_B);
 #define CP_DUMP_STRARR(n, a, fmt)                                           \
@@ -116,6 +256,8 @@ static void cp_put_list(FILE *f, const char *label, const char *fmt, uint64_t n,
     for (uint64_t i = 0; i < x->a; i++)                                     \
         cp_put_kv(f, #n, x->n##_name[i], x->n##_value[i]);
 
+/* Numbers are formatted into the buffer (64 bytes hold a name and a
+ * number); names and strings are copied. */
 #define CP_DUMP_CASE_(N, id, l, shape, doc)     \
     case CP_REC_##N: {                          \
         const typeof(r->u.l) *x = &r->u.l;      \
@@ -124,16 +266,21 @@ static void cp_put_list(FILE *f, const char *label, const char *fmt, uint64_t n,
         break;                                  \
     }
 
-static void cp_dump_record(FILE *f, const cp_dec *d, const cp_record *r)
+static void cp_dump_record(cp_ob *f, const cp_dec *d, const cp_record *r)
 {
     char fl[96];
     (void)fl;
-    if (strcmp(cp_rec_type_name(r->type), "UNKNOWN") == 0)
-        fprintf(f, "UNKNOWN(%u)", r->type);
+    const char *tn = cp_rec_type_name(r->type);
+    if (strcmp(tn, "UNKNOWN") == 0)
+        ob_fmt(f, "UNKNOWN(%u)", r->type);
     else
-        fputs(cp_rec_type_name(r->type), f);
-    fprintf(f, " ts=%llu.%09llu tid=%llu", (unsigned long long)(r->ts / 1000000000u),
-            (unsigned long long)(r->ts % 1000000000u), (unsigned long long)r->tid);
+        ob_str(f, tn);
+    ob_room(f, 80);
+    OB_LIT(f, " ts=");
+    ob_u(f, r->ts / 1000000000u);
+    *f->p++ = '.';
+    ob_u_w(f, r->ts % 1000000000u, 9);
+    CP_DU_DEC("tid", r->tid);
     if (cp_rec_has_ev(r->type)) {
         const cp_ev *x = &r->ev;
         CP_EV_FIELDS(CP_DUMP)
@@ -144,24 +291,78 @@ static void cp_dump_record(FILE *f, const cp_dec *d, const cp_record *r)
         CP_DU_DEC("len", r->payload_len);
         break;
     }
-    putc('\n', f);
+    ob_ch(f, '\n');
+}
+
+/* `dump --stats`: records and raw (decompressed) bytes per record type. */
+typedef struct cp_dstats {
+    uint64_t n[256], bytes[256];
+} cp_dstats;
+
+static void cp_dump_stats(cp_ob *f, const cp_dstats *st)
+{
+    uint64_t n = 0, bytes = 0;
+    int order[256], k = 0;
+    for (int t = 0; t < 256; t++) {
+        n += st->n[t];
+        bytes += st->bytes[t];
+        if (st->n[t])
+            order[k++] = t;
+    }
+    /* Largest share first (a handful of types: insertion sort). */
+    for (int i = 1; i < k; i++)
+        for (int j = i; j > 0 && st->bytes[order[j]] > st->bytes[order[j - 1]]; j--) {
+            int x = order[j];
+            order[j] = order[j - 1];
+            order[j - 1] = x;
+        }
+    ob_fmt(f, "%-14s %12s %14s %7s %10s\n", "type", "records", "raw_bytes", "share", "B/record");
+    for (int i = 0; i < k; i++) {
+        int t = order[i];
+        ob_fmt(f, "%-14s %12llu %14llu %6.2f%% %10.2f\n", cp_rec_type_name((unsigned)t),
+               (unsigned long long)st->n[t], (unsigned long long)st->bytes[t],
+               bytes ? 100.0 * (double)st->bytes[t] / (double)bytes : 0.0,
+               (double)st->bytes[t] / (double)st->n[t]);
+    }
+    ob_fmt(f, "total %llu %llu\n", (unsigned long long)n, (unsigned long long)bytes);
 }
 
 /* @return : 0 complete, 2 truncated/corrupt/unreadable. */
-static int cp_dump_file(const char *path, FILE *f)
+static int cp_dump_file(const char *path, cp_ob *f, cp_dstats *st)
 {
     const char *err;
     cp_dec *d = cp_dec_open(path, &err);
     if (!d) {
-        fflush(f);
+        ob_flush(f);
+        fflush(f->f);
         fprintf(stderr, "%s\n", err);
         return 2;
     }
-    cp_record r;
+    const cp_record *r;
     int rc;
-    while ((rc = cp_dec_next(d, &r)) == 1)
-        cp_dump_record(f, d, &r);
-    fflush(f);
+    unsigned prev_type = 0;
+    uint64_t prev_off = 0, prev_len = 0;
+    while ((rc = cp_dec_next_ref(d, &r)) == 1) {
+        if (!st) {
+            cp_dump_record(f, d, r);
+            continue;
+        }
+        /* A record's size is where the next one starts. */
+        if (prev_type) {
+            st->n[prev_type & 255]++;
+            st->bytes[prev_type & 255] += r->offset - prev_off;
+        }
+        prev_type = r->type;   /* never 0: the reader refuses type 0 */
+        prev_off = r->offset;
+        prev_len = r->payload_len;
+    }
+    if (st && prev_type) {
+        /* The last one: payload, type, length and ts/tid, about. */
+        st->n[prev_type & 255]++;
+        st->bytes[prev_type & 255] += prev_len + 4;
+    }
+    ob_flush(f);
+    fflush(f->f);
     if (rc < 0)
         fprintf(stderr, "%s\n", cp_dec_err(d));
     cp_dec_close(d);
@@ -170,12 +371,18 @@ static int cp_dump_file(const char *path, FILE *f)
 
 int cp_dump_main(int argc, char **argv)
 {
-    static const char usage[] = "usage: cuprobe dump TRACE...\n"
-                                "  every record of each trace as one line of text\n"
+    static const char usage[] = "usage: cuprobe dump [--stats] TRACE...\n"
+                                "  every record of each trace as one line of text;\n"
+                                "  --stats: records and raw bytes per record type instead\n"
                                 "Exit status: 0 ok, 2 usage error or an unreadable trace.\n";
     if (argc >= 2 && (strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0)) {
         fputs(usage, stdout);
         return 0;
+    }
+    int stats = argc > 1 && strcmp(argv[1], "--stats") == 0;
+    if (stats) {
+        argv++;
+        argc--;
     }
     int first = argc >= 2 && strcmp(argv[1], "--") == 0 ? 2 : 1;
     if (argc <= first || (argv[first][0] == '-' && argv[first][1])) {
@@ -184,15 +391,22 @@ int cp_dump_main(int argc, char **argv)
         fputs(usage, stderr);
         return 2;
     }
-    static char obuf[1 << 20];
-    setvbuf(stdout, obuf, _IOFBF, sizeof obuf);
+    static cp_ob ob;
+    ob.f = stdout;
+    ob.p = ob.buf;
+    ob.end = ob.buf + sizeof ob.buf;
     int status = 0;
     for (int i = first; i < argc; i++) {
         if (argc - first > 1)
-            printf("%s==> %s <==\n", i > first ? "\n" : "", argv[i]);
-        if (cp_dump_file(argv[i], stdout))
+            ob_fmt(&ob, "%s==> %s <==\n", i > first ? "\n" : "", argv[i]);
+        static cp_dstats st;
+        memset(&st, 0, sizeof st);
+        if (cp_dump_file(argv[i], &ob, stats ? &st : NULL))
             status = 2;
+        if (stats)
+            cp_dump_stats(&ob, &st);
     }
+    ob_flush(&ob);
     fflush(stdout);
     return status;
 }
