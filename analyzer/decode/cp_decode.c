@@ -555,6 +555,13 @@ static void cp_dec_maybe_thread(cp_dec *d)
     d->ring = cp__ring_new();
     if (!d->ring)
         return;
+    /* The opening window becomes the first batch: a batch's size, so the
+     * records of one batch stay about a megabyte. */
+    uint8_t *b = realloc(d->buf, CP_DEC_BATCH_WINDOW);
+    if (b) {
+        d->buf = b;
+        d->cap = CP_DEC_BATCH_WINDOW;
+    }
     if (pthread_create(&d->thread, NULL, cp_dec_thread_main, d) != 0) {
         cp__ring_free(d->ring);
         d->ring = NULL;
