@@ -371,7 +371,8 @@ static int cp_dump_file(const char *path, cp_ob *f, cp_dstats *st)
 
 int cp_dump_main(int argc, char **argv)
 {
-    static const char usage[] = "usage: cuprobe dump [--stats] TRACE...\n"
+    static const char usage[] = "usage: cuprobe dump TRACE...\n"
+                                "       cuprobe dump --stats TRACE...\n"
                                 "  every record of each trace as one line of text;\n"
                                 "  --stats: records and raw bytes per record type instead\n"
                                 "Exit status: 0 ok, 2 usage error or an unreadable trace.\n";
