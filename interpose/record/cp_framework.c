@@ -19,9 +19,13 @@
 /* Room for "#<i>/<n>" after the kind: two decimal numbers of a size_t. */
 #define CP_FW_SUFFIX_MAX 44
 
-/* Whether a kind names an out-of-memory event ("oom", "torch.oom", ...). */
-static int cp_fw_is_oom(const char *kind, size_t klen)
+/* Whether a kind names an event the process may die of right after: an
+ * out-of-memory ("oom", "torch.oom", ...) or the uncaught exception
+ * ("exception"): the record must reach the file first. */
+static int cp_fw_must_flush(const char *kind, size_t klen)
 {
+    if (klen == 9 && memcmp(kind, "exception", 9) == 0)
+        return 1;
     if (klen == 3)
         return memcmp(kind, "oom", 3) == 0;
     return klen > 4 && memcmp(kind + klen - 4, ".oom", 4) == 0;
@@ -85,7 +89,7 @@ CP_FW_EXPORT int cuprobe_framework_record(const char *kind, const char *json,
     /* The OOM is often the process's last act: PyTorch raises next, and the
      * program may die before the timed flush.  The companion calls us before
      * any tensor is released, so this is the allocator state at the OOM. */
-    if (rc == 0 && cp_fw_is_oom(kind, klen))
+    if (rc == 0 && cp_fw_must_flush(kind, klen))
         cp_rec_flush();
     return rc;
 }

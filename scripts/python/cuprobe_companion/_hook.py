@@ -11,8 +11,9 @@ the import proceeds untouched.
 """
 import sys
 
-# module name -> framework name handed to _core.on_framework
-WATCHED = {"torch.cuda": "torch", "cupy": "cupy", "jax": "jax"}
+# module name -> framework name handed to _core.on_framework ("threading"
+# only gets its excepthook chained)
+WATCHED = {"torch.cuda": "torch", "cupy": "cupy", "jax": "jax", "threading": "threading"}
 
 
 class _Loader:
@@ -87,6 +88,9 @@ _finder = None
 
 def _notify(framework, module):
     """Hand a freshly imported framework to the companion; never raises."""
+    if framework == "threading":
+        _chain_threading(module)
+        return
     try:
         from . import _core
 
@@ -100,12 +104,78 @@ def _notify(framework, module):
             pass
 
 
+# --- the exception the run died of (recorded by _fatal, imported only then) ---
+
+def _record_fatal(hook, etype, value, tb, thread_name=None):
+    try:
+        from . import _fatal
+
+        _fatal.record(hook, etype, value, tb, thread_name)
+    except Exception:
+        pass
+
+
+def _chain_excepthook():
+    previous = sys.excepthook
+
+    def cuprobe_excepthook(etype, value, tb):
+        _record_fatal("sys.excepthook", etype, value, tb)
+        return previous(etype, value, tb)
+
+    cuprobe_excepthook.__wrapped__ = previous
+    sys.excepthook = cuprobe_excepthook
+
+
+def _chain_threading(threading):
+    previous = getattr(threading, "excepthook", None)
+    if previous is None or getattr(previous, "_cuprobe", False):
+        return
+
+    def cuprobe_thread_excepthook(args):
+        thread = getattr(args, "thread", None)
+        _record_fatal("threading.excepthook", args.exc_type, args.exc_value,
+                      args.exc_traceback, getattr(thread, "name", None))
+        return previous(args)
+
+    cuprobe_thread_excepthook._cuprobe = True
+    cuprobe_thread_excepthook.__wrapped__ = previous
+    threading.excepthook = cuprobe_thread_excepthook
+
+
+def _fatal_at_exit():
+    if sys.modules.get(__package__ + "._fatal") is None and \
+            getattr(sys, "last_value", None) is None and getattr(sys, "last_exc", None) is None:
+        return
+    try:
+        from . import _fatal
+
+        _fatal.at_exit()
+    except Exception:
+        pass
+
+
+def install_excepthooks():
+    """Chain sys.excepthook and threading.excepthook (now, or when threading
+    is imported), and register the atexit fallback.  Registered first, the
+    fallback runs after every other exit handler."""
+    try:
+        import atexit
+
+        _chain_excepthook()
+        atexit.register(_fatal_at_exit)
+        if "threading" in sys.modules:
+            _chain_threading(sys.modules["threading"])
+    except Exception:
+        pass
+
+
 def install():
     """Insert the finder, and catch up on frameworks imported already (a
     chained sitecustomize may have imported one)."""
     global _finder
     if _finder is not None:
         return
+    install_excepthooks()
     _finder = _Finder()
     sys.meta_path.insert(0, _finder)
     for name, framework in WATCHED.items():

@@ -1,0 +1,218 @@
+"""The exception a run died of (kind "exception", docs/framework.md).
+
+_hook.install_excepthooks() chains sys.excepthook, threading.excepthook
+and an atexit fallback; they call record() here, which is imported only
+when an uncaught exception (or KeyboardInterrupt) actually happens.
+
+Rules kept here:
+- only uncaught exceptions are recorded, each once (the atexit fallback
+  catches an interpreter ending with an exception whose sys.excepthook
+  was replaced by the program without chaining ours);
+- nothing is printed and nothing raised: the previous hook runs exactly as
+  before, so output and exit status do not change;
+- nothing is imported that the program did not import (torch is read from
+  sys.modules only).
+"""
+import os
+import sys
+
+VERSION = 1
+MAX_MESSAGE = 8000
+MAX_FRAMES = 120        # innermost 100 and outermost 20 when deeper
+MAX_CHAIN = 4
+
+# Top-level packages whose frames are never "the user's line".
+LIBRARY_PACKAGES = frozenset((
+    "torch", "torchvision", "torchaudio", "torchtext", "jax", "jaxlib", "flax", "optax",
+    "cupy", "cupyx", "triton", "numpy", "scipy", "transformers", "accelerate",
+    "deepspeed", "lightning", "pytorch_lightning", "apex", "xformers", "vllm",
+    "megatron", "timm", "diffusers", "datasets", "tensorflow", "keras", "nccl",
+    "cuprobe_companion", "sitecustomize", "runpy", "threading", "importlib",
+    "concurrent", "multiprocessing", "asyncio", "unittest", "pdb", "bdb",
+))
+
+# Exceptions of the main thread recorded already, as (id, type, message):
+# no reference is kept (it would keep the traceback's frames, and their
+# tensors, alive), and an id alone may be reused once the object is gone.
+_seen = set()
+
+
+def _library_dirs():
+    dirs = []
+    try:
+        import sysconfig
+
+        for key in ("stdlib", "platstdlib", "purelib", "platlib"):
+            path = sysconfig.get_paths().get(key)
+            if path:
+                dirs.append(os.path.realpath(path) + os.sep)
+    except Exception:
+        pass
+    return tuple(dirs)
+
+
+def is_user_frame(filename, module, libdirs):
+    """A frame of the program itself: not the standard library, not an
+    installed package, not a known framework (by its module name, so that
+    a framework run from a source checkout is still a library)."""
+    top = (module or "").split(".", 1)[0]
+    if top in LIBRARY_PACKAGES:
+        return False
+    if not filename or filename.startswith("<"):
+        return False
+    parts = filename.replace("\\", "/").split("/")
+    if "site-packages" in parts or "dist-packages" in parts:
+        return False
+    try:
+        real = os.path.realpath(filename)
+    except (OSError, ValueError):
+        real = filename
+    return not any(real.startswith(d) for d in libdirs)
+
+
+def frames_of(tb, libdirs):
+    """[{file, line, func, user}] of a traceback, outermost first."""
+    out = []
+    while tb is not None:
+        frame = tb.tb_frame
+        code = frame.f_code
+        module = frame.f_globals.get("__name__") if isinstance(frame.f_globals, dict) else None
+        func = getattr(code, "co_qualname", code.co_name)
+        out.append({"file": code.co_filename, "line": tb.tb_lineno, "func": func,
+                    "module": module if isinstance(module, str) else None,
+                    "user": is_user_frame(code.co_filename, module, libdirs)})
+        tb = tb.tb_next
+    if len(out) > MAX_FRAMES:
+        out = out[:20] + out[-(MAX_FRAMES - 20):]
+    return out
+
+
+def _message(value):
+    try:
+        text = str(value)
+    except Exception:
+        text = "<str() failed>"
+    return text[:MAX_MESSAGE]
+
+
+def _type_name(etype):
+    module = getattr(etype, "__module__", "") or ""
+    name = getattr(etype, "__qualname__", getattr(etype, "__name__", "?"))
+    return name if module in ("builtins", "") else module + "." + name
+
+
+def _chain(value):
+    out = []
+    seen = {id(value)}
+    cur = value
+    while len(out) < MAX_CHAIN:
+        nxt = cur.__cause__ if cur.__cause__ is not None else (
+            None if cur.__suppress_context__ else cur.__context__)
+        if nxt is None or id(nxt) in seen:
+            break
+        seen.add(id(nxt))
+        out.append({"type": _type_name(type(nxt)), "message": _message(nxt)[:2000],
+                    "cause": cur.__cause__ is not None})
+        cur = nxt
+    return out
+
+
+def _torch_info():
+    torch = sys.modules.get("torch")
+    if torch is None:
+        return None
+    version = sys.modules.get("torch.version")
+    info = {"version": str(getattr(torch, "__version__", "")),
+            "cuda": getattr(version, "cuda", None) if version is not None else None}
+    cuda = sys.modules.get("torch.cuda")
+    if cuda is not None:
+        try:
+            # Reads a flag: never initialises CUDA.
+            info["cuda_initialized"] = bool(cuda.is_initialized())
+        except Exception:
+            pass
+    if info["cuda"] is not None:
+        info["cuda"] = str(info["cuda"])
+    return info
+
+
+def build(hook, etype, value, tb, thread_name=None):
+    """The record for one uncaught exception (a dict)."""
+    libdirs = _library_dirs()
+    frames = frames_of(tb, libdirs)
+    user = -1
+    for i in range(len(frames) - 1, -1, -1):
+        if frames[i]["user"]:
+            user = i
+            break
+    import threading
+
+    main = threading.current_thread() is threading.main_thread()
+    obj = {"v": VERSION, "hook": hook, "pid": os.getpid(),
+           "thread": thread_name or threading.current_thread().name,
+           "main_thread": main if hook != "threading.excepthook" else False,
+           "type": _type_name(etype), "message": _message(value),
+           "frames": frames, "user_frame": user,
+           "chain": _chain(value) if isinstance(value, BaseException) else [],
+           "python": sys.version.split()[0], "argv": list(sys.argv)[:64]}
+    torch = _torch_info()
+    if torch is not None:
+        obj["torch"] = torch
+    return obj
+
+
+def _shrink(obj, attempt):
+    if attempt > 3:
+        return None
+    obj = dict(obj)
+    obj["frames"] = obj["frames"][-(40 >> attempt):]
+    obj["message"] = obj["message"][:2000 >> attempt]
+    obj["argv"] = obj["argv"][:4]
+    obj["user_frame"] = -1
+    for i in range(len(obj["frames"]) - 1, -1, -1):
+        if obj["frames"][i]["user"]:
+            obj["user_frame"] = i
+            break
+    return obj
+
+
+def record(hook, etype, value, tb, thread_name=None):
+    """Record one uncaught exception, once.  Never raises."""
+    try:
+        key = (id(value), etype, _message(value))
+        if key in _seen:
+            return
+        if etype is not None and issubclass(etype, SystemExit):
+            return
+        from . import _core, _sink
+
+        if _core.disabled() and _core._failed:
+            return
+        obj = build(hook, etype, value, tb, thread_name)
+        if hook != "threading.excepthook":
+            _seen.add(key)
+        state = _core._state
+        sink = state.sink if state is not None and state.pid == os.getpid() else _sink.Sink.open()
+        if sink is None:
+            return
+        data = _sink.encode(obj)
+        attempt = 0
+        while len(data) > _sink.MAX_JSON_BYTES:
+            attempt += 1
+            obj = _shrink(obj, attempt)
+            if obj is None:
+                return
+            data = _sink.encode(obj)
+        sink.record("exception", data)
+    except Exception:
+        pass
+
+
+def at_exit():
+    """The interpreter is ending: an uncaught exception in the main thread
+    left sys.last_exc (3.12+) or sys.last_value behind; record it unless
+    sys.excepthook already did (it was replaced without chaining ours)."""
+    value = getattr(sys, "last_exc", None) or getattr(sys, "last_value", None)
+    if value is None:
+        return
+    record("atexit", type(value), value, getattr(value, "__traceback__", None))
