@@ -120,6 +120,8 @@ typedef struct cp_oom_proc {
     R(FRAMEWORK, 29, framework, REC, "framework companion data (PyTorch, CuPy, JAX)") \
     R(PYFRAME, 30, pyframe, REC, "a Python frame; line 0: no line for that instruction") \
     R(RESOLVE, 31, resolve, REC, "a lookup through cuGetProcAddress or dlsym that failed, asked for the resolver itself, asked for a higher version than any before it (the last such record gives the newest CUDA version a runtime in the process was built for), or a dlsym that handed out a wrapper") \
+    R(ASYNC_ERROR, 35, async_error, EV, "the first call of the process that returned a sticky error (700, 710, 714-719, 999); EV's stack is where it surfaced; overflow: 1 when launches older than the per-thread rings were in flight too; n_inflight INFLIGHT records follow") \
+    R(INFLIGHT, 36, inflight, REC, "a launch issued on the failing context since its last successful context or stream synchronisation, oldest first; launch_tid: the launching thread; stack: the launch's innermost Python frames (taken raw at launch, resolved only now) and its caller, 0 when neither") \
     R(END, 127, end, REC, "records: records of the file before END; dropped: records the recorder had to drop (also announced by LOST)")
 
 #define CP_F_HEADER(F) \
@@ -281,6 +283,24 @@ typedef struct cp_oom_proc {
     F(U, status, _, DEC) \
     F(U, route, _, ROUTE) \
     F(U, handed_out, _, DEC)
+#define CP_F_ASYNC_ERROR(F) \
+    F(U, n_inflight, _, DEC) \
+    F(U, overflow, _, DEC)
+#define CP_F_INFLIGHT(F) \
+    F(U, launch_tid, _, DEC) \
+    F(U, api, _, API) \
+    F(U, func, _, HEX) \
+    F(STR, name, _, STR) \
+    F(U, grid_x, _, DEC) \
+    F(U, grid_y, _, DEC) \
+    F(U, grid_z, _, DEC) \
+    F(U, block_x, _, DEC) \
+    F(U, block_y, _, DEC) \
+    F(U, block_z, _, DEC) \
+    F(U, shmem, _, DEC) \
+    F(U, stream, _, HEX) \
+    F(U, ctx, _, HEX) \
+    F(U, stack, _, DEC)
 #define CP_F_END(F) \
     F(U, reason, _, REASON) \
     F(S, status, _, DEC) \

@@ -35,14 +35,16 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/uio.h>
+#include <unistd.h>
 
 #include "cp_itab.h"
 #include "cp_modules.h"
 #include "cp_pylayout.h"
+#include "cp_pystr.h"
 #include "cp_rec.h"
 
-#define PY_STR_MAX 1024         /* code points kept of a name; longer: "..." */
-#define PY_STR_BUF (4 * PY_STR_MAX + 4)
+#define PY_STR_BUF CP_PYSTR_BUF
 #define PY_WALK_MAX 128         /* frames per walk */
 #define PY_LINETABLE_MAX (1 << 24)
 #define SITE_LOG2 15
@@ -193,124 +195,6 @@ static int py_ready(void)
     return atomic_load_explicit(&g_state, memory_order_acquire) > 0;
 }
 
-/* ---- strings and line numbers ----------------------------------------- */
-
-static size_t utf8_put(char *o, uint32_t c)
-{
-    if (c < 0x80) {
-        o[0] = (char)c;
-        return 1;
-    }
-    if (c < 0x800) {
-        o[0] = (char)(0xc0 | (c >> 6));
-        o[1] = (char)(0x80 | (c & 0x3f));
-        return 2;
-    }
-    if (c >= 0xd800 && c < 0xe000) {
-        o[0] = '?';     /* a lone surrogate (surrogateescape'd bytes) */
-        return 1;
-    }
-    if (c < 0x10000) {
-        o[0] = (char)(0xe0 | (c >> 12));
-        o[1] = (char)(0x80 | ((c >> 6) & 0x3f));
-        o[2] = (char)(0x80 | (c & 0x3f));
-        return 3;
-    }
-    o[0] = (char)(0xf0 | (c >> 18));
-    o[1] = (char)(0x80 | ((c >> 12) & 0x3f));
-    o[2] = (char)(0x80 | ((c >> 6) & 0x3f));
-    o[3] = (char)(0x80 | (c & 0x3f));
-    return 4;
-}
-
-/* Copy a str object as UTF-8 into buf (PY_STR_BUF bytes).  Only
- * compact strings (all names the compiler makes) are read.
- * @return : the length, or -1 when o is not a readable str. */
-static long py_str(uintptr_t o, char *buf, int64_t *hash)
-{
-    const struct cp_pylayout *L = g_layout;
-    uint32_t state, kind;
-    int64_t len;
-    uintptr_t data;
-    size_t n = 0;
-
-    if (!is_type(o, g_py.unicode_type))
-        return -1;
-    state = (uint32_t)rd_i32(o + (uintptr_t)L->uni_state);
-    len = rd_i64(o + (uintptr_t)L->uni_length);
-    kind = (state >> CP_PY_STATE_KIND_SHIFT) & CP_PY_STATE_KIND_MASK;
-    if (!(state & CP_PY_STATE_COMPACT) || len < 0 || (kind != 1 && kind != 2 && kind != 4))
-        return -1;
-    *hash = rd_i64(o + (uintptr_t)L->uni_hash);
-    data = o + (uintptr_t)((state & CP_PY_STATE_ASCII) ? L->uni_ascii_data : L->uni_compact_data);
-    for (int64_t i = 0; i < len && i < PY_STR_MAX; i++) {
-        uint32_t c;
-        if (kind == 1)
-            c = ((const uint8_t *)data)[i];
-        else if (kind == 2)
-            c = ((const uint16_t *)data)[i];
-        else
-            c = ((const uint32_t *)data)[i];
-        n += utf8_put(buf + n, c > 0x10ffff ? '?' : c);
-    }
-    if (len > PY_STR_MAX) {
-        memcpy(buf + n, "...", 3);
-        n += 3;
-    }
-    return (long)n;
-}
-
-/* Varints of the 3.11+ location table: 6 bits per byte, bit 6 = more. */
-static const uint8_t *lt_varint(const uint8_t *p, const uint8_t *end, uint32_t *v)
-{
-    uint32_t r = 0;
-    unsigned shift = 0;
-    while (p < end && shift < 32) {
-        uint8_t b = *p++;
-        r |= (uint32_t)(b & 63) << shift;
-        shift += 6;
-        if (!(b & 64))
-            break;
-    }
-    *v = r;
-    return p;
-}
-
-/* The line of instruction `lasti` (code units), as PyCode_Addr2Line()
- * computes it from co_linetable (Objects/locations.md: each entry starts
- * with a byte 1cccclll, covering lll+1 code units; code 15 = no line, 14 =
- * long form and 13 = no columns carry a signed line delta, 10..12 a delta of
- * code-10, 0..9 the same line).  @return : the line, or -1 for none. */
-static int py_addr2line(const uint8_t *p, size_t size, int firstlineno, int lasti)
-{
-    const uint8_t *end = p + size;
-    int line = firstlineno, ar_line = -1;
-    long ar_end = 0;
-
-    while (ar_end <= lasti) {
-        uint8_t b;
-        int code, delta = 0;
-        if (p >= end)
-            return -1;
-        b = *p;
-        code = (b >> 3) & 15;
-        if (code == 13 || code == 14) {
-            uint32_t u;
-            lt_varint(p + 1, end, &u);
-            delta = (u & 1) ? -(int)(u >> 1) : (int)(u >> 1);
-        } else if (code >= 10 && code <= 12) {
-            delta = code - 10;
-        }
-        line += delta;
-        ar_line = code == 15 ? -1 : line;
-        ar_end += (b & 7) + 1;
-        do
-            p++;
-        while (p < end && !(*p & 128));
-    }
-    return ar_line;
-}
-
 /* ---- the call-site cache ---------------------------------------------- */
 
 static int site_valid(const struct py_site *s, uintptr_t code)
@@ -354,8 +238,8 @@ static struct py_site *site_resolve(uintptr_t code, int lasti)
     if (!fbuf)
         return NULL;
     qbuf = fbuf + PY_STR_BUF;
-    flen = py_str(rd_ptr(code + (uintptr_t)L->co_filename), fbuf, &fh);
-    qlen = py_str(rd_ptr(code + (uintptr_t)L->co_qualname), qbuf, &qh);
+    flen = cp_pystr_utf8(g_layout, g_py.unicode_type, rd_ptr(code + (uintptr_t)L->co_filename), fbuf, &fh);
+    qlen = cp_pystr_utf8(g_layout, g_py.unicode_type, rd_ptr(code + (uintptr_t)L->co_qualname), qbuf, &qh);
     if (flen < 0 || qlen < 0)
         goto out_free;
     mem = cp_itab_alloc(sizeof(*s) + (size_t)flen + (size_t)qlen);
@@ -371,7 +255,7 @@ static struct py_site *site_resolve(uintptr_t code, int lasti)
     s->firstlineno = rd_i32(code + (uintptr_t)L->co_firstlineno);
     s->file_hash = fh;
     s->func_hash = qh;
-    s->line = py_addr2line((const uint8_t *)(lt + (uintptr_t)L->bytes_data), (size_t)lt_size,
+    s->line = cp_pystr_addr2line((const uint8_t *)(lt + (uintptr_t)L->bytes_data), (size_t)lt_size,
                            s->firstlineno, lasti);
     memcpy(mem + sizeof(*s), fbuf, (size_t)flen);
     memcpy(mem + sizeof(*s) + flen, qbuf, (size_t)qlen);
@@ -549,11 +433,11 @@ static uint64_t site_str_id(_Atomic uint64_t *slot, const char *s, size_t len)
     return id;
 }
 
-int cp_pystack_capture(uint64_t *ids, int max)
+/* Intern resolved sites as trace frame ids.  @return : ids written. */
+static int sites_intern(const struct py_site *const *sites, int n, uint64_t *ids)
 {
-    const struct py_site *sites[PY_WALK_MAX];
-    int n = py_walk_sites(sites, max < PY_WALK_MAX ? max : PY_WALK_MAX), out = 0;
     uint64_t epoch = n ? cp_itab_epoch() : 0;
+    int out = 0;
     for (int i = 0; i < n; i++) {
         struct py_site *s = (struct py_site *)sites[i];
         struct py_frame_key k;
@@ -579,6 +463,114 @@ int cp_pystack_capture(uint64_t *ids, int max)
         }
     }
     return out;
+}
+
+int cp_pystack_capture(uint64_t *ids, int max)
+{
+    const struct py_site *sites[PY_WALK_MAX];
+    int n = py_walk_sites(sites, max < PY_WALK_MAX ? max : PY_WALK_MAX);
+    return sites_intern(sites, n, ids);
+}
+
+/* ---- raw snapshots (the launch ring) ------------------------------------ */
+
+int cp_pystack_raw(cp_pyraw *out, int max)
+{
+    const struct cp_pylayout *L;
+    uintptr_t ts, fr;
+    int n = 0, budget;
+
+    if (max <= 0 || atomic_load_explicit(&g_state, memory_order_relaxed) <= 0)
+        return 0;
+    L = g_layout;
+    if (!g_py.is_initialized() || g_py.is_finalizing())
+        return 0;
+    ts = (uintptr_t)g_py.get_tstate();
+    if (!ptr_ok(ts) ||
+        (unsigned long)rd_ptr(ts + (uintptr_t)L->ts_thread_id) != (unsigned long)pthread_self())
+        return 0;
+    if (L->ts_cframe >= 0) {
+        uintptr_t cf = rd_ptr(ts + (uintptr_t)L->ts_cframe);
+        if (!ptr_ok(cf))
+            return 0;
+        fr = rd_ptr(cf + (uintptr_t)L->cframe_current_frame);
+    } else {
+        fr = rd_ptr(ts + (uintptr_t)L->ts_current_frame);
+    }
+    budget = 2 * max + 16;
+    for (; fr && n < max && budget > 0; budget--, fr = rd_ptr(fr + (uintptr_t)L->fr_previous)) {
+        uintptr_t code;
+        if (!ptr_ok(fr))
+            break;
+        if (*(const signed char *)(fr + (uintptr_t)L->fr_owner) == L->owner_cstack)
+            continue;
+        code = rd_ptr(fr + (uintptr_t)L->fr_code);
+        if (!is_type(code, g_py.code_type))
+            continue;
+        out[n].code = code;
+        out[n].instr = rd_ptr(fr + (uintptr_t)L->fr_instr);
+        n++;
+    }
+    return n;
+}
+
+/* Whether [a, a + n) can be read, without touching it (a code object seen
+ * by an earlier launch may have been freed and its arena unmapped since). */
+static int py_readable(uintptr_t a, size_t n)
+{
+    char buf[256];
+    struct iovec local = { buf, 0 }, remote = { (void *)a, 0 };
+    if (!ptr_ok(a & ~(uintptr_t)7))
+        return 0;
+    while (n) {
+        size_t k = n < sizeof buf ? n : sizeof buf;
+        local.iov_len = remote.iov_len = k;
+        remote.iov_base = (void *)a;
+        if (process_vm_readv(getpid(), &local, 1, &remote, 1, 0) != (ssize_t)k)
+            return 0;
+        a += k;
+        n -= k;
+        if (n > sizeof buf) {       /* first and last chunk are enough */
+            a += n - sizeof buf;
+            n = sizeof buf;
+        }
+    }
+    return 1;
+}
+
+int cp_pystack_intern_raw(const cp_pyraw *in, int n, uint64_t *ids, int max)
+{
+    const struct py_site *sites[PY_WALK_MAX];
+    const struct cp_pylayout *L = g_layout;
+    int k = 0;
+
+    if (atomic_load_explicit(&g_state, memory_order_acquire) <= 0)
+        return 0;
+    for (int i = 0; i < n && k < max && k < PY_WALK_MAX; i++) {
+        uintptr_t code = in[i].code, lt, fn, qn;
+        intptr_t lasti;
+        const struct py_site *s;
+        if (!py_readable(code, (size_t)L->co_code) || !is_type(code, g_py.code_type))
+            continue;
+        fn = rd_ptr(code + (uintptr_t)L->co_filename);
+        qn = rd_ptr(code + (uintptr_t)L->co_qualname);
+        lt = rd_ptr(code + (uintptr_t)L->co_linetable);
+        if (!py_readable(fn, (size_t)L->uni_compact_data) ||
+            !py_readable(qn, (size_t)L->uni_compact_data) ||
+            !py_readable(lt, (size_t)L->bytes_data) || !is_type(lt, g_py.bytes_type) ||
+            rd_i64(lt + (uintptr_t)L->bytes_size) < 0 ||
+            rd_i64(lt + (uintptr_t)L->bytes_size) > PY_LINETABLE_MAX ||
+            !py_readable(lt + (uintptr_t)L->bytes_data,
+                         (size_t)rd_i64(lt + (uintptr_t)L->bytes_size) + 1))
+            continue;
+        lasti = ((intptr_t)in[i].instr - (intptr_t)(code + (uintptr_t)L->co_code)) / 2;
+        if (lasti < 0 || lasti >= rd_i64(code + (uintptr_t)L->co_size))
+            continue;
+        s = site_get(code, (int)lasti);
+        if (s)
+            sites[k++] = s;
+    }
+    return sites_intern(sites, k, ids);
 }
 
 int cp_pystack_status(void)

@@ -38,6 +38,24 @@ int cp_pystack_walk(cp_pyframe_raw *out, int max);
  *  @return : the number of ids written to ids (0..max). */
 int cp_pystack_capture(uint64_t *ids, int max);
 
+/* A frame as the launch path keeps it: the code object and the instruction
+ * pointer, resolved only if ever needed (cp_pystack_intern_raw). */
+typedef struct cp_pyraw {
+    uintptr_t code, instr;
+} cp_pyraw;
+
+/*! cp_pystack_raw() : the calling thread's innermost Python frames as raw
+ *  (code, instruction) pairs, innermost first: a few loads per frame, no
+ *  lookup, no record.  @return : the number written (0..max). */
+int cp_pystack_raw(cp_pyraw *out, int max);
+
+/*! cp_pystack_intern_raw() : resolve frames taken by cp_pystack_raw(),
+ *  possibly on another thread and later, into trace frame ids (recording
+ *  strings and frames first, as cp_pystack_capture does).  A code object
+ *  that is no longer readable is skipped, never touched.  Must not be
+ *  called between cp_rec_begin and commit.  @return : ids written. */
+int cp_pystack_intern_raw(const cp_pyraw *in, int n, uint64_t *ids, int max);
+
 /*! cp_pystack_status() : why Python frames are (not) taken.
  *  @return : 1 when a supported interpreter was found, 0 when none is loaded
  *  (yet: the check is repeated until one is initialised), -1 when it is

@@ -278,6 +278,22 @@ __attribute__((noinline)) uint64_t cp_stack_capture(int skip, int with_python)
     return stack_finish(cfg, key, n_native, with_python, &n_py);
 }
 
+uint64_t cp_stack_intern(const uint64_t *ips, int n_native, const uint64_t *py, int n_py)
+{
+    uint64_t key[CP_STACK_MAX_NATIVE + CP_STACK_MAX_PY + 2];
+    if (n_native < 0 || n_py < 0 || n_native > CP_STACK_MAX_NATIVE || n_py > CP_STACK_MAX_PY ||
+        (n_native == 0 && n_py == 0) || !cp_rec_on())
+        return 0;
+    key[0] = (uint64_t)n_native;
+    memcpy(&key[1], ips, (size_t)n_native * sizeof(uint64_t));
+    key[1 + n_native] = (uint64_t)n_py;
+    memcpy(&key[2 + n_native], py, (size_t)n_py * sizeof(uint64_t));
+    if (n_native)
+        (void)cp_modules_sync();
+    return cp_itab_intern(&g_stacks, key, (size_t)(2 + n_native + n_py) * sizeof(uint64_t),
+                          stack_announce, NULL);
+}
+
 static void stack_on_new_file(void)
 {
     cp_itab_new_file();

@@ -19,4 +19,10 @@
  *  cp_rec_begin() and cp_rec_commit().  Thread-safe, no CUDA calls. */
 uint64_t cp_stack_capture(int skip, int with_python);
 
+/*! cp_stack_intern() : a stack id for a call site taken earlier: native
+ *  code addresses (innermost first, already minus one) and Python frame ids
+ *  (from cp_pystack_intern_raw).  Records what it needs as
+ *  cp_stack_capture() does; same rules.  @return : the id, or 0. */
+uint64_t cp_stack_intern(const uint64_t *ips, int n_native, const uint64_t *py, int n_py);
+
 #endif /* CP_STACK_H */

@@ -48,6 +48,11 @@ void cp_ev_set_tls_ctx(CUcontext ctx)
     cp_tls_ctx = ctx;
 }
 
+CUcontext cp_ev_tls_ctx(void)
+{
+    return cp_tls_ctx;
+}
+
 /* --- context -> device ----------------------------------------------------- */
 
 #define CP_CTX_SLOTS 256

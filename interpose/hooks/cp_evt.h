@@ -68,6 +68,10 @@ void cp_ev_capture_delta(int d);
  *  pop, create): the fallback for cp_ev_ctx() during capture. */
 void cp_ev_set_tls_ctx(CUcontext ctx);
 
+/*! cp_ev_tls_ctx() : the context this thread last made current through a
+ *  call cuprobe saw (NULL if none): no driver call. */
+CUcontext cp_ev_tls_ctx(void);
+
 /*! cp_ctx_learn() / cp_ctx_forget() : ctx -> device, learned when a context
  *  is created or retained. */
 void cp_ctx_learn(CUcontext ctx, int dev);

@@ -6,6 +6,7 @@
 
 #include "cp_evt.h"
 #include "cp_imap.h"
+#include "cp_inflight.h"
 #include "cp_launch.h"
 
 void cp_devinfo_on_new_file(void);
@@ -19,6 +20,7 @@ static void cp_hooks_atfork_child(void)
 {
     cp_imap_reset();
     cp_launch_after_fork();
+    cp_inflight_after_fork();
     cp_devinfo_after_fork();
 }
 
@@ -182,6 +184,8 @@ static void cp_sync_ev(const cp_call *c, int op, CUstream s)
 {
     cp_where w;
     cp_ev_ctx(&w, 1);
+    if (c->res == CUDA_SUCCESS && op != CP_SYNC_EVENT)
+        cp_inflight_synced(w.ctx, s, op == CP_SYNC_CTX);
     cp_ev_put_sync(c, &w, s, (uint64_t)op, cp_launch_take());
 }
 

@@ -15,6 +15,7 @@
 
 #include "cp_evt.h"
 #include "cp_imap.h"
+#include "cp_inflight.h"
 #include "cp_launch.h"
 
 #define CP_LC_SLOTS 1024            /* per thread, open addressing */
@@ -328,8 +329,10 @@ void cp_hook_launch(cp_call *c, CUfunction f, unsigned int gx, unsigned int gy, 
                     unsigned int bx, unsigned int by, unsigned int bz, unsigned int shmem,
                     CUstream s, void **params, void **extra)
 {
-    (void)gx, (void)gy, (void)gz, (void)bx, (void)by, (void)bz, (void)shmem;
+    const unsigned g[3] = { gx, gy, gz }, b[3] = { bx, by, bz };
     cp_lc_count(c->api, f);
+    if (c->res == CUDA_SUCCESS)
+        cp_inflight_launch(c, f, g, b, shmem, s);
     cp_xdev_check(c, f, s, params, extra);
 }
 
@@ -337,6 +340,11 @@ void cp_hook_launch_ex(cp_call *c, const CUlaunchConfig *config, CUfunction f, v
                        void **extra)
 {
     cp_lc_count(c->api, f);
+    if (c->res == CUDA_SUCCESS && config) {
+        const unsigned g[3] = { config->gridDimX, config->gridDimY, config->gridDimZ };
+        const unsigned b[3] = { config->blockDimX, config->blockDimY, config->blockDimZ };
+        cp_inflight_launch(c, f, g, b, config->sharedMemBytes, config->hStream);
+    }
     cp_xdev_check(c, f, config ? config->hStream : NULL, params, extra);
 }
 
@@ -344,8 +352,10 @@ void cp_hook_launch_coop(cp_call *c, CUfunction f, unsigned int gx, unsigned int
                          unsigned int gz, unsigned int bx, unsigned int by, unsigned int bz,
                          unsigned int shmem, CUstream s, void **params)
 {
-    (void)gx, (void)gy, (void)gz, (void)bx, (void)by, (void)bz, (void)shmem;
+    const unsigned g[3] = { gx, gy, gz }, b[3] = { bx, by, bz };
     cp_lc_count(c->api, f);
+    if (c->res == CUDA_SUCCESS)
+        cp_inflight_launch(c, f, g, b, shmem, s);
     cp_xdev_check(c, f, s, params, NULL);
 }
 
@@ -353,6 +363,8 @@ void cp_hook_launch_coop(cp_call *c, CUfunction f, unsigned int gx, unsigned int
  * the replays per graph (the capture itself was recorded op by op). */
 void cp_hook_graph_launch(cp_call *c, CUgraphExec g, CUstream s)
 {
-    (void)s;
+    static const unsigned one[3] = { 1, 1, 1 };
     cp_lc_count(c->api, g);
+    if (c->res == CUDA_SUCCESS)
+        cp_inflight_launch(c, g, one, one, 0, s);
 }

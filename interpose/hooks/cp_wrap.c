@@ -12,6 +12,7 @@
 #include <stdatomic.h>
 #include <string.h>
 
+#include "cp_inflight.h"
 #include "cp_rec.h"
 #include "cp_resolve.h"
 #include "cp_wrap.h"
@@ -77,6 +78,7 @@ static CUresult cp_no_real(uint32_t id)
             return real_ args;                                             \
         cp_call c_;                                                        \
         cp_call_start(&c_, CP_ID_##name, mode);                            \
+        c_.ret = (uintptr_t)__builtin_return_address(0);                   \
         if (mode == CP_M_PRE) {                                            \
             cp_call_stop(&c_, CUDA_SUCCESS, CP_M_LITE);                    \
             cp_hook_##hook CP_CALL_ARGS args;                              \
@@ -87,6 +89,8 @@ static CUresult cp_no_real(uint32_t id)
             cp_hook_##hook CP_CALL_ARGS args;                              \
         else if (r_ != CUDA_SUCCESS)                                       \
             cp_pre_failed(&c_);                                            \
+        if (__builtin_expect(cp_inflight_sticky(r_), 0))                   \
+            cp_inflight_error(&c_);                                        \
         cp_leave(&c_);                                                     \
         return r_;                                                         \
     }
@@ -102,9 +106,12 @@ static CUresult cp_no_real(uint32_t id)
             return real_();                                                \
         cp_call c_;                                                        \
         cp_call_start(&c_, CP_ID_##name, mode);                            \
+        c_.ret = (uintptr_t)__builtin_return_address(0);                   \
         CUresult r_ = real_();                                             \
         cp_call_stop(&c_, r_, mode);                                       \
         cp_hook_##hook(&c_);                                               \
+        if (__builtin_expect(cp_inflight_sticky(r_), 0))                   \
+            cp_inflight_error(&c_);                                        \
         cp_leave(&c_);                                                     \
         return r_;                                                         \
     }

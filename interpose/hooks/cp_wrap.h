@@ -40,6 +40,7 @@ typedef struct cp_call {
     uint32_t api;       /* CP_ID_* */
     CUresult res;       /* what the driver returned (and the program gets) */
     int saved_errno;    /* errno right after the real call, restored on return */
+    uintptr_t ret;      /* the wrapper's return address: the caller's code */
 } cp_call;
 
 /* Hooks run after the real call, with the same arguments, never changing

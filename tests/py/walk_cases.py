@@ -256,7 +256,8 @@ def bench():
         return down(n - here - 2)   # + the down() frames + fn = n
 
     for depth in (8, 32):
-        for mode, name in ((0, "walk"), (1, "walk+intern"), (2, "full stack")):
+        for mode, name in ((0, "walk"), (1, "walk+intern"), (2, "full stack"),
+                           (3, "raw 6")):
             res = []
             fn = lambda: (len(parse(WALK(64))), BENCH(200000, mode))  # noqa: E731
             cb = CALLBACK(lambda: res.append(at_depth(depth, fn)))

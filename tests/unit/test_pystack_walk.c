@@ -1,4 +1,4 @@
-// link: build/interpose/callsite/cp_pystack.o build/interpose/callsite/cp_pylayout.o build/interpose/callsite/cp_itab.o build/interpose/callsite/cp_modules.o build/interpose/callsite/cp_stack.o build/interpose/callsite/cp_scache.o
+// link: build/interpose/callsite/cp_pystack.o build/interpose/callsite/cp_pystr.o build/interpose/callsite/cp_pylayout.o build/interpose/callsite/cp_itab.o build/interpose/callsite/cp_modules.o build/interpose/callsite/cp_stack.o build/interpose/callsite/cp_scache.o
 /*
  * test_pystack_walk.c - the GIL-free Python frame walker against a real
  * interpreter.  The binary loads libpython at run time (dlopen, so the build
@@ -102,18 +102,22 @@ static void mark(int what)
 }
 
 /* Python: CFUNCTYPE(c_double, c_int, c_int).  ns per walk (mode 0), per
- * interned capture (mode 1) of the calling thread's frames, or per full
- * cp_stack_capture (mode 2: native + Python + stack interning). */
+ * interned capture (mode 1) of the calling thread's frames, per full
+ * cp_stack_capture (mode 2: native + Python + stack interning), or per raw
+ * snapshot of the 6 innermost frames (mode 3: what a launch costs). */
 static double bench(int iters, int mode)
 {
     cp_pyframe_raw f[64];
     uint64_t ids[64];
+    cp_pyraw raw[6];
     uint64_t t0 = cp_now_ns();
     for (int i = 0; i < iters; i++) {
         if (mode == 0)
             cp_pystack_walk(f, 64);
         else if (mode == 1)
             cp_pystack_capture(ids, 64);
+        else if (mode == 3)
+            cp_pystack_raw(raw, 6);
         else
             cp_stack_capture(0, 1);
     }
