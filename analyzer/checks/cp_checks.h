@@ -19,5 +19,6 @@ extern const cp_check cp_check_leak;           /* leak */
 extern const cp_check cp_check_growth;         /* memory-growth */
 extern const cp_check cp_check_frag;           /* fragmentation */
 extern const cp_check cp_check_blocking;       /* blocking-copy */
+extern const cp_check cp_check_fatal;          /* fatal-error */
 
 #endif /* REPORT_CHECKS_H */

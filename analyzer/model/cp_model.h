@@ -19,7 +19,7 @@
 #include "cp_series.h"
 
 #define CP_MAX_DEV 64
-#define CP_N_CHECKS 11
+#define CP_N_CHECKS 12
 
 /* Where device memory is held: the accounting classes of the oom check. */
 enum cp_hold {

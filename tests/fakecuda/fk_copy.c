@@ -31,6 +31,10 @@ static CUresult fk_copy(uintptr_t dst, enum fk_side ds, uintptr_t src, enum fk_s
                         int pt)
 {
     FK_GUARD();
+    /* A copy on the default stream waits for the kernels before it: a
+     * pending fault surfaces here (FAKECUDA_FAIL_LAUNCH). */
+    if (!s && fk_fault_sync() != CUDA_SUCCESS)
+        return fk_fault_sync();
     struct fk_sref sr;
     CUresult rc = fk_stream_of(s, pt, &sr);
     if (rc != CUDA_SUCCESS)

@@ -271,6 +271,8 @@ FK_ALIAS(cuCtxGetDevice_v2);
 static CUresult fk_ctx_sync(CUcontext ctx)
 {
     FK_GUARD();
+    if (fk_fault_sync() != CUDA_SUCCESS)
+        return fk_fault_sync();
     struct CUctx_st *c;
     CUresult rc = fk_ctx_or_current(ctx, &c);
     if (rc != CUDA_SUCCESS)

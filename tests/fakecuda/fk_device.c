@@ -220,7 +220,7 @@ void fk_env_load(void)
 CUresult fk_guard(void)
 {
     if (__atomic_load_n(&fk_initialized, __ATOMIC_ACQUIRE))
-        return CUDA_SUCCESS;
+        return fk_fault_sticky_code();
     fk_env_load();
     return fk_stub ? CUDA_ERROR_STUB_LIBRARY : CUDA_ERROR_NOT_INITIALIZED;
 }

@@ -30,7 +30,16 @@
 #define FK_ALIAS(name) \
     extern __typeof__(name) fk_pfn_##name __attribute__((alias(#name), visibility("hidden")))
 
-/* Entry guard: stub library -> 34, before a successful cuInit -> 3. */
+/* fk_fault.c: FAKECUDA_FAIL_LAUNCH.  fk_fault_launched() after every
+ * successful launch; fk_fault_sync() at every synchronising call (the
+ * pending fault becomes the sticky error it returns); fk_fault_sticky_code()
+ * the sticky error, 0 while none. */
+void fk_fault_launched(void);
+CUresult fk_fault_sync(void);
+CUresult fk_fault_sticky_code(void);
+
+/* Entry guard: stub library -> 34, before a successful cuInit -> 3; a
+ * sticky fault (fk_fault.c) -> its error. */
 #define FK_GUARD() \
     do { CUresult fk_rc_ = fk_guard(); if (fk_rc_ != CUDA_SUCCESS) return fk_rc_; } while (0)
 

@@ -314,7 +314,10 @@ static CUresult fk_launch(const void *f, unsigned gx, unsigned gy, unsigned gz, 
         return rc;
     if (!k->check(buf))
         return CUDA_ERROR_ILLEGAL_ADDRESS;
-    return fk_op_kernel(&sr, k, buf);
+    rc = fk_op_kernel(&sr, k, buf);
+    if (rc == CUDA_SUCCESS)
+        fk_fault_launched();
+    return rc;
 }
 
 CUresult cuLaunchKernel(CUfunction f, unsigned int gridDimX, unsigned int gridDimY, unsigned int gridDimZ,

@@ -201,6 +201,8 @@ FK_ALIAS(cuStreamDestroy_v2);
 static CUresult fk_stream_wait(CUstream hStream, int pt, int query)
 {
     FK_GUARD();
+    if (fk_fault_sync() != CUDA_SUCCESS)
+        return fk_fault_sync();
     struct fk_sref sr;
     CUresult rc = fk_sref_get(pt && !hStream ? CU_STREAM_PER_THREAD : hStream, &sr);
     if (rc != CUDA_SUCCESS)
@@ -495,6 +497,8 @@ FK_ALIAS(cuEventRecord_ptsz);
 static CUresult fk_event_wait(CUevent hEvent, int sync)
 {
     FK_GUARD();
+    if (fk_fault_sync() != CUDA_SUCCESS)
+        return fk_fault_sync();
     if (!hEvent || hEvent->magic != FK_MAGIC_EVENT)
         return CUDA_ERROR_INVALID_HANDLE;
     if (sync) {

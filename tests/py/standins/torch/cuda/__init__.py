@@ -25,7 +25,7 @@ class DeferredCudaCallError(Exception):
 
 
 def is_available():
-    return True
+    return torch.version.cuda is not None
 
 
 def is_initialized():
@@ -44,6 +44,9 @@ def _lazy_init(_source="program"):
     global _initialized, _standin_init_source
     if is_initialized() or hasattr(_tls, "is_initializing"):
         return
+    if torch.version.cuda is None:
+        # PyTorch's own check in torch/cuda/__init__.py:_lazy_init.
+        raise AssertionError("Torch not compiled with CUDA enabled")
     with _initialization_lock:
         if is_initialized():
             return

@@ -1,0 +1,112 @@
+#!/bin/sh
+# fatal_error: what a run died of (issue 15).  tests/py/fatal_prog.py runs
+# under the shim on the fake driver with the stand-in PyTorch and dies of a
+# device mismatch, a CPU-only torch, an OOM, a worker thread's exception
+# and an asynchronous illegal address (FAKECUDA_FAIL_LAUNCH: the 3rd launch
+# faults, the sync after the 5th reports 700).  Each report must give the
+# right explanation and name the raising line (marked "# RAISE <scenario>"
+# in the program); the asynchronous one must list the five launches in
+# flight with their sites and the culprit's line.  Output and exit status
+# must be the same as without the companion; a run that caught everything
+# shows nothing.
+. "$ROOT/tests/sh/lib.sh"
+command -v python3 >/dev/null 2>&1 || skip "no python3"
+[ -f "$SHIM" ] || skip "no $SHIM"
+[ -f "$FAKE_DIR/libcuda.so.1" ] || skip "fake driver not built"
+[ -x "$ANA" ] || skip "no $ANA"
+
+PROG="$ROOT/tests/py/fatal_prog.py"
+PP="$ROOT/scripts/python:$ROOT/tests/py/standins"
+line_of() { grep -n "# $1\$" "$PROG" | cut -d: -f1; }
+run() { # run NAME [VAR=VALUE...]: trace fatal_prog.py NAME into $TMP/NAME.trace
+    name=$1; shift
+    env -u CUPROBE_FRAMEWORK_SINK "$@" PYTHONPATH="$PP" PYTHONDONTWRITEBYTECODE=1 \
+        LD_PRELOAD="$SHIM" LD_LIBRARY_PATH="$FAKE_DIR" CUPROBE_OUTPUT="$TMP/$name.trace" \
+        FAKECUDA_MEM=1G python3 "$PROG" "$name" >"$TMP/$name.out" 2>"$TMP/$name.err"
+    echo $? >"$TMP/$name.rc"
+    "$ANA" report --no-progress "$TMP/$name.trace" >"$TMP/$name.report" 2>&1
+    "$ANA" report --json --no-progress "$TMP/$name.trace" >"$TMP/$name.json" 2>&1
+}
+rc_is() { [ "$(cat "$TMP/$1.rc")" = "$2" ] || { cat "$TMP/$1.err"; die "$1: exit status $(cat "$TMP/$1.rc"), expected $2"; }; }
+# finding CHECK SEV NAME: the report's line for that finding
+has() { expect_grep "$1" "$TMP/$2.report"; }
+
+# 1. Device mismatch: devices, argument, likely origin, allocating device, fix.
+run mismatch
+rc_is mismatch 1
+L=$(line_of "RAISE mismatch")
+has "^error +\[fatal-error\] pid [0-9]+ died of tensors on different devices in one operation at .*fatal_prog.py:$L \(cross_entropy\)" mismatch
+has "Your line: .*fatal_prog.py:$L \(cross_entropy\)" mismatch
+has "argument \`target\` of wrapper_CUDA_nll_loss_forward" mismatch
+has "Likely origin: labels or indices straight from the data loader" mismatch
+has "allocated device memory on: GPU 0 " mismatch
+has "Fix: move it to the others' device" mismatch
+expect_grep '"devices": *"cpu and cuda:0"' "$TMP/mismatch.json"
+
+# 2. CPU-only torch: the framework layer, joined with no-gpu-used.
+run nocuda STANDIN_TORCH_CUDA=
+rc_is nocuda 1
+L=$(line_of "RAISE nocuda")
+has "^error +\[fatal-error\] pid [0-9]+ died of PyTorch without CUDA at .*fatal_prog.py:$L \(nocuda\)" nocuda
+has "AssertionError: Torch not compiled with CUDA enabled" nocuda
+has "Layer that failed: the framework: torch 2.11.0\+standin is a CPU-only build" nocuda
+has "torch.version.cuda = None" nocuda
+has "^info +\[no-gpu-used\]" nocuda
+has "The run died of it: see fatal-error" nocuda
+
+# 3. OOM: joined with the oom post-mortem, not reported twice.
+run oom
+rc_is oom 1
+L=$(line_of "RAISE oom")
+has "^error +\[oom\] cuMemAlloc_v2 of 2.00 GiB on GPU 0" oom
+has "The run died of it: .*OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB" oom
+has "raised at your line .*fatal_prog.py:$L \(oom\)" oom
+expect_no_grep "\[fatal-error\]" "$TMP/oom.report"
+
+# 4. A worker thread dies, the run goes on and exits 0: a warning naming it.
+run thread
+rc_is thread 0
+L=$(line_of "RAISE thread")
+has "^warning +\[fatal-error\] pid [0-9]+: thread 'loader' died of tensors on different devices in one operation at .*fatal_prog.py:$L \(load_batch\)" thread
+has "the process went on and exited normally" thread
+expect_grep "^main went on$" "$TMP/thread.out"
+
+# 5. Asynchronous illegal address: surfaced line, the launches in flight with
+#    their sites, the culprit's line among them, the rerun command lines.
+run async FAKECUDA_FAIL_LAUNCH=3
+rc_is async 1
+L=$(line_of "RAISE async")
+C=$(line_of "CULPRIT")
+has "^error +\[fatal-error\] pid [0-9]+ died of an asynchronous CUDA error at .*fatal_prog.py:$L \(async_fault\)" async
+has "where the error surfaced .*not where it happened" async
+has "CUDA_ERROR_ILLEGAL_ADDRESS \(700\)" async
+has "First reported by cuCtxSynchronize at .*fatal_prog.py:[0-9]+ \(async_fault\)" async
+has "oldest first \(5;" async
+for i in 1 2 4 5; do
+    has "^ +$i\. fake_noop grid \($i,1,1\) block \(128,1,1\) stream 0x0, from .*fatal_prog.py:$(line_of "LAUNCH $i") \(async_fault\)" async
+done
+has "^ +3\. fake_noop grid \(3,1,1\) block \(128,1,1\) stream 0x0, from .*fatal_prog.py:[0-9]+ \(launch\) <- .*fatal_prog.py:$C \(async_fault\)" async
+has "^ +CUDA_LAUNCH_BLOCKING=1 .*python[0-9.]* .*fatal_prog.py async$" async
+has "^ +compute-sanitizer --tool memcheck .*python[0-9.]* .*fatal_prog.py async$" async
+has "^info +\[cuda-errors\] CUDA_ERROR_ILLEGAL_ADDRESS" async
+"$ANA" dump "$TMP/async.trace" >"$TMP/async.dump" || die "dump failed"
+expect_grep "^ASYNC_ERROR .*api=cuCtxSynchronize .*result=700 .*n_inflight=5 overflow=0" "$TMP/async.dump"
+[ "$(grep -c '^INFLIGHT ' "$TMP/async.dump")" -eq 5 ] || die "expected 5 INFLIGHT records"
+
+# 6. Caught everything, exit 0: nothing here.
+run caught
+rc_is caught 0
+expect_no_grep "fatal-error" "$TMP/caught.report"
+
+# 7. Output and exit status do not depend on the companion.
+for s in mismatch async thread; do
+    cp "$TMP/$s.out" "$TMP/$s.out1"; cp "$TMP/$s.err" "$TMP/$s.err1"; cp "$TMP/$s.rc" "$TMP/$s.rc1"
+    extra=""; [ $s = async ] && extra=FAKECUDA_FAIL_LAUNCH=3
+    run $s CUPROBE_FRAMEWORK=0 $extra
+    cmp -s "$TMP/$s.out" "$TMP/$s.out1" || die "$s: stdout differs with the companion"
+    cmp -s "$TMP/$s.rc" "$TMP/$s.rc1" || die "$s: exit status differs with the companion"
+    grep -v '^\[cuprobe [0-9]*\]' "$TMP/$s.err" >"$TMP/$s.e0"
+    grep -v '^\[cuprobe [0-9]*\]' "$TMP/$s.err1" >"$TMP/$s.e1"
+    cmp -s "$TMP/$s.e0" "$TMP/$s.e1" || { diff "$TMP/$s.e0" "$TMP/$s.e1"; die "$s: stderr differs with the companion"; }
+done
+echo "ok"
