@@ -3,9 +3,15 @@
  * through the model and the checks, then print the findings.
  *
  * Exit status: 0 ok; 3 when --fail-on names a severity a finding reaches;
- * 2 for a usage error or when a trace could not be read to its end (after
- * reporting what decoded; 2 wins over 3).
+ * 2 for a usage error or when a trace could not be read (after reporting
+ * what decoded; 2 wins over 3).  A trace that decodes cleanly up to a cut,
+ * with no END record, is a killed process (the `killed` finding), not bad
+ * input.
+ *
+ * With no TRACE, or a directory, the traces of the last `cuprobe run` there
+ * are read: the files its .cuprobe-last-run lists, else every *.trace.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,6 +22,7 @@
 
 #include "cp_report.h"
 #include "cp_checks.h"
+#include "cp_run.h"
 #include "render.h"
 
 typedef struct cp_ropts {
@@ -33,7 +40,8 @@ static void cp_report_usage(FILE *o)
     size_t n;
     const cp_check *const *all = cp_checks(&n);
     fprintf(o,
-            "usage: cuprobe report [OPTIONS] TRACE...\n"
+            "usage: cuprobe report [OPTIONS] [TRACE|DIR]...\n"
+            "  (no TRACE: the traces of the last `cuprobe run` in this directory)\n"
             "  --json              machine-readable report (docs/report.md)\n"
             "  --list              one line per finding: CHECK SEVERITY COUNT\n"
             "  --fail-on error|warning\n"
@@ -148,12 +156,17 @@ static int cp_read_trace(cp_proc *p, const cp_ropts *o, cp_progress *pg)
     } else if (rc < 0) {
         p->error = strdup(cp_dec_err(d));
         p->truncated = cp_dec_truncated(d);
+        /* Clean to the cut and no END: the process was killed (SIGKILL,
+         * the OOM killer, a time limit) and the trace is whole up to its
+         * last flush: a post-mortem, not an input error. */
+        p->killed = p->truncated && cp_dec_records(d) > 0;
     }
+    cp_model_last_names(p, d);
     p->records = cp_dec_records(d);
     const cp_trace_info *in = cp_dec_info(d);
     if (in)
         p->lost = in->lost > p->lost ? in->lost : p->lost;
-    return rc < 0 ? -1 : 0;
+    return rc < 0 && !p->killed ? -1 : 0;
 }
 
 static void cp_finish_trace(cp_proc *p, const cp_ropts *o, cp_report *rep)
@@ -214,12 +227,14 @@ static int cp_collect(const cp_ropts *o, char **files, int n_files, cp_report *r
             pg.done_before += (uint64_t)st.st_size;
     }
     cp_progress_clear(&pg);
+    cp_run_build(rep->procs, rep->n_procs);
     size_t n;
     const cp_check *const *all = cp_checks(&n);
     for (size_t k = 0; k < n; k++)
         if (o->selected[k] && all[k]->across)
             all[k]->across(rep);
     cp_report_prepare(rep);
+    cp_report_merge_ranks(rep);
     return bad;
 }
 
@@ -342,44 +357,157 @@ static int cp_parse_args(int argc, char **argv, cp_ropts *o, int *first)
     return 0;
 }
 
+/* --- which traces ------------------------------------------------------------------- */
+
+typedef struct cp_paths {
+    char **v;
+    size_t n, cap;
+} cp_paths;
+
+static int cp_paths_add(cp_paths *ps, const char *dir, const char *name)
+{
+    if (ps->n == ps->cap) {
+        size_t c = ps->cap ? ps->cap * 2 : 16;
+        char **v = realloc(ps->v, c * sizeof *v);
+        if (!v)
+            return -ENOMEM;
+        ps->v = v;
+        ps->cap = c;
+    }
+    size_t len = (dir ? strlen(dir) + 1 : 0) + strlen(name) + 1;
+    char *s = malloc(len);
+    if (!s)
+        return -ENOMEM;
+    if (dir && name[0] != '/')
+        snprintf(s, len, "%s/%s", dir, name);
+    else
+        snprintf(s, len, "%s", name);
+    ps->v[ps->n++] = s;
+    return 0;
+}
+
+static int cp_str_cmp(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The traces of the last run in dir: its .cuprobe-last-run list (one file
+ * a line, written by `cuprobe run`), else every *.trace in it. */
+static int cp_paths_dir(cp_paths *ps, const char *dir)
+{
+    char lf[4096], line[4096];
+    snprintf(lf, sizeof lf, "%s/.cuprobe-last-run", dir);
+    size_t before = ps->n;
+    FILE *f = fopen(lf, "r");
+    if (f) {
+        while (fgets(line, sizeof line, f)) {
+            line[strcspn(line, "\n")] = 0;
+            struct stat st;
+            char full[8192];
+            snprintf(full, sizeof full, "%s/%s", dir, line);
+            if (*line && stat(line[0] == '/' ? line : full, &st) == 0 &&
+                cp_paths_add(ps, dir, line) != 0) {
+                fclose(f);
+                return -ENOMEM;
+            }
+        }
+        fclose(f);
+        if (ps->n > before)
+            return 0;
+    }
+    DIR *d = opendir(dir);
+    if (!d)
+        return -errno;
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        size_t l = strlen(e->d_name);
+        if (l > 6 && strcmp(e->d_name + l - 6, ".trace") == 0 &&
+            cp_paths_add(ps, dir, e->d_name) != 0) {
+            closedir(d);
+            return -ENOMEM;
+        }
+    }
+    closedir(d);
+    qsort(ps->v + before, ps->n - before, sizeof *ps->v, cp_str_cmp);
+    return 0;
+}
+
+static void cp_paths_free(cp_paths *ps)
+{
+    for (size_t i = 0; i < ps->n; i++)
+        free(ps->v[i]);
+    free(ps->v);
+}
+
+/* argv[first..argc) as trace paths: directories (and no argument at all:
+ * ".") stand for the traces of the last run there.  @return : 0 or -1. */
+static int cp_paths_of_args(cp_paths *ps, int argc, char **argv, int first)
+{
+    const char *dot[] = { "." };
+    const char *const *a = first < argc ? (const char *const *)argv + first : dot;
+    int n = first < argc ? argc - first : 1;
+    for (int i = 0; i < n; i++) {
+        struct stat st;
+        if (stat(a[i], &st) == 0 && S_ISDIR(st.st_mode)) {
+            size_t before = ps->n;
+            int rc = cp_paths_dir(ps, a[i]);
+            if (rc < 0 || ps->n == before) {
+                fprintf(stderr, "report: %s: %s\n", a[i],
+                        rc < 0 ? strerror(-rc) : "no traces here (*.trace) and no "
+                        ".cuprobe-last-run from `cuprobe run`");
+                return -1;
+            }
+        } else if (cp_paths_add(ps, NULL, a[i]) != 0) {
+            return -1;
+        }
+    }
+    return 0;
+}
+
 int cp_report_main(int argc, char **argv)
 {
     cp_ropts o;
     int first;
     if (cp_parse_args(argc, argv, &o, &first) != 0)
         return 2;
-    if (first >= argc) {
-        cp_report_usage(stderr);
+    cp_paths ps = { 0 };
+    if (cp_paths_of_args(&ps, argc, argv, first) != 0) {
+        cp_paths_free(&ps);
         return 2;
     }
     cp_sym_config(o.symbolize, o.all_frames);
     cp_report rep = { .all_frames = o.all_frames, .max_sites = o.max_sites };
     /* The same file named twice (or through a link) is one process. */
-    int nt = 0;
-    struct stat *seen = calloc((size_t)(argc - first), sizeof *seen);
-    if (!seen)
+    size_t nt = 0;
+    struct stat *seen = calloc(ps.n ? ps.n : 1, sizeof *seen);
+    if (!seen) {
+        cp_paths_free(&ps);
         return 2;
-    for (int i = first; i < argc; i++) {
+    }
+    for (size_t i = 0; i < ps.n; i++) {
         struct stat st;
         int dup = 0;
-        if (stat(argv[i], &st) == 0 && S_ISREG(st.st_mode)) {
-            for (int j = 0; j < nt && !dup; j++)
+        if (stat(ps.v[i], &st) == 0 && S_ISREG(st.st_mode)) {
+            for (size_t j = 0; j < nt && !dup; j++)
                 dup = seen[j].st_dev == st.st_dev && seen[j].st_ino == st.st_ino;
             seen[nt] = st;
         } else {
             memset(&seen[nt], 0, sizeof seen[nt]);
         }
         if (dup) {
-            fprintf(stderr, "report: %s: given more than once; read once\n", argv[i]);
+            fprintf(stderr, "report: %s: given more than once; read once\n", ps.v[i]);
+            free(ps.v[i]);
             continue;
         }
-        argv[first + nt++] = argv[i];
+        ps.v[nt++] = ps.v[i];
     }
     free(seen);
-    argc = first + nt;
-    int bad = cp_collect(&o, argv + first, argc - first, &rep);
-    if (bad < 0)
+    ps.n = nt;
+    int bad = cp_collect(&o, ps.v, (int)ps.n, &rep);
+    if (bad < 0) {
+        cp_paths_free(&ps);
         return 2;
+    }
     const char *nc = getenv("NO_COLOR");
     cp_out_opts oo = { .color = !o.json && isatty(1) && !(nc && *nc), .max_sites = o.max_sites };
     if (o.list) {
@@ -397,10 +525,11 @@ int cp_report_main(int argc, char **argv)
         if (rep.f[i]->sev > worst)
             worst = rep.f[i]->sev;
     for (size_t i = 0; i < rep.n_procs; i++)
-        if (rep.procs[i]->error)
+        if (rep.procs[i]->error && !rep.procs[i]->killed)
             fprintf(stderr, "%s\n", rep.procs[i]->error);
     int rc = bad || bad_html ? 2 : (o.fail_on >= 0 && worst >= o.fail_on) ? 3 : 0;
     cp_report_release(&rep);
+    cp_paths_free(&ps);
     return rc;
 }
 

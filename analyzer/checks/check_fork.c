@@ -2,12 +2,15 @@
  * check_fork.c - fork-after-init: a child forked after its parent
  * initialised CUDA, that then used CUDA itself.  Needs both traces: the
  * parent's CP_REC_FORK after its first successful cuInit, and the child's
- * trace (its header names the parent in ppid) with a CUDA call in it.
+ * trace (its header names the parent in ppid) with a CUDA call in it, made
+ * in the image it was forked with: a child that exec'd first (simpleIPC,
+ * subprocess, a compile worker) starts CUDA afresh, which is safe.
  */
 #include <stdio.h>
 #include <stdlib.h>
 
 #include "cp_checks.h"
+#include "cp_run.h"
 
 static void fork_finish(cp_proc *p, void *st, cp_report *rep)
 {
@@ -22,13 +25,13 @@ static void fork_across(cp_report *rep)
             for (size_t j = 0; j < rep->n_procs; j++) {
                 cp_proc *ch = rep->procs[j];
                 if (ch == par || ch->pid != par->forks[k] || ch->ppid != par->pid ||
-                    !ch->first_cuda_ts)
+                    !ch->first_cuda_ts || ch->forked_image == 0)
                     continue;
+                char who[256];
                 cp_finding *f = cp_finding_new(rep, &cp_check_fork, ch,
-                                               "pid %llu was forked by pid %llu after it "
-                                               "initialised CUDA, and then called %s",
-                                               (unsigned long long)ch->pid,
-                                               (unsigned long long)par->pid,
+                                               "forked by %s after it initialised CUDA, and "
+                                               "then called %s without an exec",
+                                               cp_run_who(par, who, sizeof who),
                                                ch->first_cuda_api ? ch->first_cuda_api : "CUDA");
                 if (!f)
                     return;

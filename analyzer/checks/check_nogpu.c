@@ -3,15 +3,17 @@
  * report states it first: CUDA was never initialised (and why), no device
  * was visible, or no memory was allocated and no kernel launched.
  *
- * When several traces are read together, a process whose descendants used
- * the GPU is their launcher (torchrun, a script that starts the ranks):
- * that it used no GPU itself is normal, and said as info.
+ * It judges the run, not each process: when another process of the run did
+ * the GPU work, one that did not (its launcher, a wrapper shell, a compile
+ * worker, a device probe) is info; an image that only exec'd is joined to
+ * its successor and says nothing.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cp_checks.h"
+#include "cp_run.h"
 
 static int cp_any_device(const cp_proc *p)
 {
@@ -27,11 +29,6 @@ static uint64_t ng_dev_allocs(const cp_proc *p)
     for (int d = 0; d < p->n_dev && d < CP_MAX_DEV; d++)
         n += p->mem[d].n_alloc;
     return n;
-}
-
-static int ng_used_gpu(const cp_proc *p)
-{
-    return p->init_ok && (ng_dev_allocs(p) || p->n_launch || p->n_copy);
 }
 
 static void ng_finish(cp_proc *p, void *st, cp_report *rep)
@@ -75,54 +72,110 @@ static void ng_finish(cp_proc *p, void *st, cp_report *rep)
     } else {
         return;
     }
-    cp_finding *f = cp_finding_new(rep, &cp_check_nogpu, p, "pid %llu did not use a GPU: %s",
-                                   (unsigned long long)p->pid, why);
+    cp_finding *f = cp_finding_new(rep, &cp_check_nogpu, p, "%s", why);
     if (!f)
         return;
     f->top = 1;
     f->count = 1;
+    /* Whether the process tried to get a GPU and got none, as opposed to
+     * never asking for one (a shell, a launcher). */
+    f->tag = strcmp(state, "no-memory") != 0 &&
+             (p->init_calls || p->device_count_zero || (p->dlopen_seen && !p->dlopen_ok) ||
+              p->lib_kind == CP_LIB_STUB || strcmp(state, "no-device") == 0);
     cp_jb_ks(&f->details, "state", state);
     cp_jb_ks(&f->details, "cuda_visible_devices", cvd);
 }
 
-/* Whether proc a is an ancestor of proc d among the traces of rep. */
+/* Whether proc a is an ancestor of proc d (parents as the run model
+ * linked them, through exec'd images of the same pid). */
 static int ng_ancestor(const cp_report *rep, const cp_proc *a, const cp_proc *d)
 {
-    uint64_t pid = d->ppid;
-    for (size_t hops = 0; hops <= rep->n_procs; hops++) {
-        if (pid == a->pid)
-            return 1;
-        const cp_proc *up = NULL;
-        for (size_t i = 0; i < rep->n_procs && !up; i++)
-            if (rep->procs[i]->pid == pid && rep->procs[i] != d)
-                up = rep->procs[i];
-        if (!up)
-            return 0;
-        pid = up->ppid;
-    }
+    const cp_proc *up = d->parent;
+    for (size_t hops = 0; up && hops <= rep->n_procs; hops++, up = up->parent)
+        for (const cp_proc *img = a; img; img = img->next_image)
+            if (up == img)
+                return 1;
     return 0;
 }
 
+/* The finding about the run as a whole when no process used a GPU: the
+ * command's own process (the root, else the first) speaks for the run. */
+static int ng_speaker(const cp_report *rep, const cp_finding *f)
+{
+    for (size_t j = 0; j < rep->n; j++) {
+        const cp_finding *g = rep->f[j];
+        if (g->check != &cp_check_nogpu || !g->proc)
+            continue;
+        if (g->proc->root)
+            return g == f;
+    }
+    for (size_t j = 0; j < rep->n; j++)
+        if (rep->f[j]->check == &cp_check_nogpu && rep->f[j]->proc)
+            return rep->f[j] == f;
+    return 0;
+}
+
+/* A run is judged as one: an image that only exec'd is its successor's, a
+ * process that used no GPU while another did is a helper (info), and only
+ * when no process used one is that a warning, said once for the run. */
 static void ng_across(cp_report *rep)
 {
-    for (size_t i = 0; i < rep->n; i++) {
+    const cp_proc *worker = NULL;
+    for (size_t j = 0; j < rep->n_procs && !worker; j++)
+        if (rep->procs[j]->used_gpu)
+            worker = rep->procs[j];
+    char who[256];
+    for (size_t i = 0; i < rep->n;) {
         cp_finding *f = rep->f[i];
-        if (f->check != &cp_check_nogpu || !f->proc)
+        if (f->check != &cp_check_nogpu || !f->proc) {
+            i++;
             continue;
-        for (size_t j = 0; j < rep->n_procs; j++) {
-            const cp_proc *q = rep->procs[j];
-            if (q == f->proc || !ng_used_gpu(q) || !ng_ancestor(rep, f->proc, q))
-                continue;
+        }
+        if (f->proc->exec_only) {
+            cp_report_drop(rep, i);
+            continue;
+        }
+        char *why = strdup(f->title ? f->title : "");
+        if (!why)
+            return;
+        if (worker) {
+            const cp_proc *kid = NULL;
+            for (size_t j = 0; j < rep->n_procs && !kid; j++)
+                if (rep->procs[j]->used_gpu && ng_ancestor(rep, f->proc, rep->procs[j]))
+                    kid = rep->procs[j];
             f->sev = CP_SEV_INFO;
             f->top = 0;
-            cp_finding_retitle(f, "pid %llu did not use a GPU: launcher process (pid %llu, "
-                               "started by it, did)", (unsigned long long)f->proc->pid,
-                               (unsigned long long)q->pid);
-            cp_finding_line(f, "A process that only starts the processes doing the GPU work "
-                            "(torchrun, a launcher script) needs no GPU itself.");
-            cp_jb_kb(&f->details, "launcher", 1);
-            break;
+            if (kid) {
+                cp_finding_retitle(f, "did not use a GPU: launcher of %s, which did",
+                                   cp_run_who(kid, who, sizeof who));
+                cp_finding_line(f, "A process that only starts the processes doing the GPU "
+                                "work (torchrun, srun, a launcher script) needs no GPU itself.");
+                cp_jb_kb(&f->details, "launcher", 1);
+            } else {
+                cp_finding_retitle(f, "did not use a GPU: a helper of this run (%s did the "
+                                   "GPU work)", cp_run_who(worker, who, sizeof who));
+                cp_finding_line(f, "Compile workers, wrapper shells and device probes "
+                                "initialise CUDA or ask for devices without using them; "
+                                "that costs nothing here.");
+                cp_jb_kb(&f->details, "helper", 1);
+            }
+            cp_finding_line(f, "Its own state: %s.", why);
+        } else if (ng_speaker(rep, f)) {
+            if (f->tag)
+                cp_finding_retitle(f, "the command's own process expected a GPU and got "
+                                   "none: %s", why);
+            else
+                cp_finding_retitle(f, "%s used a GPU: %s",
+                                   rep->n_procs > 1 ? "no process of this run"
+                                                    : "the program never", why);
+        } else {
+            /* Said by the run's finding already. */
+            f->sev = CP_SEV_INFO;
+            f->top = 0;
+            cp_finding_retitle(f, "did not use a GPU either: %s", why);
         }
+        free(why);
+        i++;
     }
 }
 

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "cp_checks.h"
+#include "cp_run.h"
 
 #define CP_STRAY_SHARE 0.05
 
@@ -109,13 +110,40 @@ static void stray_finish(cp_proc *p, void *st, cp_report *rep)
     if (!f)
         return;
     cp_jb_close(&f->details, ']');
-    cp_finding_retitle(f, "pid %llu used %llu GPU%s besides its own device %s (chosen by %s%s%s)",
-                       (unsigned long long)p->pid, (unsigned long long)f->count,
+    cp_finding_retitle(f, "used %llu GPU%s besides its own device %s (chosen by %s%s%s)",
+                       (unsigned long long)f->count,
                        f->count == 1 ? "" : "s", cp_dev_name(p, main_dev, name, sizeof name),
                        how, lr ? "=" : "", lr ? lr : "");
     /* Context overhead is real memory even with no allocation. */
     cp_finding_line(f, "Each CUDA context costs several hundred MiB of device memory on the "
                     "GPU it is created on, taken from whichever process owns that GPU.");
+}
+
+/* XLA (JAX) opens a context on every visible GPU by design.  In a run where
+ * this is the only process doing GPU work nobody else owns those GPUs: what
+ * it costs is said as info, with the knob that avoids it. */
+static void stray_across(cp_report *rep)
+{
+    for (size_t i = 0; i < rep->n; i++) {
+        cp_finding *f = rep->f[i];
+        if (f->check != &cp_check_stray || !f->proc || !(f->proc->fw & CP_FW_JAX) ||
+            cp_run_is_rank(f->proc))
+            continue;
+        int alone = 1;
+        for (size_t j = 0; j < rep->n_procs; j++)
+            alone &= rep->procs[j] == f->proc || !rep->procs[j]->used_gpu;
+        if (!alone)
+            continue;
+        char b[32];
+        f->sev = CP_SEV_INFO;
+        cp_finding_line(f, "JAX (XLA) opens every visible GPU in a single-process run; here "
+                        "that cost %s of memory and a context on %llu other GPU%s, which no "
+                        "other process of this run wanted. To leave them free, set "
+                        "CUDA_VISIBLE_DEVICES to the GPUs this program uses.",
+                        cp_fmt_bytes(f->bytes, b, sizeof b), (unsigned long long)f->count,
+                        f->count == 1 ? "" : "s");
+        cp_jb_kb(&f->details, "xla_all_devices", 1);
+    }
 }
 
 const cp_check cp_check_stray = {
@@ -133,4 +161,5 @@ const cp_check cp_check_stray = {
            "torch.device(f\"cuda:{local_rank}\") instead of \"cuda\".",
     .types = 0,
     .finish = stray_finish,
+    .across = stray_across,
 };

@@ -9,8 +9,8 @@
 #include "cp_checks.h"
 
 static const cp_check *const cp_all_checks[] = {
-    &cp_check_nogpu, &cp_check_errors, &cp_check_oom, &cp_check_xdev, &cp_check_stray,
-    &cp_check_fork, &cp_check_pageable, &cp_check_leak, &cp_check_growth, &cp_check_frag,
+    &cp_check_nogpu, &cp_check_killed, &cp_check_errors, &cp_check_oom, &cp_check_xdev, &cp_check_rank,
+    &cp_check_stray, &cp_check_fork, &cp_check_pageable, &cp_check_leak, &cp_check_growth, &cp_check_frag,
     &cp_check_blocking, &cp_check_fatal,
 };
 

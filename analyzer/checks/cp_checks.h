@@ -9,10 +9,12 @@
 #include "cp_findings.h"
 
 extern const cp_check cp_check_nogpu;          /* no-gpu-used */
+extern const cp_check cp_check_killed;         /* killed */
 extern const cp_check cp_check_errors;         /* cuda-errors */
 extern const cp_check cp_check_oom;            /* oom */
 extern const cp_check cp_check_xdev;           /* cross-device-access */
 extern const cp_check cp_check_stray;          /* stray-device */
+extern const cp_check cp_check_rank;           /* rank-placement */
 extern const cp_check cp_check_fork;           /* fork-after-init */
 extern const cp_check cp_check_pageable;       /* pageable-async-copy */
 extern const cp_check cp_check_leak;           /* leak */

@@ -370,18 +370,69 @@ void cp_report_prepare(cp_report *rep)
         qsort(rep->f, rep->n, sizeof *rep->f, cp_finding_cmp);
 }
 
-void cp_report_free(cp_report *rep)
+static void cp_finding_free(cp_finding *f)
+{
+    free(f->title);
+    for (size_t j = 0; j < f->n_lines; j++)
+        free(f->lines[j]);
+    free(f->lines);
+    cp_jb_free(&f->details);
+    free(f->sites);
+    free(f->more);
+    free(f);
+}
+
+void cp_report_drop(cp_report *rep, size_t i)
+{
+    cp_finding_free(rep->f[i]);
+    memmove(rep->f + i, rep->f + i + 1, (rep->n - i - 1) * sizeof *rep->f);
+    rep->n--;
+}
+
+/* Identical but for the process: what two ranks doing the same thing give. */
+static int cp_finding_same(const cp_finding *a, const cp_finding *b)
+{
+    if (a->check != b->check || a->sev != b->sev || !a->proc || !b->proc ||
+        a->proc == b->proc || a->n_lines != b->n_lines || a->n_sites != b->n_sites ||
+        a->count != b->count || a->bytes != b->bytes || a->top != b->top ||
+        strcmp(a->title ? a->title : "", b->title ? b->title : "") != 0)
+        return 0;
+    for (size_t i = 0; i < a->n_lines; i++)
+        if (strcmp(a->lines[i], b->lines[i]) != 0)
+            return 0;
+    for (size_t i = 0; i < a->n_sites; i++) {
+        const cp_site *x = &a->sites[i], *y = &b->sites[i];
+        if (x->count != y->count || x->bytes != y->bytes ||
+            strcmp(x->label ? x->label : "", y->label ? y->label : "") != 0 ||
+            (x->note != y->note && (!x->note || !y->note || strcmp(x->note, y->note) != 0)))
+            return 0;
+    }
+    return 1;
+}
+
+void cp_report_merge_ranks(cp_report *rep)
 {
     for (size_t i = 0; i < rep->n; i++) {
         cp_finding *f = rep->f[i];
-        free(f->title);
-        for (size_t j = 0; j < f->n_lines; j++)
-            free(f->lines[j]);
-        free(f->lines);
-        cp_jb_free(&f->details);
-        free(f->sites);
-        free(f);
+        for (size_t j = i + 1; j < rep->n;) {
+            if (!cp_finding_same(f, rep->f[j])) {
+                j++;
+                continue;
+            }
+            cp_proc **m = realloc(f->more, (f->n_more + 1) * sizeof *m);
+            if (!m)
+                return;     /* unmerged is still a correct report */
+            f->more = m;
+            f->more[f->n_more++] = rep->f[j]->proc;
+            cp_report_drop(rep, j);
+        }
     }
+}
+
+void cp_report_free(cp_report *rep)
+{
+    for (size_t i = 0; i < rep->n; i++)
+        cp_finding_free(rep->f[i]);
     free(rep->f);
     rep->f = NULL;
     rep->n = rep->cap = 0;

@@ -87,6 +87,8 @@ typedef struct cp_finding {
     uint64_t tag;           /* the check's own mark (cuda-errors: code | teardown bit) */
     const char *fix;        /* static: this finding's own fix (cp_advice_fix), NULL: the check's */
     uint64_t t_from, t_to;  /* when it happened (trace clock, ns); 0, 0 when not one time */
+    cp_proc **more;         /* other processes with the identical finding (merged ranks) */
+    size_t n_more;
 } cp_finding;
 
 typedef struct cp_report {
@@ -135,6 +137,16 @@ cp_finding *cp_finding_of_map(cp_report *rep, const struct cp_check *c, cp_proc 
  *  sort sites and findings (errors first, then by weight).  Call once before
  *  rendering. */
 void cp_report_prepare(cp_report *rep);
+
+/*! cp_report_drop() : remove finding i of rep and free it (later ones
+ *  move down by one). */
+void cp_report_drop(cp_report *rep, size_t i);
+
+/*! cp_report_merge_ranks() : after cp_report_prepare(), fold findings that
+ *  are identical but for their process (same check, severity, title, lines
+ *  and sites by label and totals) into the first, whose `more` lists the
+ *  others: "ranks 0-7" instead of eight findings. */
+void cp_report_merge_ranks(cp_report *rep);
 
 /*! cp_report_free() : free the findings (not the processes). */
 void cp_report_free(cp_report *rep);

@@ -104,6 +104,8 @@ static int cp_model_header(cp_proc *p, const cp_dec *d, const cp_record *r)
     p->pid = r->u.header.pid;
     p->ppid = r->u.header.ppid;
     p->page_size = r->u.header.page_size;
+    p->root = r->u.header.root != 0;
+    p->forked_image = r->u.header.forked == CP_FIELD_ABSENT ? -1 : r->u.header.forked != 0;
     p->t0 = r->ts;
     free(p->exe);
     free(p->cmdline);
@@ -426,13 +428,31 @@ static void cp_model_call(cp_proc *p, const cp_record *r)
     }
 }
 
+void cp_model_last_names(cp_proc *p, const cp_dec *d)
+{
+    for (unsigned i = 0; i < CP_LAST_EVENTS && i < p->n_last; i++) {
+        const char *n = cp_dec_api_name(d, p->last[i].api_id);
+        p->last[i].api = n ? cp_sym_intern(n, strlen(n)) : NULL;
+    }
+}
+
 static int cp_model_apply(cp_proc *p, const cp_dec *d, const cp_record *r)
 {
     p->t_last = r->ts;
     p->fw_ready_kind = NULL;
     p->freeing_rec = NULL;
-    if (r->type >= CP_REC_CALL && r->type <= CP_REC_SYNC && r->type != CP_REC_LAUNCH_COUNT)
+    if (r->type >= CP_REC_CALL && r->type <= CP_REC_SYNC && r->type != CP_REC_LAUNCH_COUNT) {
         cp_model_call(p, r);
+        /* A ring of the last calls: what a killed process was doing. */
+        cp_last_event *le = &p->last[p->n_last++ % CP_LAST_EVENTS];
+        le->ts = r->ts;
+        le->api_id = r->ev.api;
+        le->api = NULL;
+        le->type = (uint8_t)r->type;
+        le->dev = (int16_t)r->ev.dev;
+        le->bytes = r->type == CP_REC_ALLOC ? r->u.alloc.size
+                  : r->type == CP_REC_COPY ? r->u.copy.bytes : 0;
+    }
     switch (r->type) {
     case CP_REC_HEADER:
         return cp_model_header(p, d, r);

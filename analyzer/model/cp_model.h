@@ -19,7 +19,7 @@
 #include "cp_series.h"
 
 #define CP_MAX_DEV 64
-#define CP_N_CHECKS 12
+#define CP_N_CHECKS 14
 
 /* Where device memory is held: the accounting classes of the oom check. */
 enum cp_hold {
@@ -86,11 +86,31 @@ typedef struct cp_env_kv {
     char *name, *value;
 } cp_env_kv;
 
+/* A process's identity in a multi-process job (cp_run.c), from the launcher
+ * variables in its trace header; -1 where not set. */
+typedef struct cp_ident {
+    long rank, local_rank, world_size, local_world_size, group_rank;
+    const char *rank_var;       /* the variable rank came from ("RANK", "SLURM_PROCID"...) */
+} cp_ident;
+
+/* The last events of a trace, kept for a process that was killed. */
+#define CP_LAST_EVENTS 6
+typedef struct cp_last_event {
+    uint64_t ts, api_id;
+    const char *api;            /* interned by cp_model_last_names() */
+    uint8_t type;
+    int16_t dev;
+    uint64_t bytes;
+} cp_last_event;
+
 typedef struct cp_proc {
     int index;                  /* position among the traces given */
     const char *file;           /* the path as given */
     /* header */
     uint64_t pid, ppid, t0, t_last, page_size;
+    int root;                   /* the process `cuprobe run` started */
+    int forked_image;           /* 1 a fork of its parent's image, no exec since;
+                                 * 0 started by exec; -1 not recorded (older trace) */
     char *exe, *cmdline, *host;
     cp_env_kv *env;
     size_t n_env;
@@ -100,6 +120,9 @@ typedef struct cp_proc {
     int64_t end_status;
     char *error;                /* "FILE: offset N: reason" or NULL */
     int truncated;
+    int killed;                 /* the trace decodes cleanly to a cut, with no END */
+    cp_last_event last[CP_LAST_EVENTS];
+    unsigned n_last;            /* events seen (ring index = n_last % CP_LAST_EVENTS) */
     uint64_t records, lost, dropped;
     uint64_t signo;             /* fatal signal recorded, 0 if none */
     /* driver and runtime */
@@ -156,6 +179,13 @@ typedef struct cp_proc {
     uint64_t first_cuda_ts;     /* first call of any kind recorded (child side) */
     uint64_t first_cuda_stack;
     const char *first_cuda_api;
+    /* the run (cp_run.c, after every trace was read) */
+    cp_ident id;
+    struct cp_proc *parent;     /* the traced image that forked or exec'd it, NULL if none */
+    struct cp_proc *next_image; /* the image this one exec'd into (same pid) */
+    int exec_only;              /* it only exec'd: next_image speaks for it */
+    int used_gpu;               /* allocated, copied or launched after a successful cuInit */
+    int main_dev;               /* the device it worked on (most memory, then launches), -1 */
     const cp_dec *dec;          /* while the trace is being read */
     /* the allocation the current FREE record releases, looked up once
      * for every check that reads it before the model drops it */
@@ -197,6 +227,10 @@ int cp__model_framework(cp_proc *p, const cp_record *r);
  *  allocation it releases (NULL when unknown or the free failed).  Valid
  *  until the model applies r. */
 const cp_live *cp_model_freeing(cp_proc *p, const cp_record *r);
+
+/*! cp_model_last_names() : name the APIs of p's last events while its
+ *  decoder d is still open (a killed process's report lists them). */
+void cp_model_last_names(cp_proc *p, const cp_dec *d);
 
 /*! cp_proc_env() : the value of environment variable name in the header,
  *  or NULL when the traced process did not have it. */

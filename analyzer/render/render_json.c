@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "cp_run.h"
 #include "render.h"
 
 #define CP_JSON_SCHEMA_VERSION 1
@@ -59,10 +60,37 @@ static void cp_proc_json(cp_jb *b, const cp_proc *p)
     cp_jb_ks(b, "exe", p->exe);
     cp_jb_ks(b, "cmdline", p->cmdline);
     cp_jb_ks(b, "host", p->host);
+    cp_jb_key(b, "run");
+    cp_jb_open(b, '{');
+    cp_jb_ki(b, "rank", p->id.rank);
+    cp_jb_ki(b, "local_rank", p->id.local_rank);
+    cp_jb_ki(b, "world_size", p->id.world_size);
+    cp_jb_ki(b, "local_world_size", p->id.local_world_size);
+    cp_jb_ki(b, "group_rank", p->id.group_rank);
+    cp_jb_ks(b, "rank_variable", p->id.rank_var);
+    cp_jb_kb(b, "root", p->root);
+    cp_jb_ki(b, "forked_image", p->forked_image);
+    cp_jb_ki(b, "parent", p->parent ? p->parent->index : -1);
+    cp_jb_ki(b, "exec_into", p->next_image ? p->next_image->index : -1);
+    cp_jb_kb(b, "exec_only", p->exec_only);
+    cp_jb_kb(b, "used_gpu", p->used_gpu);
+    cp_jb_ki(b, "main_device", p->main_dev);
+    cp_jb_key(b, "gpus");
+    cp_jb_open(b, '[');
+    for (int d = 0; d < p->n_dev && d < CP_MAX_DEV; d++) {
+        char u[64];
+        if (cp_proc_dev_used(p, d)) {
+            cp_jb_elem(b);
+            cp_jb_str(b, *cp_dev_uuid(p, d, u, sizeof u) ? u : NULL);
+        }
+    }
+    cp_jb_close(b, ']');
+    cp_jb_close(b, '}');
     cp_jb_key(b, "trace_status");
     cp_jb_open(b, '{');
     cp_jb_kb(b, "complete", p->complete);
     cp_jb_kb(b, "truncated", p->truncated);
+    cp_jb_kb(b, "killed", p->killed);
     cp_jb_ks(b, "error", p->error);
     cp_jb_ks(b, "end_reason", p->complete ? cp_end_reason_name(p->end_reason) : NULL);
     if (p->complete)
@@ -109,6 +137,20 @@ static void cp_finding_json(cp_jb *b, cp_finding *f)
     if (f->proc) {
         cp_jb_ki(b, "process", f->proc->index);
         cp_jb_ku(b, "pid", f->proc->pid);
+        cp_jb_ki(b, "rank", f->proc->id.rank);
+        cp_jb_ks(b, "host", f->proc->host);
+        /* Identical findings of other processes folded into this one. */
+        cp_jb_key(b, "also");
+        cp_jb_open(b, '[');
+        for (size_t i = 0; i < f->n_more; i++) {
+            cp_jb_open(b, '{');
+            cp_jb_ki(b, "process", f->more[i]->index);
+            cp_jb_ku(b, "pid", f->more[i]->pid);
+            cp_jb_ki(b, "rank", f->more[i]->id.rank);
+            cp_jb_ks(b, "host", f->more[i]->host);
+            cp_jb_close(b, '}');
+        }
+        cp_jb_close(b, ']');
     } else {
         cp_jb_ks(b, "process", NULL);
         cp_jb_ks(b, "pid", NULL);

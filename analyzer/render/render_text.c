@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "cp_run.h"
 #include "render.h"
 
 #define C_RESET "\033[0m"
@@ -26,7 +27,9 @@ static const char *cp_c(const cp_out_opts *o, const char *code)
 static void cp_trace_status(FILE *o, const cp_proc *p)
 {
     fprintf(o, "  trace: %s, ", p->file);
-    if (p->error)
+    if (p->killed)
+        fprintf(o, "killed (no END record; whole up to its last flush)");
+    else if (p->error)
         fprintf(o, "%s: %s", p->truncated ? "TRUNCATED" : "DAMAGED", p->error);
     else if (p->complete)
         fprintf(o, "complete (%s, status %lld)", cp_end_reason_name(p->end_reason),
@@ -37,7 +40,7 @@ static void cp_trace_status(FILE *o, const cp_proc *p)
     if (p->lost)
         fprintf(o, ", %llu LOST by the recorder", (unsigned long long)p->lost);
     fputc('\n', o);
-    if (p->error && p->truncated)
+    if (p->error && p->truncated && !p->killed)
         fprintf(o, "  note: the trace stops early (the process was killed or crashed); what "
                    "follows covers what was recorded, and memory live at the cut is not "
                    "called a leak.\n");
@@ -142,9 +145,21 @@ static void cp_finding_text(FILE *o, cp_report *rep, cp_finding *f, const cp_out
     fprintf(o, "\n%s%-7s%s %s[%s]%s %s%s%s\n", cp_c(opt, cp_sev_color(f->sev)),
             cp_sev_name(f->sev), cp_c(opt, C_RESET), cp_c(opt, C_DIM), f->check->id,
             cp_c(opt, C_RESET), cp_c(opt, C_BOLD), f->title ? f->title : "", cp_c(opt, C_RESET));
-    if (f->proc && rep->n_procs > 1)
-        fprintf(o, "  process %llu (%s)\n", (unsigned long long)f->proc->pid,
-                f->proc->exe ? cp_base_name(f->proc->exe) : "?");
+    if (f->proc && (rep->n_procs > 1 || cp_run_is_rank(f->proc))) {
+        char who[1024];
+        cp_proc *one[1] = { f->proc };
+        if (f->n_more) {
+            cp_proc *ps[257];
+            size_t n = 0;
+            ps[n++] = f->proc;
+            for (size_t i = 0; i < f->n_more && n < 257; i++)
+                ps[n++] = f->more[i];
+            fprintf(o, "  %s%s\n", cp_run_who_many(ps, n, who, sizeof who),
+                    f->n_more >= 256 ? " and more" : "");
+        } else {
+            fprintf(o, "  %s\n", cp_run_who_many(one, 1, who, sizeof who));
+        }
+    }
     for (size_t i = 0; i < f->n_lines; i++)
         fprintf(o, "  %s\n", f->lines[i]);
     if (f->n_sites) {
@@ -188,9 +203,13 @@ void cp_out_text(FILE *o, cp_report *rep, const cp_out_opts *opt)
                     cp_c(opt, C_RESET));
     for (size_t i = 0; i < rep->n_procs; i++) {
         const cp_proc *p = rep->procs[i];
-        fprintf(o, "\n%s== process %llu (%s), parent %llu ==%s\n", cp_c(opt, C_BOLD),
-                (unsigned long long)p->pid, p->exe ? cp_base_name(p->exe) : "?",
-                (unsigned long long)p->ppid, cp_c(opt, C_RESET));
+        char who[256];
+        fprintf(o, "\n%s== %s, parent %llu ==%s\n", cp_c(opt, C_BOLD),
+                cp_run_who(p, who, sizeof who), (unsigned long long)p->ppid,
+                cp_c(opt, C_RESET));
+        if (p->exec_only && p->next_image)
+            fprintf(o, "  exec'd into the next image of pid %llu without using CUDA: "
+                    "joined to it\n", (unsigned long long)p->pid);
         fprintf(o, "  command: %s\n", p->cmdline && *p->cmdline ? p->cmdline
                                                                 : (p->exe ? p->exe : "?"));
         cp_trace_status(o, p);

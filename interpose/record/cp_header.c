@@ -25,11 +25,37 @@ extern char **environ;
 static const char *const cp_env_keep[] = {
     "CUDA_VISIBLE_DEVICES", "CUDA_DEVICE_ORDER", "CUDA_LAUNCH_BLOCKING",
     "CUDA_MODULE_LOADING", "RANK", "LOCAL_RANK", "WORLD_SIZE",
-    "LOCAL_WORLD_SIZE", "PYTORCH_CUDA_ALLOC_CONF", "PYTORCH_ALLOC_CONF",
+    "LOCAL_WORLD_SIZE", "GROUP_RANK", "SLURM_PROCID", "SLURM_LOCALID", "SLURM_NTASKS",
+    "SLURM_NODEID", "SLURM_JOB_ID", "OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_LOCAL_RANK",
+    "OMPI_COMM_WORLD_SIZE", "PMI_RANK", "PMI_SIZE", "PYTORCH_CUDA_ALLOC_CONF", "PYTORCH_ALLOC_CONF",
     "PYTORCH_NO_CUDA_MEMORY_CACHING", "XLA_PYTHON_CLIENT_PREALLOCATE",
     "XLA_PYTHON_CLIENT_MEM_FRACTION", "XLA_PYTHON_CLIENT_ALLOCATOR",
     "CUPY_GPU_MEMORY_LIMIT", "NCCL_DEBUG", "LD_LIBRARY_PATH", "LD_PRELOAD",
 };
+
+/* The first of the variables launchers set for a process's rank (%r) or
+ * local rank (%l): torchrun, Slurm, Open MPI, then PMI (MPICH, Intel MPI). */
+static const char *const cp_rank_vars[] = { "RANK", "SLURM_PROCID", "OMPI_COMM_WORLD_RANK",
+                                            "PMI_RANK", NULL };
+static const char *const cp_local_vars[] = { "LOCAL_RANK", "SLURM_LOCALID",
+                                             "OMPI_COMM_WORLD_LOCAL_RANK", NULL };
+
+/* Set by the fork hook's child side: this image is a copy of its parent's,
+ * not one started by exec (the HEADER says so, for fork-after-init). */
+int cp__image_forked;
+
+/* The rank of this process from vars, or "norank-PID" when none is set: a
+ * launcher, or a helper outside the job, must not take the name of rank 0. */
+static const char *cp_rank_of(const char *const *vars, char *tmp, size_t cap)
+{
+    for (size_t i = 0; vars[i]; i++) {
+        const char *v = getenv(vars[i]);
+        if (v && *v)
+            return v;
+    }
+    snprintf(tmp, cap, "norank-%d", (int)getpid());
+    return tmp;
+}
 
 /* Copy s into the file name, keeping only characters safe in a name. */
 static int cp_path_put(char **p, char *end, const char *s)
@@ -67,8 +93,10 @@ int cp__output_path(const char *pat, char *buf, size_t cap)
             tmp[sizeof tmp - 1] = 0;
             break;
         case 'r':
-            s = getenv("RANK");
-            s = s && *s ? s : "0";
+            s = cp_rank_of(cp_rank_vars, tmp, sizeof tmp);
+            break;
+        case 'l':
+            s = cp_rank_of(cp_local_vars, tmp, sizeof tmp);
             break;
         case 't': {
             time_t now = time(NULL);
@@ -237,7 +265,8 @@ int cp__header_record(void)
                                 root_pid > 0 && root_pid == (long)getpid(), host, host_len, exe,
                                 exe_len, CP_SHIM_VERSION, shim_version_len, argv_enc,
                                 argv_enc_len, env_enc, env_enc_len,
-                                (uint64_t)sysconf(_SC_PAGESIZE)));
+                                (uint64_t)sysconf(_SC_PAGESIZE),
+                                (uint64_t)(cp__image_forked != 0)));
     rc = 0;
 free_enc:
     free(argv_enc);

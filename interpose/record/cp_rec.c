@@ -547,6 +547,7 @@ void cp__rec_fork_child(void)
      * forget (leak) the inherited buffers; their pages are shared
      * copy-on-write with the parent, so leaking costs nothing. */
     g_pid = getpid();
+    cp__image_forked = 1;
     /* Kept reachable (not freed) so leak checkers do not flag them. */
     g_forgotten[g_forgotten_n % 8][0] = atomic_load(&g_tbufs);
     g_forgotten[g_forgotten_n % 8][1] = g_pool;

@@ -144,6 +144,10 @@ int cp__write_all(int fd, const void *buf, size_t n);
  *  cp__rec_begin_raw().  @return : 0 or a negative errno. */
 int cp__header_record(void);
 
+/* cp__image_forked : non-zero in a forked child that has not exec'd: its
+ * image is a copy of the parent's (the HEADER's last field). */
+extern int cp__image_forked;
+
 /*! cp__output_path() : expand the CUPROBE_OUTPUT pattern into buf.
  *  @return : 0, or -ENAMETOOLONG. */
 int cp__output_path(const char *pattern, char *buf, size_t cap);

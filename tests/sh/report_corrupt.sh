@@ -1,8 +1,10 @@
 #!/bin/sh
 # report_corrupt.sh - the report on damaged input, and its exit statuses.
-# A truncated trace (normal after a crash) and a corrupted one must give
-# "FILE: at decompressed byte N: reason" (or "at file byte N") on stderr, a report of what decoded on stdout,
-# and exit status 2; random damage must never crash the analyzer.  Also:
+# A trace cut cleanly at its end with no END record is a killed process: it
+# is reported ("killed") and the exit status is 0 (3 under --fail-on).  A
+# corrupted one must give "FILE: at file byte N: reason" on stderr, a report of
+# what decoded on stdout, and exit status 2; random damage must never crash
+# the analyzer.  Also:
 # --fail-on (exit 3), --check, and usage errors (exit 2).
 ROOT=${ROOT:-$(cd "$(dirname "$0")/../.." && pwd)}
 . "$ROOT/tests/sh/lib.sh"
@@ -16,19 +18,21 @@ run() {     # run ARGS...: stdout in $TMP/out, stderr in $TMP/err, status in $rc
     rc=$?
 }
 
-# 1. truncated in the middle: what decoded is reported, exit 2
+# 1. cut in the middle (SIGKILL): what decoded is reported as killed, exit 0
 head -c $((size / 2)) "$GOLD" >"$TMP/cut.trace"
 run "$TMP/cut.trace"
-[ $rc -eq 2 ] || die "truncated trace: exit $rc, expected 2"
-expect_grep "cut.trace: at decompressed byte [0-9]+" "$TMP/err"
-expect_grep "TRUNCATED" "$TMP/out"
+[ $rc -eq 0 ] || die "cut trace: exit $rc, expected 0"
+[ ! -s "$TMP/err" ] || die "cut trace: a killed process is not an input error: $(cat "$TMP/err")"
+expect_grep "killed \\(no END record" "$TMP/out"
+expect_grep "\\[killed\\] killed: no exit was recorded, consistent with SIGKILL" "$TMP/out"
 expect_grep "^Findings:" "$TMP/out"
 expect_grep "pageable-async-copy" "$TMP/out"
 # memory live at the cut is not a leak
 expect_no_grep "\[leak\]" "$TMP/out"
 run --json "$TMP/cut.trace"
-[ $rc -eq 2 ] || die "truncated trace (json): exit $rc"
+[ $rc -eq 0 ] || die "cut trace (json): exit $rc"
 expect_grep '"truncated":true' "$TMP/out"
+expect_grep '"killed":true' "$TMP/out"
 
 # 2. damaged bytes inside a compressed frame
 cp "$GOLD" "$TMP/bad.trace"
@@ -48,9 +52,13 @@ for f in random empty prefix missing; do
     expect_grep "$f.trace" "$TMP/err"
 done
 
-# 4. a good and a cut trace together: both reported, exit 2
+# 4. a good and a cut trace together: both reported, exit 0; with a damaged
+#    one, exit 2
 run "$GOLD" "$TMP/cut.trace"
-[ $rc -eq 2 ] || die "good+cut: exit $rc"
+[ $rc -eq 0 ] || die "good+cut: exit $rc"
+expect_grep "cuprobe report: 2 traces" "$TMP/out"
+run "$GOLD" "$TMP/bad.trace"
+[ $rc -eq 2 ] || die "good+damaged: exit $rc"
 expect_grep "cuprobe report: 2 traces" "$TMP/out"
 
 # 5. random damage never crashes (exit 0, 2 or 3 only)
@@ -77,7 +85,9 @@ run --list --check leak --check pageable-async-copy "$GOLD"
 expect_no_grep "cuda-errors" "$TMP/out"
 expect_grep "^leak warning [0-9]+$" "$TMP/out"
 expect_grep "^pageable-async-copy warning [0-9]+$" "$TMP/out"
-run --fail-on error "$TMP/cut.trace"
+run --fail-on warning --check killed "$TMP/cut.trace"
+[ $rc -eq 3 ] || die "a killed process under --fail-on warning: exit $rc, expected 3"
+run --fail-on error "$TMP/bad.trace"
 [ $rc -eq 2 ] || die "an unreadable trace must win over --fail-on: exit $rc"
 
 # 7. usage errors; no colour when stdout is not a terminal
@@ -85,8 +95,11 @@ run --check no-such-check "$GOLD"
 [ $rc -eq 2 ] || die "unknown check: exit $rc"
 run --bogus "$GOLD"
 [ $rc -eq 2 ] || die "unknown option: exit $rc"
+mkdir "$TMP/none" && cd "$TMP/none" || die "cd"
 run
-[ $rc -eq 2 ] || die "no trace: exit $rc"
+[ $rc -eq 2 ] || die "no trace and none in the directory: exit $rc"
+expect_grep "no traces here" "$TMP/err"
+cd "$ROOT" || die "cd"
 run "$GOLD"
 if grep -q "$(printf '\033')" "$TMP/out"; then die "colour escapes in a file"; fi
 echo "ok"

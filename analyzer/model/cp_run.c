@@ -1,0 +1,182 @@
+/*
+ * cp_run.c - the run model (cp_run.h): process tree, joined exec images,
+ * rank identity, GPU use.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cp_run.h"
+
+/* Launcher variables, first match wins: torchrun, Slurm, Open MPI, PMI. */
+static const char *const cp_rank_vars[] = { "RANK", "SLURM_PROCID", "OMPI_COMM_WORLD_RANK",
+                                            "PMI_RANK", NULL };
+static const char *const cp_local_vars[] = { "LOCAL_RANK", "SLURM_LOCALID",
+                                             "OMPI_COMM_WORLD_LOCAL_RANK", NULL };
+static const char *const cp_world_vars[] = { "WORLD_SIZE", "SLURM_NTASKS",
+                                             "OMPI_COMM_WORLD_SIZE", "PMI_SIZE", NULL };
+static const char *const cp_lworld_vars[] = { "LOCAL_WORLD_SIZE", NULL };
+static const char *const cp_group_vars[] = { "GROUP_RANK", "SLURM_NODEID", NULL };
+
+/* The value of the first variable of vars that p has as a number >= 0;
+ * -1 when none (a value that is not a number counts as absent). */
+static long cp_env_num(const cp_proc *p, const char *const *vars, const char **which)
+{
+    for (size_t i = 0; vars[i]; i++) {
+        const char *v = cp_proc_env(p, vars[i]);
+        if (!v || !*v || strspn(v, "0123456789") != strlen(v) || strlen(v) > 9)
+            continue;
+        if (which)
+            *which = vars[i];
+        return atol(v);
+    }
+    return -1;
+}
+
+int cp_proc_used_gpu(const cp_proc *p)
+{
+    uint64_t allocs = 0;
+    for (int d = 0; d < p->n_dev && d < CP_MAX_DEV; d++)
+        allocs += p->mem[d].n_alloc;
+    return p->init_ok && (allocs || p->n_launch || p->n_copy);
+}
+
+int cp_proc_dev_used(const cp_proc *p, int d)
+{
+    if (d < 0 || d >= CP_MAX_DEV)
+        return 0;
+    const cp_devmem *m = &p->mem[d];
+    return m->has_ctx || m->peak_total || m->launches || m->n_alloc;
+}
+
+int cp_run_is_rank(const cp_proc *p)
+{
+    return p->id.rank >= 0 || p->id.local_rank >= 0;
+}
+
+/* The device p worked on: most memory at peak, then most launches, then
+ * the first with a context. */
+static int cp_main_dev(const cp_proc *p)
+{
+    int best = -1;
+    for (int d = 0; d < p->n_dev && d < CP_MAX_DEV; d++) {
+        if (!cp_proc_dev_used(p, d))
+            continue;
+        if (best < 0)
+            best = d;
+        const cp_devmem *m = &p->mem[d], *b = &p->mem[best];
+        if (m->peak_total > b->peak_total ||
+            (m->peak_total == b->peak_total && m->launches > b->launches))
+            best = d;
+    }
+    return best;
+}
+
+static int cp_same_host(const cp_proc *a, const cp_proc *b)
+{
+    return !a->host || !b->host || strcmp(a->host, b->host) == 0;
+}
+
+void cp_run_build(cp_proc **procs, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        cp_proc *p = procs[i];
+        p->id.rank = cp_env_num(p, cp_rank_vars, &p->id.rank_var);
+        p->id.local_rank = cp_env_num(p, cp_local_vars, NULL);
+        p->id.world_size = cp_env_num(p, cp_world_vars, NULL);
+        p->id.local_world_size = cp_env_num(p, cp_lworld_vars, NULL);
+        p->id.group_rank = cp_env_num(p, cp_group_vars, NULL);
+        p->used_gpu = cp_proc_used_gpu(p);
+        p->main_dev = cp_main_dev(p);
+        p->parent = NULL;
+        p->next_image = NULL;
+        p->exec_only = 0;
+    }
+    for (size_t i = 0; i < n; i++) {
+        cp_proc *p = procs[i];
+        for (size_t j = 0; j < n; j++) {
+            cp_proc *q = procs[j];
+            if (q == p || !cp_same_host(p, q))
+                continue;
+            /* The image p exec'd into: same pid, started after p. */
+            if (q->pid == p->pid && p->complete && p->end_reason == CP_END_EXEC &&
+                q->t0 >= p->t0 && (!p->next_image || q->t0 < p->next_image->t0))
+                p->next_image = q;
+            /* Its parent: the image of ppid that ran when p started. */
+            if (q->pid == p->ppid && q->t0 <= p->t0 &&
+                (!p->parent || q->t0 > p->parent->t0))
+                p->parent = q;
+        }
+        /* An image that made no CUDA call before its exec is joined to the
+         * next: the traced program is what it exec'd. */
+        p->exec_only = p->next_image && !p->first_cuda_ts && !p->used_gpu;
+    }
+}
+
+const char *cp_run_who(const cp_proc *p, char *buf, size_t cap)
+{
+    char rk[64] = "";
+    if (p->id.rank >= 0 && p->id.local_rank >= 0 && p->id.local_rank != p->id.rank)
+        snprintf(rk, sizeof rk, "rank %ld (local %ld), ", p->id.rank, p->id.local_rank);
+    else if (p->id.rank >= 0)
+        snprintf(rk, sizeof rk, "rank %ld, ", p->id.rank);
+    else if (p->id.local_rank >= 0)
+        snprintf(rk, sizeof rk, "local rank %ld, ", p->id.local_rank);
+    snprintf(buf, cap, "%spid %llu (%s)%s%s", rk, (unsigned long long)p->pid,
+             p->exe ? cp_base_name(p->exe) : "?", p->host && *p->host ? " on host " : "",
+             p->host ? p->host : "");
+    return buf;
+}
+
+static int cp_long_cmp(const void *a, const void *b)
+{
+    long x = *(const long *)a, y = *(const long *)b;
+    return x < y ? -1 : x > y;
+}
+
+const char *cp_run_ranks_str(long *v, size_t n, char *buf, size_t cap)
+{
+    qsort(v, n, sizeof *v, cp_long_cmp);
+    size_t o = 0;
+    buf[0] = 0;
+    for (size_t i = 0; i < n && o < cap;) {
+        size_t j = i;
+        while (j + 1 < n && v[j + 1] <= v[j] + 1)
+            j++;
+        int w = v[j] == v[i] ? snprintf(buf + o, cap - o, "%s%ld", o ? ", " : "", v[i])
+              : snprintf(buf + o, cap - o, "%s%ld%s%ld", o ? ", " : "", v[i],
+                         v[j] == v[i] + 1 ? ", " : "-", v[j]);
+        o += w > 0 ? (size_t)w : 0;
+        i = j + 1;
+    }
+    return buf;
+}
+
+const char *cp_run_who_many(cp_proc *const *ps, size_t n, char *buf, size_t cap)
+{
+    if (n == 1)
+        return cp_run_who(ps[0], buf, cap);
+    long v[4096];
+    size_t k = 0;
+    int ranks = 1;
+    for (size_t i = 0; i < n; i++)
+        ranks &= ps[i]->id.rank >= 0;
+    for (size_t i = 0; i < n && k < 4096; i++)
+        v[k++] = ranks ? ps[i]->id.rank : (long)ps[i]->pid;
+    char list[1024], hosts[512] = "";
+    cp_run_ranks_str(v, k, list, sizeof list);
+    size_t o = 0;
+    for (size_t i = 0; i < n; i++) {
+        const char *h = ps[i]->host;
+        int seen = !h || !*h;
+        for (size_t j = 0; j < i && !seen; j++)
+            seen = ps[j]->host && strcmp(ps[j]->host, h) == 0;
+        if (!seen && o < sizeof hosts) {
+            int w = snprintf(hosts + o, sizeof hosts - o, "%s%s", o ? ", " : "", h);
+            o += w > 0 ? (size_t)w : 0;
+        }
+    }
+    snprintf(buf, cap, "%s %s%s%s", ranks ? "ranks" : "pids", list,
+             !o ? "" : strchr(hosts, ',') ? " on hosts " : " on host ", hosts);
+    return buf;
+}
