@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cp_advice.h"
 #include "cp_checks.h"
 #include "cp_run.h"
 
@@ -154,6 +155,7 @@ static void rp_host(cp_report *rep, const char *host, cp_proc **r, size_t n)
                                                                sizeof nm));
             cp_finding_line(f, "They share one GPU's memory and compute: each has at most "
                             "1/%zu of it, while the idle GPUs do no work.", nv);
+            cp_advice_fix(f, first, CP_ADV_DEVICE);
             cp_jb_ks(&f->details, "host", host);
             cp_jb_ks(&f->details, "gpu", g[k].key);
             cp_jb_ku(&f->details, "ranks_sharing", nv);
@@ -178,6 +180,7 @@ static void rp_host(cp_report *rep, const char *host, cp_proc **r, size_t n)
         f->bytes = p->mem[p->main_dev].peak_total;
         cp_finding_line(f, "Another rank is expected there; the mapping of ranks to GPUs "
                         "differs from the launcher's.");
+        cp_advice_fix(f, p, CP_ADV_DEVICE);
         cp_jb_ki(&f->details, "local_rank", p->id.local_rank);
         cp_jb_ki(&f->details, "device", p->main_dev);
     }
@@ -215,6 +218,7 @@ static void rp_host(cp_report *rep, const char *host, cp_proc **r, size_t n)
         f->bytes = bytes;
         cp_finding_line(f, "Each context takes several hundred MiB on that GPU besides the "
                         "memory allocated there.");
+        cp_advice_fix(f, own, CP_ADV_DEVICE);
     }
 }
 

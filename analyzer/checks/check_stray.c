@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cp_advice.h"
 #include "cp_checks.h"
 #include "cp_run.h"
 
@@ -117,6 +118,7 @@ static void stray_finish(cp_proc *p, void *st, cp_report *rep)
     /* Context overhead is real memory even with no allocation. */
     cp_finding_line(f, "Each CUDA context costs several hundred MiB of device memory on the "
                     "GPU it is created on, taken from whichever process owns that GPU.");
+    cp_advice_fix(f, p, CP_ADV_DEVICE);
 }
 
 /* XLA (JAX) opens a context on every visible GPU by design.  In a run where
@@ -136,13 +138,12 @@ static void stray_across(cp_report *rep)
             continue;
         char b[32];
         f->sev = CP_SEV_INFO;
-        cp_finding_line(f, "JAX (XLA) opens every visible GPU in a single-process run; here "
-                        "that cost %s of memory and a context on %llu other GPU%s, which no "
-                        "other process of this run wanted. To leave them free, set "
-                        "CUDA_VISIBLE_DEVICES to the GPUs this program uses.",
-                        cp_fmt_bytes(f->bytes, b, sizeof b), (unsigned long long)f->count,
-                        f->count == 1 ? "" : "s");
+        cp_finding_line(f, "JAX (XLA) opens every visible GPU by design; in this run no other "
+                        "process wanted them, and it cost %s and a context on %llu other "
+                        "GPU%s.", cp_fmt_bytes(f->bytes, b, sizeof b),
+                        (unsigned long long)f->count, f->count == 1 ? "" : "s");
         cp_jb_kb(&f->details, "xla_all_devices", 1);
+        cp_advice_fix(f, f->proc, CP_ADV_ALL_GPUS);
     }
 }
 

@@ -394,7 +394,7 @@ static int cp_finding_same(const cp_finding *a, const cp_finding *b)
 {
     if (a->check != b->check || a->sev != b->sev || !a->proc || !b->proc ||
         a->proc == b->proc || a->n_lines != b->n_lines || a->n_sites != b->n_sites ||
-        a->count != b->count || a->bytes != b->bytes || a->top != b->top ||
+        a->count != b->count || a->bytes != b->bytes || a->top != b->top || a->fix != b->fix ||
         strcmp(a->title ? a->title : "", b->title ? b->title : "") != 0)
         return 0;
     for (size_t i = 0; i < a->n_lines; i++)
