@@ -2,6 +2,7 @@
  * run_ranks.c - the processes of a run, for tests/sh/run_model.sh:
  *   rank DEV         one rank: allocate on GPU DEV (its identity comes from
  *                    the RANK/LOCAL_RANK/SLURM_* variables it was given)
+ *   leak DEV         the same, but 2 MiB stay allocated at exit
  *   probe            only cuInit (an Inductor compile worker, a device probe)
  *   fork-exec-probe  GPU work, then fork + exec of `probe` (a compile worker)
  *   exec-child       GPU work, then fork + exec of `rank 0` (simpleIPC)
@@ -51,6 +52,10 @@ int main(int argc, char **argv)
         CK(cuMemFree_v2(d));
         return 0;
     }
+    if (strcmp(mode, "leak") == 0 && argc > 2) {
+        on_dev(atoi(argv[2]), 2 * MIB);
+        return 0;
+    }
     if (strcmp(mode, "probe") == 0) {
         CK(cuInit(0));
         return 0;
@@ -73,6 +78,6 @@ int main(int argc, char **argv)
             usleep(1000);
         }
     }
-    fprintf(stderr, "usage: run_ranks rank DEV | probe | fork-exec-probe | exec-child | hold\n");
+    fprintf(stderr, "usage: run_ranks rank DEV | leak DEV | probe | fork-exec-probe | exec-child | hold\n");
     return 2;
 }
