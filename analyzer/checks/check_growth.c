@@ -99,6 +99,20 @@ static uint64_t u64_min(uint64_t a, uint64_t b)
     return a < b ? a : b;
 }
 
+/* Counts come from the trace: saturate rather than wrap. */
+static uint64_t u64_sat_add(uint64_t a, uint64_t b)
+{
+    return a + b < a ? UINT64_MAX : a + b;
+}
+
+/* The work clock only moves forward. */
+static void gr_clock(cp_gr *s)
+{
+    uint64_t w = s->w_thr > s->lc_total ? s->w_thr : s->lc_total;
+    if (w > s->w)
+        s->w = w;
+}
+
 static void gr_merge(cp_gr *s)
 {
     if (s->in_tail) {
@@ -217,14 +231,14 @@ static void gr_work(cp_gr *s, uint64_t tid, uint64_t total, int delta)
     if (!t)
         return;
     if (delta) {
-        t->copy_cum += total;
+        t->copy_cum = u64_sat_add(t->copy_cum, total);
         total = t->copy_cum;
     }
     if (total > t->known) {
-        s->w_thr += total - t->known;
+        s->w_thr = u64_sat_add(s->w_thr, total - t->known);
         t->known = total;
     }
-    s->w = s->w_thr > s->lc_total ? s->w_thr : s->lc_total;
+    gr_clock(s);
 }
 
 static void gr_framework(cp_proc *p, cp_gr *s, uint64_t ts)
@@ -261,8 +275,8 @@ static void gr_rec(cp_proc *p, void *st, const cp_record *r)
         gr_framework(p, s, r->ts);
         return;
     case CP_REC_LAUNCH_COUNT:
-        s->lc_total += r->u.launch_count.count;
-        s->w = s->w_thr > s->lc_total ? s->w_thr : s->lc_total;
+        s->lc_total = u64_sat_add(s->lc_total, r->u.launch_count.count);
+        gr_clock(s);
         return;
     case CP_REC_COPY:
     case CP_REC_SYNC: {
