@@ -100,7 +100,7 @@ typedef struct cp_oom_proc {
     R(DRIVER, 9, driver, REC, "driver_version is 0 when cuDriverGetVersion failed") \
     R(DEVICE, 10, device, REC, "one GPU as the driver reported it") \
     R(CALL, 11, call, EV, "a call with nothing more to say (init, failures of other calls)") \
-    R(ALLOC, 12, alloc, EV, "EV's dev is the device holding the memory (for cuMemCreate the requested location's device); for VMM kinds ptr is the physical allocation handle") \
+    R(ALLOC, 12, alloc, EV, "EV's dev is the device holding the memory (for cuMemCreate the requested location's device); for VMM kinds ptr is the physical allocation handle; launches: kernel launches this thread made so far (memory taken while the program works, not at set-up)") \
     R(FREE, 13, free, EV, "size 0 if not known. Written before the driver frees, so a thread handed the same address next is always later in the trace; result is then 0 and a failed free is followed by a CALL with the driver's error") \
     R(COPY, 14, copy, EV, "launches: kernel launches by this thread since its previous COPY or SYNC") \
     R(MEMSET, 15, memset, EV, "a memset of device memory") \
@@ -186,7 +186,8 @@ typedef struct cp_oom_proc {
     F(U, ptr, _, HEX) \
     F(U, size, _, DEC) \
     F(U, flags, _, HEX) \
-    F(U, pool, _, HEX)
+    F(U, pool, _, HEX) \
+    F(UOPT, launches, _, DEC)
 #define CP_F_FREE(F) \
     F(U, kind, _, MEMKIND) \
     F(U, ptr, _, HEX) \

@@ -15,10 +15,14 @@
  *
  * Free space inside a caching allocator is what a cache is, so the number
  * alone is info.  The finding is a warning only when fragmentation cost
- * something on that device: an allocation failed there, PyTorch had to
- * retry (num_alloc_retries, num_ooms), cached memory was released in a
- * retry storm, a pool held the room at an allocation failure, or segments
- * churned (the same large sizes freed and allocated again).
+ * something on that device and the number is at least FR_WARN_VALUE: an
+ * allocation failed there, PyTorch had to retry (num_alloc_retries,
+ * num_ooms), cached memory was released in a retry storm, a pool held the
+ * room at an allocation failure, or segments churned (the same large sizes
+ * freed and allocated again through the driver, FR_CHURN_MIN_NS or more
+ * spent in those calls).  Stream-ordered allocations (cuMemAllocAsync,
+ * cuMemAllocFromPoolAsync) are served from their pool without a driver
+ * round trip or a synchronisation: they are never churn.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -32,6 +36,8 @@
 #define FR_CHURN_MIN_SIZE CP_FREE_SITE_MIN_BYTES  /* smaller frees have no site */
 #define FR_CHURN_MIN_COUNT 16
 #define FR_TORCH_MIN_GAP (256ull << 20)
+#define FR_CHURN_MIN_NS 1000000ull      /* 1 ms in churned driver calls */
+#define FR_WARN_VALUE 0.10              /* below: the number says there is none */
 
 typedef struct fr_dev {
     int in_retry;
@@ -41,7 +47,7 @@ typedef struct fr_dev {
     uint64_t fail_stack, fail_size;
     int released_now;           /* this failure's release was counted */
     uint64_t released, storms;
-    uint64_t churn_count, churn_bytes;
+    uint64_t churn_count, churn_bytes, churn_ns;
     int have_pool;
     uint64_t pool_reserved, pool_used;
     int have_torch;
@@ -64,6 +70,12 @@ typedef struct cp_fr {
     cp_map churn_free_sites;    /* stack of the free -> cp_agg_val */
     cp_map retry_sites;         /* stack -> cp_agg_val */
 } cp_fr;
+
+/* Churn is a round trip to the driver: memory a pool serves is not. */
+static int fr_churn_kind(uint64_t kind)
+{
+    return kind == CP_MK_DEVICE || kind == CP_MK_VMM_PHYS;
+}
 
 /* Frees of one size on one device not yet followed by an allocation of it. */
 typedef struct fr_pend {
@@ -153,7 +165,7 @@ static void fr_rec(cp_proc *p, void *st, const cp_record *r)
         fr_dev *d = &s->d[l->dev];
         if (d->in_retry)
             d->pending_release += l->size;
-        if (l->size >= FR_CHURN_MIN_SIZE) {
+        if (l->size >= FR_CHURN_MIN_SIZE && fr_churn_kind(l->kind)) {
             fr_pend *n = cp_map_put(&s->pending, ((uint64_t)l->dev << 56) | l->size, NULL);
             if (n) {
                 n->n++;
@@ -196,12 +208,14 @@ static void fr_rec(cp_proc *p, void *st, const cp_record *r)
     d->in_retry = 0;
     d->pending_release = 0;
     uint64_t key = ((uint64_t)dev << 56) | r->u.alloc.size;
-    fr_pend *n = r->u.alloc.size >= FR_CHURN_MIN_SIZE ? cp_map_get(&s->pending, key) : NULL;
+    fr_pend *n = r->u.alloc.size >= FR_CHURN_MIN_SIZE && fr_churn_kind(r->u.alloc.kind)
+                     ? cp_map_get(&s->pending, key) : NULL;
     if (n && n->n) {
         n->n--;
         d->churn_count++;
         d->churn_bytes += r->u.alloc.size;
         fr_when(d, r->ts);
+        d->churn_ns += r->ev.dur_ns;
         cp_agg_add(&s->churn_sites, r->ev.stack, r->ev.stack, r->u.alloc.size, 0, r->ts);
         /* The free is where the fix goes (empty_cache() in the loop). */
         cp_agg_add(&s->churn_free_sites, n->free_stack, n->free_stack, r->u.alloc.size, 0,
@@ -232,7 +246,7 @@ static int fr_number(const cp_proc *p, const fr_dev *d, int dev, fr_num *n)
 {
     const cp_devmem *m = &p->mem[dev];
     n->hurt = d->failures || d->torch_retries || d->torch_ooms || fr_stormed(d) ||
-              fr_churned(m, d);
+              (fr_churned(m, d) && d->churn_ns >= FR_CHURN_MIN_NS);
     if (d->have_torch && d->torch.free_bytes) {
         uint64_t gap = d->torch.reserved > d->torch.allocated
                            ? d->torch.reserved - d->torch.allocated : 0;
@@ -299,7 +313,8 @@ static void fr_finish(cp_proc *p, void *st, cp_report *rep)
             cp_jb_open(&f->details, '[');
         }
         n_dev++;
-        hurt |= n.hurt;
+        int warn = n.hurt && n.value >= FR_WARN_VALUE;
+        hurt |= warn;
         const fr_dev *dw = &s->d[dev];
         if (dw->t_first && (!f->t_from || dw->t_first < f->t_from))
             f->t_from = dw->t_first;
@@ -320,9 +335,12 @@ static void fr_finish(cp_proc *p, void *st, cp_report *rep)
                             "cached memory.", (unsigned long long)d->storms,
                             d->storms == 1 ? "" : "s", cp_fmt_bytes(d->released, b1, sizeof b1));
         if (d->churn_count)
-            cp_finding_line(f, "  %llu allocations (%s) reused a size that had just been freed.",
+            cp_finding_line(f, "  %llu driver allocations (%s) reused a size that had just been "
+                            "freed; they took %s in the driver (a warning from %s).",
                             (unsigned long long)d->churn_count,
-                            cp_fmt_bytes(d->churn_bytes, b1, sizeof b1));
+                            cp_fmt_bytes(d->churn_bytes, b1, sizeof b1),
+                            cp_fmt_ns(d->churn_ns, b2, sizeof b2),
+                            cp_fmt_ns(FR_CHURN_MIN_NS, b3, sizeof b3));
         if (d->failures || d->torch_retries || d->torch_ooms)
             cp_finding_line(f, "  %llu allocation%s failed on the device; PyTorch counted %llu "
                             "retr%s and %llu out-of-memory error%s.",
@@ -332,8 +350,13 @@ static void fr_finish(cp_proc *p, void *st, cp_report *rep)
                             (unsigned long long)d->torch_ooms, d->torch_ooms == 1 ? "" : "s");
         if (!n.hurt)
             cp_finding_line(f, "  It cost nothing here: no allocation failed, nothing was "
-                            "retried, released in a retry storm or churned. Free space kept "
-                            "by a caching allocator is its cache.");
+                            "retried, released in a retry storm or churned for %s or more. "
+                            "Free space kept by a caching allocator is its cache.",
+                            cp_fmt_ns(FR_CHURN_MIN_NS, b1, sizeof b1));
+        else if (!warn)
+            cp_finding_line(f, "  %.2f is below %.2f: too little fragmentation to have caused "
+                            "what went wrong (info).", n.value, FR_WARN_VALUE);
+        f->ns += d->churn_ns;
         cp_jb_open(&f->details, '{');
         cp_jb_ki(&f->details, "ordinal", dev);
         cp_jb_ks(&f->details, "uuid", cp_dev_uuid(p, dev, dn, sizeof dn));
@@ -347,8 +370,10 @@ static void fr_finish(cp_proc *p, void *st, cp_report *rep)
                          ? d->torch.reserved - d->torch.allocated : 0);
         cp_jb_ku(&f->details, "released_in_retries", d->released);
         cp_jb_ku(&f->details, "churn_bytes", d->churn_bytes);
+        cp_jb_ku(&f->details, "churn_ns", d->churn_ns);
         cp_jb_ku(&f->details, "failed_allocations", d->failures);
         cp_jb_kb(&f->details, "hurt", n.hurt);
+        cp_jb_kb(&f->details, "warning", warn);
         cp_jb_close(&f->details, '}');
         f->bytes += n.bytes;
         f->count++;

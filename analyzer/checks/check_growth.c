@@ -1,34 +1,49 @@
 /*
- * check_growth.c - memory-growth: device memory held keeps rising through
- * the run with no plateau.
+ * check_growth.c - memory-growth: device memory held keeps rising while
+ * the process keeps working, with no plateau, up to the end of the run.
  *
- * The held total is sampled per bucket of memory events (alloc/free); the
- * 64 buckets double their width whenever the run outgrows them, so the
- * timeline costs the same for ten events or a billion.  Each allocation
- * site keeps its live bytes at every bucket boundary (merged the same way),
- * which tells at the end which sites' memory arrived during the growth and
- * was still there when it ended.  The teardown (the frees after the last
- * allocation) is not part of the window.
+ * The axis is work, not memory events: kernel launches, counted per
+ * thread from ALLOC records (the thread's launches so far), COPY and SYNC
+ * records (launches since the previous one) and LAUNCH_COUNT records.  A
+ * caching allocator (PyTorch, JAX, CuPy) takes segments from the driver
+ * and never gives them back during a run, so how many frees the driver
+ * saw says nothing; what tells a warm-up from growth is whether memory
+ * still arrives after most of the work is done.  A warm-up takes its
+ * memory in the first steps and then runs hundreds of steps on it: on the
+ * work axis that is a rise followed by a long flat line.
  *
- * Growth = over 8 equal segments of the window, the floor (lowest held
- * total) rises from segment to segment at least 6 times of 7, still rises
- * in the last one, by 16 MiB or more in all, while memory is also being
- * freed (a loop at work, not a one-time setup).
+ * The held total is kept per bucket of work; the 64 buckets double their
+ * width whenever the run outgrows them, so the timeline costs the same for
+ * ten launches or a billion.  Each allocation site keeps its live bytes at
+ * every bucket boundary (merged the same way), which tells at the end
+ * which sites' memory arrived during the growth and was still there when
+ * it ended.  The teardown (frees after the last allocation followed by
+ * almost no work) is not part of the window.
+ *
+ * Growth = over 8 equal eighths of the work, the floor (lowest held
+ * total) rises from one eighth to the next at least 6 times of 7, still
+ * rises in the last one, by CP_GROWTH_MIN or more in all.  Where the
+ * PyTorch companion recorded its allocator, growth of the cache alone
+ * (reserved rising while allocated does not) is info: the allocator gives
+ * that memory back before an allocation fails.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "cp_advice.h"
 #include "cp_checks.h"
 #include "cp_fw.h"
 
 #define GB 64
 #define GSEG 8
 #define CP_GROWTH_MIN (16ull << 20)
-#define CP_GROWTH_MIN_FREES 8
+#define CP_GROWTH_MIN_WORK 64       /* launches in the window: the program works */
+#define CP_TEARDOWN_DIV 50          /* a tail of frees followed by < 1/50 of the work */
+#define CP_STEP_MIN 16              /* a read-back repeated this often marks steps */
 
 typedef struct gbucket {
-    uint64_t min, max, ts0, ts1, frees;
+    uint64_t min, last, ts0, ts1;
     int used;
 } gbucket;
 
@@ -38,19 +53,37 @@ typedef struct gsite {
     uint64_t at[GB];            /* live bytes at the end of bucket i */
 } gsite;
 
+typedef struct gthread {
+    uint64_t known;             /* launches of this thread known so far */
+    uint64_t copy_cum;          /* sum of its COPY/SYNC launch deltas */
+} gthread;
+
+typedef struct gtorch {
+    uint64_t alloc, res, ts;
+} gtorch;
+
 typedef struct cp_gr {
     gbucket b[GB];
-    uint64_t width;             /* memory events per bucket */
-    uint64_t seq;               /* device memory events seen */
-    uint64_t last_alloc_seq;
+    uint64_t width;             /* launches per bucket */
+    int started;
+    uint64_t w0;                /* work clock at the first allocation */
+    uint64_t w_thr, lc_total, w;    /* work clock: max(per-thread sum, LAUNCH_COUNT sum) */
+    uint64_t n_alloc;
+    int in_tail;                /* frees since the last allocation */
+    uint64_t tail_w, tail_ts, tail_min_pre;
+    uint32_t tail_idx;
     cp_map sites;               /* stack -> gsite */
+    cp_map threads;             /* tid -> gthread */
+    cp_map steps;               /* stack of a read-back or sync -> count */
     int torch_seen;
-    uint64_t torch_n;           /* torch.periodic / torch.exit records */
-    uint64_t t_alloc0, t_res0, t_alloc1, t_res1;
+    uint64_t torch_n;
+    gtorch t0, t1;              /* first and last PyTorch allocator sample */
 } cp_gr;
 
 static const cp_state_map gr_maps[] = {
     CP_STATE_MAP(cp_gr, sites, gsite),
+    CP_STATE_MAP(cp_gr, threads, gthread),
+    CP_STATE_MAP(cp_gr, steps, uint64_t),
 };
 
 static int gr_init(cp_proc *p, void *st)
@@ -61,8 +94,34 @@ static int gr_init(cp_proc *p, void *st)
     return 0;
 }
 
+static uint64_t u64_min(uint64_t a, uint64_t b)
+{
+    return a < b ? a : b;
+}
+
+/* Counts come from the trace: saturate rather than wrap. */
+static uint64_t u64_sat_add(uint64_t a, uint64_t b)
+{
+    return a + b < a ? UINT64_MAX : a + b;
+}
+
+/* The work clock only moves forward. */
+static void gr_clock(cp_gr *s)
+{
+    uint64_t w = s->w_thr > s->lc_total ? s->w_thr : s->lc_total;
+    if (w > s->w)
+        s->w = w;
+}
+
 static void gr_merge(cp_gr *s)
 {
+    if (s->in_tail) {
+        /* The tail began in bucket tail_idx: an earlier partner holds
+         * only memory from before it, a later one only the tail. */
+        if ((s->tail_idx & 1) && s->b[s->tail_idx - 1].used)
+            s->tail_min_pre = u64_min(s->tail_min_pre, s->b[s->tail_idx - 1].min);
+        s->tail_idx /= 2;
+    }
     for (int i = 0; i < GB / 2; i++) {
         gbucket a = s->b[2 * i], c = s->b[2 * i + 1];
         gbucket m = a;
@@ -70,10 +129,9 @@ static void gr_merge(cp_gr *s)
             if (!a.used) {
                 m = c;
             } else {
-                m.min = c.min < a.min ? c.min : a.min;
-                m.max = c.max > a.max ? c.max : a.max;
+                m.min = u64_min(a.min, c.min);
+                m.last = c.last;
                 m.ts1 = c.ts1;
-                m.frees += c.frees;
             }
         }
         s->b[i] = m;
@@ -98,6 +156,17 @@ static uint64_t cp_rate_u64(double bytes, double secs)
     if (!(r > 0))
         return 0;
     return r >= 18446744073709551615.0 ? UINT64_MAX : (uint64_t)r;
+}
+
+/* The bucket of work clock value w, merging until it fits. */
+static uint32_t gr_index(cp_gr *s, uint64_t w)
+{
+    uint64_t idx = (w - s->w0) / s->width;
+    while (idx >= GB) {
+        gr_merge(s);
+        idx = (w - s->w0) / s->width;
+    }
+    return (uint32_t)idx;
 }
 
 static uint64_t cp_held_all(const cp_proc *p)
@@ -129,34 +198,53 @@ static void gr_site(cp_gr *s, uint64_t stack, uint32_t idx, uint64_t bytes, int 
         g->count++;
 }
 
-/* One device memory event: total is the held total after it. */
+/* One device memory event at the current work clock: total is the held
+ * total after it. */
 static uint32_t gr_event(cp_gr *s, uint64_t total, uint64_t ts, int is_free)
 {
-    s->seq++;
-    uint64_t idx = (s->seq - 1) / s->width;
-    while (idx >= GB) {
-        gr_merge(s);
-        idx = (s->seq - 1) / s->width;
-    }
+    uint32_t idx = gr_index(s, s->w);
     gbucket *b = &s->b[idx];
+    if (is_free && !s->in_tail) {
+        s->in_tail = 1;
+        s->tail_w = s->w;
+        s->tail_ts = ts;
+        s->tail_idx = idx;
+        s->tail_min_pre = b->used ? b->min : UINT64_MAX;
+    } else if (!is_free) {
+        s->in_tail = 0;
+    }
     if (!b->used) {
         b->used = 1;
-        b->min = b->max = total;
+        b->min = total;
         b->ts0 = ts;
     }
-    if (total < b->min)
-        b->min = total;
-    if (total > b->max)
-        b->max = total;
+    b->min = u64_min(b->min, total);
+    b->last = total;
     b->ts1 = ts;
-    b->frees += (uint64_t)is_free;
-    return (uint32_t)idx;
+    return idx;
 }
 
-static void gr_framework(cp_proc *p, cp_gr *s)
+/* Thread tid is known to have made `total` launches so far. */
+static void gr_work(cp_gr *s, uint64_t tid, uint64_t total, int delta)
 {
-    if (!p->fw_ready_kind || (strcmp(p->fw_ready_kind, "torch.periodic") != 0 &&
-                              strcmp(p->fw_ready_kind, "torch.exit") != 0))
+    gthread *t = cp_map_put(&s->threads, tid, NULL);
+    if (!t)
+        return;
+    if (delta) {
+        t->copy_cum = u64_sat_add(t->copy_cum, total);
+        total = t->copy_cum;
+    }
+    if (total > t->known) {
+        s->w_thr = u64_sat_add(s->w_thr, total - t->known);
+        t->known = total;
+    }
+    gr_clock(s);
+}
+
+static void gr_framework(cp_proc *p, cp_gr *s, uint64_t ts)
+{
+    if (!p->fw_ready_kind || strncmp(p->fw_ready_kind, "torch.", 6) != 0 ||
+        strcmp(p->fw_ready_kind, "torch.oom") == 0)
         return;
     cp_jv v = { p->fw_ready_json, p->fw_ready_len }, devs, d;
     uint64_t a = 0, r = 0;
@@ -170,36 +258,63 @@ static void gr_framework(cp_proc *p, cp_gr *s)
             r += td.reserved;
         }
     }
+    gtorch t = { a, r, ts };
     if (!s->torch_seen) {
         s->torch_seen = 1;
-        s->t_alloc0 = a;
-        s->t_res0 = r;
+        s->t0 = t;
     }
-    s->t_alloc1 = a;
-    s->t_res1 = r;
+    s->t1 = t;
     s->torch_n++;
 }
 
 static void gr_rec(cp_proc *p, void *st, const cp_record *r)
 {
     cp_gr *s = st;
-    if (r->type == CP_REC_FRAMEWORK) {
-        gr_framework(p, s);
+    switch (r->type) {
+    case CP_REC_FRAMEWORK:
+        gr_framework(p, s, r->ts);
         return;
+    case CP_REC_LAUNCH_COUNT:
+        s->lc_total = u64_sat_add(s->lc_total, r->u.launch_count.count);
+        gr_clock(s);
+        return;
+    case CP_REC_COPY:
+    case CP_REC_SYNC: {
+        uint64_t n = r->type == CP_REC_COPY ? r->u.copy.launches : r->u.sync.launches;
+        if (n != CP_LAUNCHES_UNKNOWN)
+            gr_work(s, r->tid, n, 1);
+        /* A wait for the GPU repeated through the run marks its steps. */
+        int wait = r->type == CP_REC_SYNC ? r->u.sync.op != CP_SYNC_GRAPH_LAUNCH
+                                          : !(r->u.copy.flags & CP_CF_ASYNC) &&
+                                                r->u.copy.dst_class != CP_MC_DEVICE;
+        uint64_t *c = wait && r->ev.result == 0 ? cp_map_put(&s->steps, r->ev.stack, NULL)
+                                                : NULL;
+        if (c)
+            (*c)++;
+        return;
+    }
+    default:
+        break;
     }
     if (r->ev.result != 0)
         return;
     if (r->type == CP_REC_ALLOC) {        /* after the model: total includes it */
+        if (r->u.alloc.launches != CP_LAUNCHES_UNKNOWN)
+            gr_work(s, r->tid, r->u.alloc.launches, 0);
         if (cp_hold_of_kind(r->u.alloc.kind) < 0)
             return;
+        if (!s->started) {
+            s->started = 1;
+            s->w0 = s->w;
+        }
         uint32_t idx = gr_event(s, cp_held_all(p), r->ts, 0);
-        s->last_alloc_seq = s->seq;
+        s->n_alloc++;
         gr_site(s, r->ev.stack, idx, r->u.alloc.size, 0);
         return;
     }
     /* FREE, before the model: the allocation is still in the live map. */
     const cp_live *l = cp_model_freeing(p, r);
-    if (!l || cp_hold_of_kind(l->kind) < 0)
+    if (!s->started || !l || cp_hold_of_kind(l->kind) < 0)
         return;
     uint64_t total = cp_held_all(p);
     uint64_t stack = l->stack, size = l->size;
@@ -207,98 +322,182 @@ static void gr_rec(cp_proc *p, void *st, const cp_record *r)
     gr_site(s, stack, idx, size, 1);
 }
 
+/* Steps recognised from the read-back or sync repeated most often. */
+static uint64_t gr_steps(cp_gr *s)
+{
+    uint64_t best = 0, *c;
+    size_t it = 0;
+    while ((c = cp_map_next(&s->steps, &it, NULL)))
+        if (*c > best)
+            best = *c;
+    return best >= CP_STEP_MIN ? best : 0;
+}
+
+/* The device that held the most at its peak: whose card fills first. */
+static int gr_card(const cp_proc *p)
+{
+    int best = -1;
+    for (int d = 0; d < p->n_dev && d < CP_MAX_DEV; d++)
+        if (p->dev[d].total_mem && (best < 0 || p->mem[d].peak_total > p->mem[best].peak_total))
+            best = d;
+    return best;
+}
+
+typedef struct gwin {
+    uint32_t end;               /* last bucket of the window */
+    uint64_t floor[GSEG];
+    int first_rise;
+    int teardown;
+} gwin;
+
+/* The floors of the window's eighths.  @return : 1 when they show growth. */
+static int gr_window(cp_gr *s, gwin *g)
+{
+    uint64_t w_end = s->w, stop = w_end;
+    g->teardown = s->in_tail && (w_end - s->tail_w) * CP_TEARDOWN_DIV <= w_end - s->w0;
+    if (g->teardown)
+        stop = s->tail_w;
+    if (stop - s->w0 < CP_GROWTH_MIN_WORK)
+        return 0;                   /* memory taken without work: set-up */
+    g->end = gr_index(s, stop);     /* (may merge: tail_idx follows) */
+    if (g->end + 1 < 2 * GSEG)
+        return 0;
+    uint64_t level = UINT64_MAX, lv[GB];
+    for (uint32_t j = 0; j <= g->end; j++) {
+        const gbucket *b = &s->b[j];
+        uint64_t m = b->used ? b->min : level;
+        if (g->teardown && j == s->tail_idx)
+            m = s->tail_min_pre != UINT64_MAX ? s->tail_min_pre : level;
+        lv[j] = m;
+        if (b->used)
+            level = b->last;
+    }
+    int rises = 0;
+    g->first_rise = -1;
+    for (int i = 0; i < GSEG; i++) {
+        uint32_t a = (uint32_t)((uint64_t)i * (g->end + 1) / GSEG);
+        uint32_t e = (uint32_t)((uint64_t)(i + 1) * (g->end + 1) / GSEG);
+        g->floor[i] = UINT64_MAX;
+        for (uint32_t j = a; j < e; j++)
+            g->floor[i] = u64_min(g->floor[i], lv[j]);
+        if (i && g->floor[i] != UINT64_MAX && g->floor[i - 1] != UINT64_MAX &&
+            g->floor[i] > g->floor[i - 1]) {
+            rises++;
+            if (g->first_rise < 0)
+                g->first_rise = i - 1;
+        }
+    }
+    return g->floor[0] != UINT64_MAX && rises >= GSEG - 2 &&
+           g->floor[GSEG - 1] > g->floor[GSEG - 2] &&
+           g->floor[GSEG - 1] >= g->floor[0] + CP_GROWTH_MIN;
+}
+
+static void gr_torch_lines(cp_finding *f, cp_gr *s, uint64_t growth)
+{
+    char b1[32], b2[32], b3[32], b4[32];
+    int tensors;
+    if (s->torch_n < 2) {
+        /* One record (at exit) has no trend: say what holds the memory. */
+        tensors = s->t1.alloc * 2 >= s->t1.res;
+        cp_finding_line(f, "PyTorch at the end: %s allocated of %s reserved: %s",
+                        cp_fmt_bytes(s->t1.alloc, b1, sizeof b1),
+                        cp_fmt_bytes(s->t1.res, b2, sizeof b2),
+                        tensors ? "live tensors hold the memory (references are being kept)"
+                                : "most of it is the allocator's cache, not live tensors");
+    } else {
+        tensors = s->t1.alloc > s->t0.alloc + growth / 4;
+        cp_finding_line(f, "PyTorch's own timeline (%llu samples): allocated %s -> %s, "
+                        "reserved %s -> %s: %s", (unsigned long long)s->torch_n,
+                        cp_fmt_bytes(s->t0.alloc, b1, sizeof b1),
+                        cp_fmt_bytes(s->t1.alloc, b2, sizeof b2),
+                        cp_fmt_bytes(s->t0.res, b3, sizeof b3),
+                        cp_fmt_bytes(s->t1.res, b4, sizeof b4),
+                        tensors ? "live tensors are growing (references are being kept)"
+                                : "the cache grows while live tensors do not");
+        if (!tensors) {
+            /* The allocator frees its cache and retries before an
+             * allocation fails: memory at risk is not what it holds. */
+            f->sev = CP_SEV_INFO;
+            cp_finding_line(f, "Cache growth costs no failure: PyTorch releases cached "
+                            "blocks before an allocation would fail (info).");
+        }
+    }
+    cp_jb_ks(&f->details, "torch_cause", tensors ? "tensors" : "cache");
+}
+
 static void gr_finish(cp_proc *p, void *st, cp_report *rep)
 {
     cp_gr *s = st;
-    if (!s->last_alloc_seq)
+    gwin g;
+    if (!s->started || s->n_alloc < GSEG || !gr_window(s, &g))
         return;
-    /* The window ends before the bucket of the last allocation: the
-     * teardown must not look like a drop. */
-    uint32_t w = (uint32_t)((s->last_alloc_seq - 1) / s->width);
-    if (w < 2 * GSEG)
-        return;
-    uint64_t floor[GSEG], ts0[GSEG], frees = 0;
-    for (int i = 0; i < GSEG; i++) {
-        uint32_t a = (uint32_t)(i * w / GSEG), e = (uint32_t)((i + 1) * w / GSEG);
-        floor[i] = UINT64_MAX;
-        ts0[i] = s->b[a].ts0;
-        for (uint32_t j = a; j < e; j++) {
-            if (s->b[j].used && s->b[j].min < floor[i])
-                floor[i] = s->b[j].min;
-            frees += s->b[j].frees;
-        }
-    }
-    int rises = 0, first_rise = -1;
-    for (int i = 0; i + 1 < GSEG; i++)
-        if (floor[i + 1] > floor[i]) {
-            rises++;
-            if (first_rise < 0)
-                first_rise = i;
-        }
-    if (rises < GSEG - 2 || floor[GSEG - 1] <= floor[GSEG - 2] ||
-        floor[GSEG - 1] < floor[0] + CP_GROWTH_MIN || frees < CP_GROWTH_MIN_FREES)
-        return;
-    uint64_t growth = floor[GSEG - 1] - floor[0];
-    uint64_t t_end = s->b[w - 1].ts1, t_start = ts0[0];
+    uint64_t growth = g.floor[GSEG - 1] - g.floor[0];
+    uint64_t t_start = s->b[0].ts0, t_end = g.teardown ? s->tail_ts : p->t_last;
     double secs = t_end > t_start ? (double)(t_end - t_start) / 1e9 : 0;
-    char b1[32], b2[32], b3[32], b4[32], tb[32];
+    double rate = secs > 0 ? (double)growth / secs : 0;
+    char b1[32], b2[32], b3[32], tb[32];
     cp_finding *f = cp_finding_new(rep, &cp_check_growth, p, "g");
     if (!f)
         return;
     f->sort = CP_SORT_BYTES;
-    /* Sites: live bytes at the window's end minus at the growth's start. */
-    uint32_t sb = (uint32_t)((first_rise + 1) * w / GSEG) - 1, eb = w - 1;
+    cp_advice_fix(f, p, CP_ADV_GROWTH);
+    /* Sites: live bytes at the window's end minus at the growth's start
+     * (before the teardown's bucket when there is one). */
+    uint32_t sb = (uint32_t)((uint64_t)(g.first_rise + 1) * (g.end + 1) / GSEG);
+    sb = sb ? sb - 1 : 0;
+    uint32_t eb = g.teardown && g.end == s->tail_idx && g.end > sb ? g.end - 1 : g.end;
     size_t it = 0;
-    gsite *g;
-    while ((g = cp_map_next(&s->sites, &it, NULL))) {
-        for (uint32_t j = g->touched; j < GB; j++)
-            g->at[j] = g->live;
-        g->touched = GB;
-        if (g->at[eb] > g->at[sb]) {
-            cp_finding_site(f, p, g->stack, g->count, g->at[eb] - g->at[sb], 0, NULL);
-            f->count += g->count;
+    gsite *gs;
+    while ((gs = cp_map_next(&s->sites, &it, NULL))) {
+        for (uint32_t j = gs->touched; j < GB; j++)
+            gs->at[j] = gs->live;
+        gs->touched = GB;
+        if (gs->at[eb] > gs->at[sb]) {
+            cp_finding_site(f, p, gs->stack, gs->count, gs->at[eb] - gs->at[sb], 0, NULL);
+            f->count += gs->count;
         }
     }
     f->bytes = growth;
     f->t_from = t_start;
     f->t_to = t_end;
-    cp_finding_retitle(f, "device memory held grew by %s with no plateau (%s/s over %s)",
-                       cp_fmt_bytes(growth, b1, sizeof b1),
-                       cp_fmt_bytes(cp_rate_u64((double)growth, secs), b2,
-                                    sizeof b2), cp_fmt_ns(t_end - t_start, tb, sizeof tb));
-    cp_finding_line(f, "Lowest memory held in each eighth of the run: from %s to %s; "
-                    "the sites below are where the added memory was allocated.",
-                    cp_fmt_bytes(floor[0], b1, sizeof b1),
-                    cp_fmt_bytes(floor[GSEG - 1], b3, sizeof b3));
-    if (s->torch_seen && s->torch_n < 2) {
-        /* One record (at exit) has no trend: say what holds the memory. */
-        int tensors = s->t_alloc1 * 2 >= s->t_res1;
-        cp_finding_line(f, "PyTorch at the end: %s allocated of %s reserved: %s",
-                        cp_fmt_bytes(s->t_alloc1, b1, sizeof b1),
-                        cp_fmt_bytes(s->t_res1, b2, sizeof b2),
-                        tensors ? "live tensors hold the memory (references are being kept)"
-                                : "most of it is the allocator's cache, not live tensors");
-        cp_jb_ks(&f->details, "torch_cause", tensors ? "tensors" : "cache");
-    } else if (s->torch_seen) {
-        int tensors = s->t_alloc1 > s->t_alloc0 + growth / 2;
-        cp_finding_line(f, "PyTorch: allocated %s -> %s, reserved %s -> %s: %s",
-                        cp_fmt_bytes(s->t_alloc0, b1, sizeof b1),
-                        cp_fmt_bytes(s->t_alloc1, b2, sizeof b2),
-                        cp_fmt_bytes(s->t_res0, b3, sizeof b3),
-                        cp_fmt_bytes(s->t_res1, b4, sizeof b4),
-                        tensors ? "live tensors are growing (references are being kept)"
-                                : "the cache grows while live tensors do not "
-                                  "(fragmentation of the caching allocator)");
-        cp_jb_ks(&f->details, "torch_cause", tensors ? "tensors" : "cache");
+    cp_finding_retitle(f, "device memory held grew by %s while the program kept working, "
+                       "with no plateau (%s/s over %s)", cp_fmt_bytes(growth, b1, sizeof b1),
+                       cp_fmt_bytes(cp_rate_u64(rate, 1.0), b2, sizeof b2),
+                       cp_fmt_ns(t_end - t_start, tb, sizeof tb));
+    cp_finding_line(f, "Lowest memory held in each eighth of the work (kernel launches): "
+                    "from %s to %s, rising to the end; the sites below are where the added "
+                    "memory was allocated and stayed.", cp_fmt_bytes(g.floor[0], b1, sizeof b1),
+                    cp_fmt_bytes(g.floor[GSEG - 1], b3, sizeof b3));
+    uint64_t steps = gr_steps(s);
+    if (steps)
+        cp_finding_line(f, "About %s per step (%llu steps, counted from the read-back "
+                        "repeated every step).", cp_fmt_bytes(growth / steps, b1, sizeof b1),
+                        (unsigned long long)steps);
+    int card = gr_card(p);
+    if (card >= 0 && rate > 0) {
+        uint64_t tot = p->dev[card].total_mem, peak = p->mem[card].peak_total;
+        uint64_t left = tot > peak ? tot - peak : 0;
+        double to_full = (double)left / rate;
+        cp_finding_line(f, "Cost: at this rate GPU %d (%s, %s free at the peak) would be full "
+                        "%s after the point this run reached.", card,
+                        cp_fmt_bytes(tot, b1, sizeof b1), cp_fmt_bytes(left, b2, sizeof b2),
+                        cp_fmt_ns(cp_rate_u64(to_full * 1e9, 1.0), tb, sizeof tb));
+        cp_jb_kd(&f->details, "seconds_to_full", to_full);
+        cp_jb_ki(&f->details, "card", card);
     }
+    if (s->torch_seen)
+        gr_torch_lines(f, s, growth);
     cp_jb_ku(&f->details, "growth_bytes", growth);
-    cp_jb_kd(&f->details, "rate_bytes_per_s", secs > 0 ? (double)growth / secs : 0);
+    cp_jb_kd(&f->details, "rate_bytes_per_s", rate);
     cp_jb_kd(&f->details, "duration_s", secs);
+    cp_jb_ku(&f->details, "steps", steps);
+    cp_jb_ku(&f->details, "bytes_per_step", steps ? growth / steps : 0);
+    cp_jb_ku(&f->details, "launches_in_window", (g.end + 1) * s->width);
     cp_jb_key(&f->details, "floor_bytes");
     cp_jb_open(&f->details, '[');
     for (int i = 0; i < GSEG; i++) {
         cp_jb_elem(&f->details);
-        cp_jb_u64(&f->details, floor[i]);
+        cp_jb_u64(&f->details, g.floor[i]);
     }
     cp_jb_close(&f->details, ']');
 }
@@ -307,18 +506,19 @@ const cp_check cp_check_growth = {
     .id = "memory-growth",
     .sev = CP_SEV_WARNING,
     .name = "memory keeps growing",
-    .explain = "The device memory this process holds rose steadily through the run and had "
-               "not levelled off when it ended. A training or serving loop normally reaches "
-               "a plateau after its first steps; steady growth means something allocated "
+    .explain = "The device memory this process holds rose steadily while it kept launching "
+               "kernels, and had not levelled off when the run ended. A training or serving "
+               "loop reaches a plateau after its first steps (a caching allocator takes its "
+               "segments then and reuses them); steady growth means something allocated "
                "every iteration is kept: a list of tensors that still reference the graph "
                "(losses.append(loss) instead of loss.item()), a cache keyed by step, or "
                "buffers allocated per request and never freed. It ends in an out-of-memory "
                "error when the run is long enough.",
-    .fix = "Look at the sites below: keep only what you need (loss.item() or "
-           "loss.detach() when logging, clear per-step lists, bound caches), free buffers "
-           "at the end of each iteration, and check that no reference outlives the step.",
+    .fix = "Look at the sites below: keep only what each step needs, free per-iteration "
+           "buffers, and check that no reference outlives the step.",
     .types = CP_TYPE_BIT(CP_REC_ALLOC) | CP_TYPE_BIT(CP_REC_FREE) |
-             CP_TYPE_BIT(CP_REC_FRAMEWORK),
+             CP_TYPE_BIT(CP_REC_FRAMEWORK) | CP_TYPE_BIT(CP_REC_COPY) |
+             CP_TYPE_BIT(CP_REC_SYNC) | CP_TYPE_BIT(CP_REC_LAUNCH_COUNT),
     .pre_types = CP_TYPE_BIT(CP_REC_FREE),
     CP_CHECK_STATE(cp_gr, gr_maps),
     .init = gr_init,

@@ -49,7 +49,7 @@ typedef struct cp_ev {
     CP_EV_FIELDS(CP_DECL)
 } cp_ev;
 
-/* A COPY/SYNC `launches` field older writers did not append. */
+/* A COPY/SYNC/ALLOC `launches` field older writers did not append. */
 #define CP_LAUNCHES_UNKNOWN CP_FIELD_ABSENT
 
 typedef struct cp_record {

@@ -34,7 +34,8 @@ typedef struct cp_lc_table {
 } cp_lc_table;
 
 static __thread cp_lc_table *cp_tls_lc;
-static __thread uint64_t cp_tls_launches;   /* since the last COPY/SYNC record */
+static __thread uint64_t cp_tls_launches;   /* this thread's launches so far */
+static __thread uint64_t cp_tls_taken;      /* ... at its last COPY/SYNC record */
 static _Atomic(cp_lc_table *) cp_lc_all;
 static pthread_mutex_t cp_lc_emit_lock = PTHREAD_MUTEX_INITIALIZER;
 
@@ -163,6 +164,7 @@ void cp_launch_after_fork(void)
     }
     atomic_store(&cp_lc_all, t);
     cp_tls_launches = 0;
+    cp_tls_taken = 0;
 }
 
 void cp_launch_flush(void)
@@ -173,11 +175,19 @@ void cp_launch_flush(void)
     pthread_mutex_unlock(&cp_lc_emit_lock);
 }
 
+/* One running count serves both: COPY/SYNC records carry the launches
+ * since the previous one (a snapshot, not a reset), ALLOC records the
+ * count itself; the launch path keeps its single increment. */
 uint64_t cp_launch_take(void)
 {
-    uint64_t n = cp_tls_launches;
-    cp_tls_launches = 0;
+    uint64_t n = cp_tls_launches - cp_tls_taken;
+    cp_tls_taken = cp_tls_launches;
     return n;
+}
+
+uint64_t cp_launch_total(void)
+{
+    return cp_tls_launches;
 }
 
 static inline void cp_lc_count(uint32_t api, const void *func)

@@ -9,6 +9,7 @@
  */
 #include "cp_evt.h"
 #include "cp_imap.h"
+#include "cp_launch.h"
 #include "cp_mem.h"
 #include "cp_stack.h"
 
@@ -53,7 +54,7 @@ void cp_mem_alloc_ev(const cp_call *c, CUstream s, const cp_range *r, uint64_t f
     if (c->res == CUDA_SUCCESS && which >= 0)
         cp_imap_insert(which, &live);
     cp_ev_put_alloc(c, &w, s, live.kind, live.base, which == CP_IMAP_HANDLE ? live.aux : live.size,
-                    flags, (uint64_t)(uintptr_t)pool);
+                    flags, (uint64_t)(uintptr_t)pool, cp_launch_total());
     if (c->res == CUDA_ERROR_OUT_OF_MEMORY) {
         uint64_t want = which == CP_IMAP_HANDLE ? live.aux : live.size;
         if (live.kind == CP_MK_ASYNC || live.kind == CP_MK_POOL)

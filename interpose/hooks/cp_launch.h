@@ -14,6 +14,10 @@ void cp_launch_flush(void);
  *  previous call, and reset the count (for COPY and SYNC records). */
 uint64_t cp_launch_take(void);
 
+/*! cp_launch_total() : kernel launches the calling thread made so far (for
+ *  ALLOC records: the work done between two allocations). */
+uint64_t cp_launch_total(void);
+
 /*! cp_launch_after_fork() : in a forked child: forget the other threads'
  *  counters (they do not exist here) and the parent's pending counts, and
  *  re-initialise the lock another thread may have held at the fork. */

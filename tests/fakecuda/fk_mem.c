@@ -7,6 +7,7 @@
  * and built-in kernels really move bytes.  Managed and pinned host memory
  * are separate anonymous mappings that do not count against the device.
  */
+#include <time.h>
 #include <sys/mman.h>
 
 #include "fk_internal.h"
@@ -46,8 +47,20 @@ static CUresult fk_devmem_alloc(CUdeviceptr *dptr, size_t bytesize)
     return rc;
 }
 
+/* A real driver takes tens to hundreds of microseconds to map a large
+ * allocation, and cuMemFree synchronises the device: FAKECUDA_ALLOC_US
+ * lets a scenario have that cost. */
+static void fk_alloc_delay(void)
+{
+    if (!fk_alloc_us)
+        return;
+    struct timespec ts = { fk_alloc_us / 1000000u, (long)(fk_alloc_us % 1000000u) * 1000 };
+    nanosleep(&ts, NULL);
+}
+
 CUresult cuMemAlloc_v2(CUdeviceptr *dptr, size_t bytesize)
 {
+    fk_alloc_delay();
     return fk_devmem_alloc(dptr, bytesize);
 }
 FK_ALIAS(cuMemAlloc_v2);
