@@ -397,8 +397,7 @@ int cp_pystack_walk(cp_pyframe_raw *out, int max)
 
 static int str_announce(void *ctx, uint64_t id, const void *key, size_t len)
 {
-    (void)ctx;
-    return cp_rec_put_string(id, key, len);
+    return (void)ctx, cp_rec_put_string(id, key, len);
 }
 
 static uint64_t str_intern(const char *s, size_t len)
@@ -406,9 +405,7 @@ static uint64_t str_intern(const char *s, size_t len)
     return cp_itab_intern(&g_strs, s, len, str_announce, NULL);
 }
 
-struct py_frame_key {
-    uint64_t file, func, line;
-};
+struct py_frame_key { uint64_t file, func, line; };
 
 static int frame_announce(void *ctx, uint64_t id, const void *key, size_t len)
 {

@@ -33,12 +33,12 @@ typedef CUresult (*cp_attr_fn)(int *, CUdevice_attribute, CUdevice);
 
 static void cp_collect_one(cp_devrec *d, CUdevice dev, cp_attr_fn attr)
 {
-    CUresult (*name)(char *, int, CUdevice) = cp_real(&cp_slot_name, "cuDeviceGetName");
-    CUresult (*uuid)(CUuuid *, CUdevice) = cp_real(&cp_slot_uuid, "cuDeviceGetUuid_v2");
-    CUresult (*total)(size_t *, CUdevice) = cp_real(&cp_slot_total, "cuDeviceTotalMem_v2");
+    CUresult (*name)(char *, int, CUdevice) = cp_real(&cp_slot_name, "cuDeviceGetName", CP_REAL_DRIVER);
+    CUresult (*uuid)(CUuuid *, CUdevice) = cp_real(&cp_slot_uuid, "cuDeviceGetUuid_v2", CP_REAL_DRIVER);
+    CUresult (*total)(size_t *, CUdevice) = cp_real(&cp_slot_total, "cuDeviceTotalMem_v2", CP_REAL_DRIVER);
     CUuuid u;
     if (!uuid)
-        uuid = cp_real(&cp_slot_uuid1, "cuDeviceGetUuid");
+        uuid = cp_real(&cp_slot_uuid1, "cuDeviceGetUuid", CP_REAL_DRIVER);
     if (name)
         name(d->name, sizeof(d->name), dev);
     if (uuid && uuid(&u, dev) == CUDA_SUCCESS)
@@ -59,10 +59,10 @@ static void cp_collect_one(cp_devrec *d, CUdevice dev, cp_attr_fn attr)
  * (a forked child must not call a driver its parent initialised). */
 static void cp_collect(void)
 {
-    CUresult (*ver)(int *) = cp_real(&cp_slot_ver, "cuDriverGetVersion");
-    CUresult (*count)(int *) = cp_real(&cp_slot_count, "cuDeviceGetCount");
-    CUresult (*get)(CUdevice *, int) = cp_real(&cp_slot_get, "cuDeviceGet");
-    cp_attr_fn attr = cp_real(&cp_slot_attr, "cuDeviceGetAttribute");
+    CUresult (*ver)(int *) = cp_real(&cp_slot_ver, "cuDriverGetVersion", CP_REAL_DRIVER);
+    CUresult (*count)(int *) = cp_real(&cp_slot_count, "cuDeviceGetCount", CP_REAL_DRIVER);
+    CUresult (*get)(CUdevice *, int) = cp_real(&cp_slot_get, "cuDeviceGet", CP_REAL_DRIVER);
+    cp_attr_fn attr = cp_real(&cp_slot_attr, "cuDeviceGetAttribute", CP_REAL_DRIVER);
     int n = 0;
     if (ver)
         ver(&cp_driver_version);
@@ -152,7 +152,7 @@ static int cp_nvml_procs(int dev, cp_oom_proc *out, unsigned max)
         }
     }
     char bus[64];
-    CUresult (*busid)(char *, int, CUdevice) = cp_real(&cp_slot_busid, "cuDeviceGetPCIBusId");
+    CUresult (*busid)(char *, int, CUdevice) = cp_real(&cp_slot_busid, "cuDeviceGetPCIBusId", CP_REAL_DRIVER);
     int (*by_bus)(const char *, void **) =
         (int (*)(const char *, void **))dlsym(lib, "nvmlDeviceGetHandleByPciBusId_v2");
     int (*procs)(void *, unsigned *, cp_nvml_proc *) =
@@ -181,7 +181,7 @@ void cp_ev_oom(const cp_call *c, const cp_where *w, CUstream stream, int dev,
     cp_oom_proc procs[32];
     int np = 0;
     if (!cp_ev_capturing()) {
-        CUresult (*meminfo)(size_t *, size_t *) = cp_real(&cp_slot_meminfo, "cuMemGetInfo_v2");
+        CUresult (*meminfo)(size_t *, size_t *) = cp_real(&cp_slot_meminfo, "cuMemGetInfo_v2", CP_REAL_DRIVER);
         if (meminfo)
             meminfo(&free_b, &total_b);
         if (dev >= 0)

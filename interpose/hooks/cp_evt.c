@@ -9,21 +9,8 @@
 
 #include "cp_evt.h"
 #include "cp_imap.h"
-#include "cp_resolve.h"
 #include "cp_launch.h"
 #include "cp_stack.h"
-
-/* --- driver functions cuprobe calls itself -------------------------------- */
-
-void *cp_real(void **slot, const char *name)
-{
-    void *p = __atomic_load_n(slot, __ATOMIC_ACQUIRE);
-    if (!p) {
-        p = cp_resolve_in_libcuda(name);
-        __atomic_store_n(slot, p, __ATOMIC_RELEASE);
-    }
-    return p;
-}
 
 static void *cp_slot_get_current, *cp_slot_get_device, *cp_slot_ptr_attrs;
 
@@ -120,7 +107,7 @@ void cp_ev_ctx(cp_where *w, int want_stack)
     w->dev = -1;
     w->stack = 0;
     if (!cp_ev_capturing()) {
-        CUresult (*get_current)(CUcontext *) = cp_real(&cp_slot_get_current, "cuCtxGetCurrent");
+        CUresult (*get_current)(CUcontext *) = cp_real(&cp_slot_get_current, "cuCtxGetCurrent", CP_REAL_DRIVER);
         CUcontext ctx = NULL;
         if (get_current && get_current(&ctx) == CUDA_SUCCESS)
             w->ctx = ctx;
@@ -128,7 +115,7 @@ void cp_ev_ctx(cp_where *w, int want_stack)
         if (w->dev < 0 && w->ctx) {
             /* A context made before we saw it (or by another route): ask
              * once, then remember. */
-            CUresult (*get_device)(CUdevice *) = cp_real(&cp_slot_get_device, "cuCtxGetDevice");
+            CUresult (*get_device)(CUdevice *) = cp_real(&cp_slot_get_device, "cuCtxGetDevice", CP_REAL_DRIVER);
             CUdevice d;
             if (get_device && get_device(&d) == CUDA_SUCCESS) {
                 w->dev = d;
@@ -202,7 +189,7 @@ void cp_classify(uint64_t addr, int host_side, int may_query, int *mclass, int *
      * one query.  cuPointerGetAttributes never fails on a pageable pointer,
      * it reports memory type 0 (interposition.md section 5). */
     CUresult (*attrs)(unsigned, CUpointer_attribute *, void **, CUdeviceptr) =
-        cp_real(&cp_slot_ptr_attrs, "cuPointerGetAttributes");
+        cp_real(&cp_slot_ptr_attrs, "cuPointerGetAttributes", CP_REAL_DRIVER);
     if (!attrs)
         return;
     CUpointer_attribute which[3] = { CU_POINTER_ATTRIBUTE_MEMORY_TYPE,

@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 #include "cp_cuda.h"
+#include "cp_real.h"
 #include "cp_rec.h"
 #include "cp_wrap.h"
 
@@ -85,10 +86,6 @@ int cp_ctx_device(CUcontext ctx);
  *  host_side says the API declares addr host memory (an HtoD source...):
  *  the device map is not consulted. */
 void cp_classify(uint64_t addr, int host_side, int may_query, int *mclass, int *dev);
-
-/*! cp_real() : a driver function cuprobe calls itself (queries), by exact
- *  ELF name, resolved once into *slot.  Never goes through a hook. */
-void *cp_real(void **slot, const char *name);
 
 /*! cp_ev_devices() : record the driver version and every device (name,
  *  UUID, PCI bus id, compute capability, memory, pageable access).  Called

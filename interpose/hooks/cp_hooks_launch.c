@@ -85,7 +85,7 @@ const char *cp_launch_name(const void *handle)
             break;
     }
     /* Functions we did not see being looked up: ask the driver (12.3+). */
-    CUresult (*fname)(const char **, CUfunction) = cp_real(&cp_slot_func_name, "cuFuncGetName");
+    CUresult (*fname)(const char **, CUfunction) = cp_real(&cp_slot_func_name, "cuFuncGetName", CP_REAL_DRIVER);
     const char *n = NULL;
     if (fname && !cp_ev_capturing() && fname(&n, (CUfunction)handle) == CUDA_SUCCESS && n) {
         cp_launch_name_set(handle, n);
@@ -256,9 +256,9 @@ static const cp_pinfo *cp_pinfo_get(const void *f)
         return NULL;
     e->func = (uintptr_t)f;
     CUresult (*fpi)(CUfunction, size_t, size_t *, size_t *) =
-        cp_real(&cp_slot_param_info, "cuFuncGetParamInfo");
+        cp_real(&cp_slot_param_info, "cuFuncGetParamInfo", CP_REAL_DRIVER);
     CUresult (*kpi)(CUkernel, size_t, size_t *, size_t *) =
-        cp_real(&cp_slot_kparam_info, "cuKernelGetParamInfo");
+        cp_real(&cp_slot_kparam_info, "cuKernelGetParamInfo", CP_REAL_DRIVER);
     size_t off, size;
     /* A CUkernel may be passed where a CUfunction is expected (CUDA 12). */
     int use_kernel = !(fpi && fpi((CUfunction)f, 0, &off, &size) == CUDA_SUCCESS) &&

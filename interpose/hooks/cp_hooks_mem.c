@@ -24,10 +24,9 @@ static void cp_pool_attrs_at_failure(const cp_call *c, const cp_where *w, CUstre
         CU_MEMPOOL_ATTR_RESERVED_MEM_CURRENT, CU_MEMPOOL_ATTR_USED_MEM_CURRENT,
         CU_MEMPOOL_ATTR_RESERVED_MEM_HIGH, CU_MEMPOOL_ATTR_RELEASE_THRESHOLD,
     };
-    CUresult (*dev_pool)(CUmemoryPool *, CUdevice) = cp_real(&cp_slot_dev_pool,
-                                                             "cuDeviceGetMemPool");
+    CUresult (*dev_pool)(CUmemoryPool *, CUdevice) = cp_real(&cp_slot_dev_pool, "cuDeviceGetMemPool", CP_REAL_DRIVER);
     CUresult (*get)(CUmemoryPool, CUmemPool_attribute, void *) =
-        cp_real(&cp_slot_pool_attr, "cuMemPoolGetAttribute");
+        cp_real(&cp_slot_pool_attr, "cuMemPoolGetAttribute", CP_REAL_DRIVER);
     if (cp_ev_capturing() || !get)
         return;
     if (!pool && (!dev_pool || w->dev < 0 || dev_pool(&pool, w->dev) != CUDA_SUCCESS))

@@ -23,53 +23,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cp_real.h"
 #include "cp_rec.h"
-#include "cp_resolve.h"
 #include "cp_wrap.h"
-
-typedef void *(*cp_dlsym_fn)(void *, const char *);
-typedef void *(*cp_dlopen_fn)(const char *, int);
-
-/* Read by the assembly trampolines: keep them plain, non-static globals. */
-__attribute__((visibility("hidden"))) void *cp_real_dlsym_ptr;
-__attribute__((visibility("hidden"))) void *cp_real_dlopen_ptr;
-
-static _Atomic unsigned cp_routes[CP_ID_COUNT];
-
-CP_NO_SANITIZE static void *cp_glibc_sym(const char *name)
-{
-    /* glibc >= 2.34 names them @GLIBC_2.34; older ones and the x86-64
-     * compatibility aliases are @GLIBC_2.2.5, aarch64 @GLIBC_2.17.  dlvsym is
-     * not hooked, so this never comes back here. */
-    static const char *const vers[] = { "GLIBC_2.34", "GLIBC_2.2.5", "GLIBC_2.17" };
-    for (unsigned i = 0; i < sizeof(vers) / sizeof(vers[0]); i++) {
-        void *p = dlvsym(RTLD_NEXT, name, vers[i]);
-        if (p)
-            return p;
-    }
-    return NULL;
-}
-
-__attribute__((visibility("hidden"))) void cp_resolve_init(void);
-CP_NO_SANITIZE void cp_resolve_init(void)
-{
-    if (!__atomic_load_n(&cp_real_dlsym_ptr, __ATOMIC_ACQUIRE))
-        __atomic_store_n(&cp_real_dlsym_ptr, cp_glibc_sym("dlsym"), __ATOMIC_RELEASE);
-    if (!__atomic_load_n(&cp_real_dlopen_ptr, __ATOMIC_ACQUIRE))
-        __atomic_store_n(&cp_real_dlopen_ptr, cp_glibc_sym("dlopen"), __ATOMIC_RELEASE);
-}
-
-void *cp_real_dlsym(void *handle, const char *name)
-{
-    cp_resolve_init();
-    return ((cp_dlsym_fn)cp_real_dlsym_ptr)(handle, name);
-}
-
-static void *cp_real_dlopen(const char *file, int flags)
-{
-    cp_resolve_init();
-    return ((cp_dlopen_fn)cp_real_dlopen_ptr)(file, flags);
-}
 
 CP_NO_SANITIZE static int cp_is_libcuda_path(const char *path)
 {
@@ -78,24 +34,6 @@ CP_NO_SANITIZE static int cp_is_libcuda_path(const char *path)
     const char *b = strrchr(path, '/');
     b = b ? b + 1 : path;
     return strncmp(b, "libcuda.so", 10) == 0;
-}
-
-void *cp_resolve_in_libcuda(const char *name)
-{
-    static _Atomic(void *) handle;
-    void *h = atomic_load(&handle);
-    if (!h) {
-        h = cp_real_dlopen("libcuda.so.1", RTLD_LAZY | RTLD_NOLOAD);
-        if (h)
-            atomic_store(&handle, h);
-    }
-    void *p = h ? cp_real_dlsym(h, name) : NULL;
-    return p ? p : cp_real_dlsym(RTLD_NEXT, name);
-}
-
-unsigned cp_api_routes(unsigned id)
-{
-    return id < CP_ID_COUNT ? atomic_load(&cp_routes[id]) : 0;
 }
 
 static void cp_rec_resolve(const char *sym, int ver, uint64_t flags, int res, int status,
@@ -127,7 +65,7 @@ static void *cp_substitute(void *real, int route)
     if (id < 0)
         return real;
     cp_real_set((uint32_t)id, real);
-    atomic_fetch_or(&cp_routes[id], 1u << route);
+    cp_api_route_add((uint32_t)id, route);
     return cp_wrapper_fn((uint32_t)id);
 }
 
@@ -144,7 +82,7 @@ CP_NO_SANITIZE static int cp_is_resolver_name(const char *name)
 __attribute__((visibility("hidden"))) int cp_dlsym_wants(void *handle, const char *name);
 CP_NO_SANITIZE int cp_dlsym_wants(void *handle, const char *name)
 {
-    cp_resolve_init();
+    cp_real_init();
     if (handle == RTLD_NEXT || !name || name[0] != 'c')
         return 0;
     return cp_api_lookup(name) >= 0 || cp_is_resolver_name(name);
@@ -168,7 +106,7 @@ __attribute__((visibility("hidden"))) int cp_dlopen_wants(const char *file, int 
 CP_NO_SANITIZE int cp_dlopen_wants(const char *file, int flags)
 {
     (void)flags;
-    cp_resolve_init();
+    cp_real_init();
     return cp_is_libcuda_path(file);
 }
 
@@ -277,7 +215,7 @@ CUresult cuGetProcAddress(const char *symbol, void **pfn, int cudaVersion, cuuin
     static _Atomic(void *) real;
     void *f = atomic_load(&real);
     if (!f) {
-        f = cp_resolve_in_libcuda("cuGetProcAddress");
+        f = cp_real_in_libcuda("cuGetProcAddress");
         if (!f)
             return CUDA_ERROR_NOT_FOUND;
         atomic_store(&real, f);
@@ -295,7 +233,7 @@ CUresult cuGetProcAddress_v2(const char *symbol, void **pfn, int cudaVersion, cu
     static _Atomic(void *) real;
     void *f = atomic_load(&real);
     if (!f) {
-        f = cp_resolve_in_libcuda("cuGetProcAddress_v2");
+        f = cp_real_in_libcuda("cuGetProcAddress_v2");
         if (!f)
             return CUDA_ERROR_NOT_FOUND;
         atomic_store(&real, f);

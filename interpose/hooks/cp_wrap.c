@@ -14,7 +14,7 @@
 
 #include "cp_inflight.h"
 #include "cp_rec.h"
-#include "cp_resolve.h"
+#include "cp_real.h"
 #include "cp_wrap.h"
 
 /* The depth guard: our own driver calls (queries made by hooks) and any
@@ -22,7 +22,9 @@
  * again.  initial-exec TLS: one %fs-relative load. */
 static __thread int cp_tls_depth;
 
-static _Atomic(void *) cp_real[CP_ID_COUNT];
+/* The driver's functions by API id, filled by the resolvers or on first
+ * use; accessed with __atomic builtins (cp_real() fills a slot). */
+static void *cp_real_tab[CP_ID_COUNT];
 
 int cp_hook_depth(void)
 {
@@ -119,14 +121,6 @@ static CUresult cp_no_real(uint32_t id)
 #undef CP_API
 #undef CP_API0
 
-static const char *const cp_names[CP_ID_COUNT] = {
-#define CP_API(name, pfn, mode, hook, params, args) #name,
-#define CP_API0(name, pfn, mode, hook) #name,
-#include "cp_api_table.h"
-#undef CP_API
-#undef CP_API0
-};
-
 static void *const cp_wrappers[CP_ID_COUNT] = {
 #define CP_API(name, pfn, mode, hook, params, args) (void *)name,
 #define CP_API0(name, pfn, mode, hook) (void *)name,
@@ -134,11 +128,6 @@ static void *const cp_wrappers[CP_ID_COUNT] = {
 #undef CP_API
 #undef CP_API0
 };
-
-const char *cp_api_name(uint32_t id)
-{
-    return id < CP_ID_COUNT ? cp_names[id] : "?";
-}
 
 void *cp_wrapper_fn(uint32_t id)
 {
@@ -148,66 +137,15 @@ void *cp_wrapper_fn(uint32_t id)
 void cp_real_set(uint32_t id, void *real)
 {
     if (id < CP_ID_COUNT && real)
-        atomic_store_explicit(&cp_real[id], real, memory_order_release);
+        __atomic_store_n(&cp_real_tab[id], real, __ATOMIC_RELEASE);
 }
 
 void *cp_real_fn(uint32_t id)
 {
-    void *p = atomic_load_explicit(&cp_real[id], memory_order_acquire);
+    void *p = __atomic_load_n(&cp_real_tab[id], __ATOMIC_ACQUIRE);
     if (__builtin_expect(p != NULL, 1))
         return p;
     /* A PLT caller reached our exported wrapper before any resolver handed
      * out this function: look the exact name up in libcuda itself. */
-    p = cp_resolve_in_libcuda(cp_names[id]);
-    if (p)
-        atomic_store_explicit(&cp_real[id], p, memory_order_release);
-    return p;
-}
-
-/* Name -> id: open addressing over FNV-1a, built once on first use.  The
- * dlsym hook asks for every symbol any library looks up, so this must be
- * cheap and allocation-free. */
-#define CP_HASH_SLOTS 512
-static int16_t cp_hash[CP_HASH_SLOTS];
-static atomic_int cp_hash_state;
-
-CP_NO_SANITIZE static uint32_t cp_fnv1a(const char *s)
-{
-    uint32_t h = 2166136261u;
-    while (*s)
-        h = (h ^ (uint8_t)*s++) * 16777619u;
-    return h;
-}
-
-CP_NO_SANITIZE static void cp_hash_build(void)
-{
-    int expect = 0;
-    if (!atomic_compare_exchange_strong(&cp_hash_state, &expect, 1)) {
-        while (atomic_load(&cp_hash_state) != 2)
-            ;   /* another thread is building it: a few microseconds */
-        return;
-    }
-    memset(cp_hash, 0xff, sizeof(cp_hash));
-    for (int i = 0; i < CP_ID_COUNT; i++) {
-        uint32_t h = cp_fnv1a(cp_names[i]) & (CP_HASH_SLOTS - 1);
-        while (cp_hash[h] >= 0)
-            h = (h + 1) & (CP_HASH_SLOTS - 1);
-        cp_hash[h] = (int16_t)i;
-    }
-    atomic_store(&cp_hash_state, 2);
-}
-
-CP_NO_SANITIZE int cp_api_lookup(const char *elf_name)
-{
-    if (atomic_load_explicit(&cp_hash_state, memory_order_acquire) != 2)
-        cp_hash_build();
-    uint32_t h = cp_fnv1a(elf_name) & (CP_HASH_SLOTS - 1);
-    for (;;) {
-        int i = cp_hash[h];
-        if (i < 0)
-            return -1;
-        if (strcmp(cp_names[i], elf_name) == 0)
-            return i;
-        h = (h + 1) & (CP_HASH_SLOTS - 1);
-    }
+    return cp_real(&cp_real_tab[id], cp_api_name(id), CP_REAL_DRIVER);
 }

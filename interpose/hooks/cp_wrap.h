@@ -59,14 +59,23 @@ void cp_pre_failed(cp_call *c);
 /*! cp_hook_depth() : non-zero while the calling thread is inside a hook. */
 int cp_hook_depth(void);
 
-/*! cp_real_fn() : the driver's own function for api id (resolved lazily from
- *  libcuda by exact ELF name when no resolver handed it to us yet).
+/*! cp_real_fn() : the driver's own function for api id: the pointer a
+ *  resolver handed out, else cp_real() (cp_real.h) by exact ELF name.
  *  @return : the pointer, or NULL when libcuda has no such symbol. */
 void *cp_real_fn(uint32_t id);
 
 /*! cp_real_set() : remember the driver's pointer for id (from dlsym or
  *  cuGetProcAddress; one real pointer per exact variant). */
 void cp_real_set(uint32_t id, void *real);
+
+/* ---- the API table's names and routes (cp_api.c) ---- */
+
+/*! cp_api_routes() : the routes (bit 1 << enum cp_route) by which the
+ *  wrapper of api id was handed out so far. */
+unsigned cp_api_routes(unsigned id);
+
+/*! cp_api_route_add() : the wrapper of id was handed out by `route`. */
+void cp_api_route_add(uint32_t id, int route);
 
 /*! cp_api_name() : the exact ELF name of id. */
 const char *cp_api_name(uint32_t id);

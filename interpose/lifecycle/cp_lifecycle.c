@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "cp_env.h"
+#include "cp_real.h"
 #include "cp_rec.h"
 #include "cp_writer.h"
 
@@ -27,16 +28,6 @@
 
 static int g_exit_seen;
 static int g_exit_status;
-
-void *cp__real(const char *name, void **slot)
-{
-    void *p = __atomic_load_n(slot, __ATOMIC_ACQUIRE);
-    if (!p) {
-        p = dlsym(RTLD_NEXT, name);
-        __atomic_store_n(slot, p, __ATOMIC_RELEASE);
-    }
-    return p;
-}
 
 /* ---- start and exit ----------------------------------------------------- */
 
@@ -89,8 +80,8 @@ CP_EXPORT int __libc_start_main(cp_main_fn main_fn, int argc, char **argv,
                                 void (*init)(void), void (*fini)(void),
                                 void (*rtld_fini)(void), void *stack_end)
 {
-    cp_start_main_fn real = (cp_start_main_fn)cp__real("__libc_start_main",
-                                                       &g_real_start_main);
+    cp_start_main_fn real = (cp_start_main_fn)cp_real(&g_real_start_main,
+                                                      "__libc_start_main", CP_REAL_NEXT);
     if (!real)   /* cannot happen with glibc; nothing sane to do but exit */
         syscall(SYS_exit_group, 127);
     g_real_main = main_fn;
@@ -104,13 +95,13 @@ __attribute__((constructor(101))) static void cp_lifecycle_init(void)
 {
     /* Resolve now: a vfork child calling _exit or exec must not run the
      * dynamic linker (locks, malloc) inside its parent's memory. */
-    cp__real("_exit", &g_real__exit);
-    cp__real("_Exit", &g_real__Exit);
-    cp__real("fork", &g_real_fork);
-    cp__real("execve", &g_real_execve);
-    cp__real("execvpe", &g_real_execvpe);
+    cp_real(&g_real__exit, "_exit", CP_REAL_NEXT);
+    cp_real(&g_real__Exit, "_Exit", CP_REAL_NEXT);
+    cp_real(&g_real_fork, "fork", CP_REAL_NEXT);
+    cp_real(&g_real_execve, "execve", CP_REAL_NEXT);
+    cp_real(&g_real_execvpe, "execvpe", CP_REAL_NEXT);
     const struct cp_config *cfg = cp_config();
-    cp__rec_init(!cfg->disable);
+    cp__rec_init(!cfg->disable, &cp__writer);
     if (cfg->disable)
         return;
     pthread_atfork(NULL, NULL, cp_atfork_child);
@@ -140,7 +131,7 @@ static void cp_exit_now(int status)
 CP_EXPORT __attribute__((noreturn)) void _exit(int status)
 {
     cp_exit_now(status);
-    void (*real)(int) = (void (*)(int))cp__real("_exit", &g_real__exit);
+    void (*real)(int) = (void (*)(int))cp_real(&g_real__exit, "_exit", CP_REAL_NEXT);
     if (real)
         real(status);
     for (;;)
@@ -150,7 +141,7 @@ CP_EXPORT __attribute__((noreturn)) void _exit(int status)
 CP_EXPORT __attribute__((noreturn)) void _Exit(int status)
 {
     cp_exit_now(status);
-    void (*real)(int) = (void (*)(int))cp__real("_Exit", &g_real__Exit);
+    void (*real)(int) = (void (*)(int))cp_real(&g_real__Exit, "_Exit", CP_REAL_NEXT);
     if (real)
         real(status);
     for (;;)
@@ -161,7 +152,7 @@ CP_EXPORT __attribute__((noreturn)) void _Exit(int status)
 
 CP_EXPORT pid_t fork(void)
 {
-    pid_t (*real)(void) = (pid_t (*)(void))cp__real("fork", &g_real_fork);
+    pid_t (*real)(void) = (pid_t (*)(void))cp_real(&g_real_fork, "fork", CP_REAL_NEXT);
     if (!real) {
         errno = ENOSYS;
         return -1;
@@ -213,7 +204,7 @@ typedef int (*cp_execve_fn)(const char *, char *const[], char *const[]);
 
 CP_EXPORT int execve(const char *path, char *const argv[], char *const envp[])
 {
-    cp_execve_fn real = (cp_execve_fn)cp__real("execve", &g_real_execve);
+    cp_execve_fn real = (cp_execve_fn)cp_real(&g_real_execve, "execve", CP_REAL_NEXT);
     int had = cp_exec_before(path);
     int rc = real ? real(path, argv, envp) : (errno = ENOSYS, -1);
     cp_exec_after(had, path, errno);
@@ -222,7 +213,7 @@ CP_EXPORT int execve(const char *path, char *const argv[], char *const envp[])
 
 CP_EXPORT int execvpe(const char *file, char *const argv[], char *const envp[])
 {
-    cp_execve_fn real = (cp_execve_fn)cp__real("execvpe", &g_real_execvpe);
+    cp_execve_fn real = (cp_execve_fn)cp_real(&g_real_execvpe, "execvpe", CP_REAL_NEXT);
     int had = cp_exec_before(file);
     int rc = real ? real(file, argv, envp) : (errno = ENOSYS, -1);
     cp_exec_after(had, file, errno);

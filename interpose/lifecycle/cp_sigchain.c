@@ -17,6 +17,7 @@
 #include <signal.h>
 #include <string.h>
 
+#include "cp_real.h"
 #include "cp_rec.h"
 #include "cp_writer.h"
 
@@ -31,7 +32,7 @@ static void *g_real_sigaction;
 
 static cp_sigaction_fn cp_real_sigaction(void)
 {
-    return (cp_sigaction_fn)cp__real("sigaction", &g_real_sigaction);
+    return (cp_sigaction_fn)cp_real(&g_real_sigaction, "sigaction", CP_REAL_NEXT);
 }
 
 static int cp_is_fault(int sig)

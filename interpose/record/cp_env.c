@@ -1,5 +1,5 @@
 /*
- * cp_env.c - CUPROBE_* configuration, cp_log() and cp_now_ns().
+ * cp_env.c - CUPROBE_* configuration and cp_now_ns().
  *
  * Parsing happens once, lazily, because other constructors in the shim may
  * ask for the configuration before ours ran (constructor order inside one
@@ -16,8 +16,8 @@
 #include <unistd.h>
 
 #include "cp_env.h"
+#include "cp_io.h"
 #include "cp_rec.h"
-#include "cp_writer.h"
 
 static struct cp_config g_cfg;
 static pthread_once_t g_cfg_once = PTHREAD_ONCE_INIT;
@@ -92,38 +92,4 @@ uint64_t cp_now_ns(void)
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
-void cp_log(int level, const char *fmt, ...)
-{
-    static const char *const names[] = {"error", "warning", "info", "debug"};
-    if (level < 0)
-        level = 0;
-    if (level > 3)
-        level = 3;
-    int to_stderr = level <= cp_config()->log_level;
-    /* The trace keeps errors, warnings and info; debug only when asked. */
-    int to_trace = (level <= 2 || to_stderr) && cp__rec_may_log();
-    if (!to_stderr && !to_trace)
-        return;
-
-    char msg[1024];
-    va_list ap;
-    va_start(ap, fmt);
-    int n = vsnprintf(msg, sizeof msg, fmt, ap);
-    va_end(ap);
-    if (n < 0)
-        return;
-    size_t len = (size_t)n < sizeof msg ? (size_t)n : sizeof msg - 1;
-
-    if (to_stderr) {
-        char line[1100];
-        int m = snprintf(line, sizeof line, "[cuprobe %d] %s: %.*s\n",
-                         (int)getpid(), names[level], (int)len, msg);
-        if (m > 0)
-            cp__write_all(2, line, (size_t)m < sizeof line ? (size_t)m : sizeof line - 1);
-    }
-    if (to_trace) {
-        (void)cp_rec_put_log((uint64_t)level, msg, len);
-    }
 }

@@ -1,6 +1,6 @@
 /*
- * cp_header.c - what a new trace file starts with: the output file name
- * (CUPROBE_OUTPUT pattern) and the CP_REC_HEADER record.
+ * cp_header.c - what a new trace file starts with: the CP_REC_HEADER record
+ * (process, host, command line, the environment that matters).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -33,100 +33,9 @@ static const char *const cp_env_keep[] = {
     "CUPY_GPU_MEMORY_LIMIT", "NCCL_DEBUG", "LD_LIBRARY_PATH", "LD_PRELOAD",
 };
 
-/* The first of the variables launchers set for a process's rank (%r) or
- * local rank (%l): torchrun, Slurm, Open MPI, then PMI (MPICH, Intel MPI). */
-static const char *const cp_rank_vars[] = { "RANK", "SLURM_PROCID", "OMPI_COMM_WORLD_RANK",
-                                            "PMI_RANK", NULL };
-static const char *const cp_local_vars[] = { "LOCAL_RANK", "SLURM_LOCALID",
-                                             "OMPI_COMM_WORLD_LOCAL_RANK", NULL };
-
 /* Set by the fork hook's child side: this image is a copy of its parent's,
  * not one started by exec (the HEADER says so, for fork-after-init). */
 int cp__image_forked;
-
-/* The rank of this process from vars, or "norank-PID" when none is set: a
- * launcher, or a helper outside the job, must not take the name of rank 0. */
-static const char *cp_rank_of(const char *const *vars, char *tmp, size_t cap)
-{
-    for (size_t i = 0; vars[i]; i++) {
-        const char *v = getenv(vars[i]);
-        if (v && *v)
-            return v;
-    }
-    snprintf(tmp, cap, "norank-%d", (int)getpid());
-    return tmp;
-}
-
-/* Copy s into the file name, keeping only characters safe in a name. */
-static int cp_path_put(char **p, char *end, const char *s)
-{
-    for (; *s; s++) {
-        if (*p >= end)
-            return -ENAMETOOLONG;
-        char c = *s;
-        int ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-                 (c >= '0' && c <= '9') || c == '.' || c == '-' || c == '_';
-        *(*p)++ = ok ? c : '_';
-    }
-    return 0;
-}
-
-int cp__output_path(const char *pat, char *buf, size_t cap)
-{
-    char *p = buf, *end = buf + cap - 1;
-    char tmp[256];
-    for (; *pat; pat++) {
-        if (*pat != '%' || !pat[1]) {
-            if (p >= end)
-                return -ENAMETOOLONG;
-            *p++ = *pat;
-            continue;
-        }
-        const char *s = tmp;
-        switch (*++pat) {
-        case 'p':
-            snprintf(tmp, sizeof tmp, "%d", (int)getpid());
-            break;
-        case 'h':
-            if (gethostname(tmp, sizeof tmp) < 0)
-                strcpy(tmp, "unknown");
-            tmp[sizeof tmp - 1] = 0;
-            break;
-        case 'r':
-            s = cp_rank_of(cp_rank_vars, tmp, sizeof tmp);
-            break;
-        case 'l':
-            s = cp_rank_of(cp_local_vars, tmp, sizeof tmp);
-            break;
-        case 't': {
-            time_t now = time(NULL);
-            struct tm tm;
-            localtime_r(&now, &tm);
-            strftime(tmp, sizeof tmp, "%Y%m%d-%H%M%S", &tm);
-            break;
-        }
-        case '%':
-            s = "%";
-            break;
-        default: {  /* unknown: keep it literally, and say so once */
-            static int warned;
-            if (!warned) {
-                warned = 1;
-                cp_log(1, "CUPROBE_OUTPUT: unknown escape '%%%c' is not expanded (known: %%p "
-                          "pid, %%h host, %%r rank, %%t time, %%%% a percent sign)", *pat);
-            }
-            snprintf(tmp, sizeof tmp, "%%%c", *pat);
-            break;
-        }
-        }
-        int rc = *pat == '%' ? (p < end ? (*p++ = '%', 0) : -ENAMETOOLONG)
-                             : cp_path_put(&p, end, s);
-        if (rc < 0)
-            return rc;
-    }
-    *p = 0;
-    return 0;
-}
 
 /* /proc/self/cmdline into a malloc'd buffer (NUL-separated args). */
 static char *cp_read_cmdline(size_t *len)
@@ -225,7 +134,7 @@ static uint8_t *cp_hdr_argv(uint8_t *p, size_t *size, const char *cmd, size_t le
     return p;
 }
 
-int cp__header_record(void)
+uint8_t *cp__header_encode(size_t *len)
 {
     char host[256] = "", exe[PATH_MAX] = "";
     if (gethostname(host, sizeof host) < 0)
@@ -246,7 +155,7 @@ int cp__header_record(void)
     struct cp_env_kv *kv = malloc(CP_ENV_MAX * sizeof *kv);
     size_t nkv = kv ? cp_hdr_env_snap(kv, &tail_max) : 0;
     uint8_t *argv_enc = malloc(tail_max);
-    int rc = -ENOMEM;
+    uint8_t *out = NULL;
     if (!argv_enc)
         goto free_kv;
     size_t ignored = 0;
@@ -257,21 +166,20 @@ int cp__header_record(void)
     size_t host_len = strlen(host), exe_len = strlen(exe);
     size_t shim_version_len = strlen(CP_SHIM_VERSION);
 
-    uint8_t *p = cp__rec_begin_raw(CP_REC_HEADER, CP_REC_BOUND(HEADER));
-    if (!p)
+    out = malloc(CP_REC_BOUND(HEADER));
+    if (!out)
         goto free_enc;
-    cp_rec_commit(cp_enc_header(p, (uint64_t)getpid(), (uint64_t)getppid(),
+    *len = (size_t)(cp_enc_header(out, (uint64_t)getpid(), (uint64_t)getppid(),
                                 (uint64_t)wall.tv_sec * 1000000000u + (uint64_t)wall.tv_nsec,
                                 root_pid > 0 && root_pid == (long)getpid(), host, host_len, exe,
                                 exe_len, CP_SHIM_VERSION, shim_version_len, argv_enc,
                                 argv_enc_len, env_enc, env_enc_len,
                                 (uint64_t)sysconf(_SC_PAGESIZE),
-                                (uint64_t)(cp__image_forked != 0)));
-    rc = 0;
+                                (uint64_t)(cp__image_forked != 0)) - out);
 free_enc:
     free(argv_enc);
 free_kv:
     free(kv);
     free(cmd);
-    return rc;
+    return out;
 }

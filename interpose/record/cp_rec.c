@@ -24,7 +24,6 @@
 #include "cp_writer.h"
 
 #define CP_GEN_NONE 0xffffffffu
-#define CP_POOL_MAX 64u
 #define CP_MAX_CALLBACKS 16
 
 enum cp_state {
@@ -51,12 +50,33 @@ static _Atomic uint64_t g_lost;
 static void (*g_callbacks[CP_MAX_CALLBACKS])(void);
 static _Atomic int g_n_callbacks;
 
-/* Chunk pool and writer back-pressure. */
-static pthread_mutex_t g_pool_mu = PTHREAD_MUTEX_INITIALIZER;
-static pthread_cond_t g_space_cv = PTHREAD_COND_INITIALIZER;
-static struct cp_chunk *g_pool;
-static unsigned g_pool_n;
-static _Atomic uint64_t g_pending;   /* bytes in chunks the writer still holds */
+
+/* The consumer of the buffers (the writer), set by cp__rec_init(); until
+ * then none: nothing starts, nothing is written. */
+static int cp_none_start(uint64_t ts) { (void)ts; return -ENODEV; }
+static int cp_none_stop(int r, int64_t s, unsigned ms) { (void)r, (void)s, (void)ms; return 0; }
+static void cp_none_wait(unsigned ms) { (void)ms; }
+static void cp_none_void(void) {}
+static int cp_none_emergency(int s, int c, uint64_t a, uint32_t t)
+{
+    (void)s, (void)c, (void)a, (void)t;
+    return -EBUSY;
+}
+static int cp_none_int(void) { return 0; }
+static const struct cp__rec_consumer cp_none = {
+    .start = cp_none_start,
+    .stop = cp_none_stop,
+    .flush = cp_none_wait,
+    .kick = cp_none_void,
+    .help = cp_none_void,
+    .emergency = cp_none_emergency,
+    .discard_if_empty = cp_none_int,
+    .forget = cp_none_void,
+    .is_self = cp_none_int,
+};
+/* The timed flush's deadline, set by the consumer (see cp_writer.h). */
+_Atomic uint64_t cp__flush_due = UINT64_MAX;
+static const struct cp__rec_consumer *g_out = &cp_none;
 
 /* What fork children inherited and dropped (see cp__rec_fork_child). */
 static void *volatile g_forgotten[8][2];
@@ -64,70 +84,6 @@ static unsigned g_forgotten_n;
 
 static __thread struct cp_tbuf *t_buf;
 static __thread int t_guard;         /* inside the recorder's slow path */
-
-/* ---- chunks ------------------------------------------------------------- */
-
-/* Take a chunk for `need` bytes and count it as pending.  wait != 0: when
- * the writer is more than CUPROBE_BACKLOG_MB behind, wait for it (up to a
- * second) rather than grow without bound; past that return NULL and the
- * record is dropped and counted (CP_REC_LOST).  The limit check and the
- * reservation happen under one lock so that waiters woken together cannot
- * all overshoot. */
-static struct cp_chunk *cp_chunk_get(size_t need, int wait)
-{
-    size_t cap = need > CP_CHUNK_BYTES ? need : CP_CHUNK_BYTES;
-    uint64_t limit = cp_config()->backlog_bytes;
-    struct cp_chunk *c = NULL;
-    pthread_mutex_lock(&g_pool_mu);
-    if (wait && atomic_load(&g_pending) + cap > limit) {
-        struct timespec dl;
-        clock_gettime(CLOCK_REALTIME, &dl);
-        dl.tv_sec += 1;
-        pthread_mutex_unlock(&g_pool_mu);
-        cp__writer_kick();
-        pthread_mutex_lock(&g_pool_mu);
-        while (atomic_load(&g_pending) + cap > limit && atomic_load(&g_on))
-            if (pthread_cond_timedwait(&g_space_cv, &g_pool_mu, &dl) == ETIMEDOUT)
-                break;
-        if (atomic_load(&g_pending) + cap > limit || !atomic_load(&g_on)) {
-            pthread_mutex_unlock(&g_pool_mu);
-            return NULL;
-        }
-    }
-    atomic_fetch_add_explicit(&g_pending, cap, memory_order_relaxed);
-    if (cap == CP_CHUNK_BYTES && g_pool) {
-        c = g_pool;
-        g_pool = atomic_load_explicit(&c->next, memory_order_relaxed);
-        g_pool_n--;
-    }
-    pthread_mutex_unlock(&g_pool_mu);
-    if (!c) {
-        c = malloc(sizeof *c + cap);
-        if (!c) {
-            atomic_fetch_sub_explicit(&g_pending, cap, memory_order_relaxed);
-            return NULL;
-        }
-        c->cap = cap;
-    }
-    atomic_init(&c->next, NULL);
-    atomic_init(&c->used, 0);
-    return c;
-}
-
-void cp__chunk_put(struct cp_chunk *c)
-{
-    pthread_mutex_lock(&g_pool_mu);
-    atomic_fetch_sub_explicit(&g_pending, c->cap, memory_order_relaxed);
-    if (c->cap == CP_CHUNK_BYTES && g_pool_n < CP_POOL_MAX) {
-        atomic_store_explicit(&c->next, g_pool, memory_order_relaxed);
-        g_pool = c;
-        g_pool_n++;
-        c = NULL;
-    }
-    pthread_cond_broadcast(&g_space_cv);
-    pthread_mutex_unlock(&g_pool_mu);
-    free(c);
-}
 
 /* ---- thread buffers ----------------------------------------------------- */
 
@@ -148,7 +104,7 @@ static void cp_tbuf_release(void *arg)
 
 static struct cp_tbuf *cp_tbuf_attach(void)
 {
-    struct cp_chunk *c = cp_chunk_get(CP_CHUNK_BYTES, 0);
+    struct cp_chunk *c = cp__chunk_get(CP_CHUNK_BYTES, 0, NULL, NULL);
     if (!c)
         return NULL;
     struct cp_tbuf *t;
@@ -217,13 +173,13 @@ static inline uint8_t *cp_rec_open(struct cp_tbuf *t, unsigned type, size_t max)
 /* The current chunk is full: link a new one (may wait for the writer). */
 static uint8_t *cp_rec_open_slow(struct cp_tbuf *t, unsigned type, size_t need)
 {
-    struct cp_chunk *c = cp_chunk_get(need, 1);
+    struct cp_chunk *c = cp__chunk_get(need, 1, g_out->kick, &g_on);
     if (!c) {
         t->open = NULL;
         atomic_fetch_add(&g_lost, 1);
         return NULL;
     }
-    cp__writer_kick();
+    g_out->kick();
     cp__tb_lock(t);
     struct cp_chunk *old = atomic_load_explicit(&t->last, memory_order_relaxed);
     atomic_store_explicit(&old->next, c, memory_order_release);
@@ -255,7 +211,7 @@ void cp_rec_commit(uint8_t *end)
     /* One relaxed load: is the timed flush overdue (writer starved)? */
     if (__builtin_expect(ts >= atomic_load_explicit(&cp__flush_due, memory_order_relaxed), 0) &&
         !t_guard)
-        cp__writer_help();
+        g_out->help();
 }
 
 /* CP_REC_THREAD for the calling thread into generation gen. */
@@ -271,6 +227,20 @@ static void cp_rec_announce(struct cp_tbuf *t, uint32_t gen)
     cp_rec_commit(cp_enc_thread(p, (uint64_t)syscall(SYS_gettid), name, name_len));
 }
 
+/* CP_REC_HEADER, first record of a file: cp_header.c encodes it. */
+static int cp_rec_header(struct cp_tbuf *t)
+{
+    size_t len = 0;
+    uint8_t *f = cp__header_encode(&len);
+    uint8_t *p = f ? cp_rec_open(t, CP_REC_HEADER, len) : NULL;
+    if (p) {
+        memcpy(p, f, len);
+        cp_rec_commit(p + len);
+    }
+    free(f);
+    return p ? 0 : -ENOMEM;
+}
+
 /* ---- state machine ------------------------------------------------------ */
 
 static void cp_rec_turn_off_locked(void)
@@ -284,15 +254,15 @@ static void cp_rec_turn_off_locked(void)
 static int cp_rec_start_locked(struct cp_tbuf *t)
 {
     uint64_t start = cp_now_ns();
-    int rc = cp__writer_start(start);
+    int rc = g_out->start(start);
     if (rc < 0) {
         cp_rec_turn_off_locked();
         return rc;
     }
     uint32_t gen = atomic_load(&g_gen);
-    rc = cp__header_record();
+    rc = cp_rec_header(t);
     if (rc < 0) {
-        cp__writer_stop(CP_END_EXIT, 0, 1000);
+        g_out->stop(CP_END_EXIT, 0, 1000);
         cp_rec_turn_off_locked();
         return rc;
     }
@@ -328,7 +298,7 @@ static uint8_t *cp_rec_begin_slow(unsigned type, size_t max)
 {
     struct cp_tbuf *t = t_buf;
     if (!atomic_load_explicit(&g_on, memory_order_relaxed) || t_guard ||
-        cp__writer_is_self())
+        g_out->is_self())
         return NULL;
     if (t && t->open) {
         /* A signal handler interrupted this thread inside a record. */
@@ -367,12 +337,6 @@ uint8_t *cp_rec_begin(unsigned type, size_t max)
     return cp_rec_open(t, type, max);
 }
 
-uint8_t *cp__rec_begin_raw(unsigned type, size_t max)
-{
-    struct cp_tbuf *t = t_buf;
-    return t ? cp_rec_open(t, type, max) : NULL;
-}
-
 int cp_rec_on(void)
 {
     return atomic_load_explicit(&g_on, memory_order_relaxed);
@@ -407,7 +371,7 @@ int cp__rec_may_log(void)
 {
     struct cp_tbuf *t = t_buf;
     return atomic_load_explicit(&g_live_gen, memory_order_relaxed) != CP_GEN_NONE &&
-           !t_guard && !(t && t->open) && !cp__writer_is_self();
+           !t_guard && !(t && t->open) && !g_out->is_self();
 }
 
 void cp__rec_writer_failed(void)
@@ -455,17 +419,25 @@ static void cp_rec_run_flush_hooks(void)
 
 void cp_rec_flush(void)
 {
-    if (!cp__rec_running() || cp__writer_is_self())
+    if (!cp__rec_running() || g_out->is_self())
         return;
     cp_rec_run_flush_hooks();
     unsigned ms = cp_config()->flush_ms * 10;
-    cp__writer_flush(ms < 100 ? 100 : ms);
+    g_out->flush(ms < 100 ? 100 : ms);
 }
 
 /* ---- lifecycle entry points --------------------------------------------- */
 
-void cp__rec_init(int enabled)
+static void cp_rec_log_put(int level, const char *msg, size_t len)
 {
+    (void)cp_rec_put_log((uint64_t)level, msg, len);
+}
+
+void cp__rec_init(int enabled, const struct cp__rec_consumer *out)
+{
+    if (out)
+        g_out = out;
+    cp_log_set_trace(cp__rec_may_log, cp_rec_log_put);
     g_pid = getpid();
     if (!g_key_ok && pthread_key_create(&g_key, cp_tbuf_release) == 0)
         g_key_ok = 1;
@@ -507,7 +479,7 @@ void cp__rec_shutdown(int reason, int64_t status, int final, unsigned wait_ms)
 {
     if (!cp__rec_owner())
         return;
-    if (reason != CP_END_SIGNAL && cp__rec_running() && !cp__writer_is_self())
+    if (reason != CP_END_SIGNAL && cp__rec_running() && !g_out->is_self())
         cp_rec_run_flush_hooks();
     if (!cp_lock_bounded(&g_start_mu, wait_ms))
         return;
@@ -515,13 +487,13 @@ void cp__rec_shutdown(int reason, int64_t status, int final, unsigned wait_ms)
     int was = g_state;
     if (was == CP_ST_RUNNING) {
         atomic_store(&g_live_gen, CP_GEN_NONE);
-        if (cp__writer_stop(reason, status, wait_ms) < 0)
+        if (g_out->stop(reason, status, wait_ms) < 0)
             final = 1;   /* a writer still running cannot be restarted */
     }
     /* An image that only execs (launcher scripts, pyenv shims) would leave
      * one empty file per hop; the image it becomes writes its own. */
     if (was == CP_ST_RUNNING && reason == CP_END_EXEC)
-        cp__writer_discard_if_empty();
+        g_out->discard_if_empty();
     if (was == CP_ST_RUNNING || was == CP_ST_LAZY)
         g_state = final ? CP_ST_OFF : CP_ST_SUSPENDED;
     pthread_mutex_unlock(&g_start_mu);
@@ -550,19 +522,14 @@ void cp__rec_fork_child(void)
     cp__image_forked = 1;
     /* Kept reachable (not freed) so leak checkers do not flag them. */
     g_forgotten[g_forgotten_n % 8][0] = atomic_load(&g_tbufs);
-    g_forgotten[g_forgotten_n % 8][1] = g_pool;
+    g_forgotten[g_forgotten_n % 8][1] = cp__chunk_fork_child();
     g_forgotten_n++;
     pthread_mutex_init(&g_start_mu, NULL);
-    pthread_mutex_init(&g_pool_mu, NULL);
-    pthread_cond_init(&g_space_cv, NULL);
     atomic_store(&g_tbufs, NULL);
-    g_pool = NULL;
-    g_pool_n = 0;
-    atomic_store(&g_pending, 0);
     atomic_store(&g_lost, 0);
     t_buf = NULL;
     t_guard = 0;
-    cp__writer_forget();
+    g_out->forget();
     atomic_fetch_add(&g_gen, 1);
     atomic_store(&g_live_gen, CP_GEN_NONE);
     if (g_state == CP_ST_RUNNING || g_state == CP_ST_LAZY) {
@@ -581,7 +548,7 @@ void cp__rec_fatal(int sig, int code, uint64_t addr)
     uint32_t tid = t && t->gen == gen ? t->tid : 0;
     atomic_store(&g_on, 0);
     atomic_store(&g_live_gen, CP_GEN_NONE);
-    cp__writer_emergency(sig, code, addr, tid);
+    g_out->emergency(sig, code, addr, tid);
 }
 
 void cp__rec_signal_note(int sig, int code, uint64_t addr)
@@ -610,6 +577,6 @@ void cp__rec_signal_note(int sig, int code, uint64_t addr)
     uint8_t *p = c->data + u;
     p[0] = CP_REC_SIGNAL;
     t->open = p;
-    /* never cp__writer_help() from a handler */
+    /* never the consumer's help() from a handler */
     cp_rec_publish(t, cp_enc_signal(p + CP_HDR_BYTES, (uint64_t)sig, code, addr));
 }

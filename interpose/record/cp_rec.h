@@ -90,6 +90,11 @@ void cp_rec_on_flush(void (*fn)(void));
  *  3 = debug. */
 void cp_log(int level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
+/*! cp_log_set_trace() : where cp_log() lines go besides stderr: may() says
+ *  whether a record can be written now, put() writes it (CP_REC_LOG).  Set
+ *  once by the recorder at start-up (cp_log.c knows no recorder). */
+void cp_log_set_trace(int (*may)(void), void (*put)(int level, const char *msg, size_t len));
+
 /*! cp_now_ns() : CLOCK_MONOTONIC in nanoseconds. */
 uint64_t cp_now_ns(void);
 

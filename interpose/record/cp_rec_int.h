@@ -66,6 +66,17 @@ struct cp_tbuf *cp__tbuf_list(void);
 /*! cp__chunk_put() : return a drained chunk (pool or free); writer only. */
 void cp__chunk_put(struct cp_chunk *c);
 
+/*! cp__chunk_get() : a chunk for `need` bytes, counted as pending.  wait != 0:
+ *  when the writer is more than CUPROBE_BACKLOG_MB behind, call kick() and
+ *  wait for it (up to a second, while *on) rather than grow without bound;
+ *  past that return NULL: the caller drops and counts the record.
+ *  @return : the chunk, or NULL. */
+struct cp_chunk *cp__chunk_get(size_t need, int wait, void (*kick)(void), const _Atomic int *on);
+
+/*! cp__chunk_fork_child() : in a fork child: re-initialise the pool's lock
+ *  and forget its chunks.  @return : the old pool (kept reachable). */
+void *cp__chunk_fork_child(void);
+
 /* A hint to the CPU inside a spin loop. */
 static inline void cp__cpu_relax(void)
 {

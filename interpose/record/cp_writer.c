@@ -23,6 +23,7 @@
 #include <zstd.h>
 
 #include "cp_env.h"
+#include "cp_io.h"
 #include "cp_rec.h"
 #include "cp_writer.h"
 
@@ -72,9 +73,8 @@ static __thread int t_is_writer;
  * previous flush's cut; cp__flush_due is 0.1 later (UINT64_MAX while no file
  * is open): a producer whose record is later than that found the writer
  * starved (many more busy threads than cores) and helps or waits
- * (cp__writer_help), so that a SIGKILL loses less than one flush interval
- * even then (bench/kill_window.sh). */
-_Atomic uint64_t cp__flush_due = UINT64_MAX;
+ * (cp_writer_help), so that a SIGKILL loses less than one flush interval
+ * even then (bench/kill_window.sh).  cp__flush_due is the recorder's. */
 static _Atomic uint64_t g_writer_due;
 static uint64_t g_period;          /* ns between flushes: 0.6 flush_ms */
 static pthread_mutex_t g_help_mu = PTHREAD_MUTEX_INITIALIZER;
@@ -113,23 +113,7 @@ static struct timespec cp_deadline(uint64_t ns_from_now)
     return ts;
 }
 
-int cp__write_all(int fd, const void *buf, size_t n)
-{
-    const char *p = buf;
-    while (n) {
-        ssize_t w = write(fd, p, n);
-        if (w < 0) {
-            if (errno == EINTR)
-                continue;
-            return -errno;
-        }
-        p += w;
-        n -= (size_t)w;
-    }
-    return 0;
-}
-
-int cp__writer_is_self(void)
+static int cp_writer_is_self(void)
 {
     return t_is_writer;
 }
@@ -308,7 +292,7 @@ static int cp_writer_round(struct cp_wfile *w, int stop, int flush)
     return rc;
 }
 
-void cp__writer_help(void)
+static void cp_writer_help(void)
 {
     /* With many more busy threads than cores the writer thread gets its
      * CPU share too late and a SIGKILL could lose seconds: the producers,
@@ -354,7 +338,7 @@ static void *cp_writer_main(void *arg)
     pthread_setname_np(pthread_self(), "cuprobe-writer");
     pthread_mutex_lock(&g_wmu);
     for (;;) {
-        /* The due time moves when a producer flushed (cp__writer_help). */
+        /* The due time moves when a producer flushed (cp_writer_help). */
         uint64_t due;
         while (!g_stop && !g_kicked && g_flush_req == g_flush_done &&
                cp_now_ns() < (due = atomic_load(&g_writer_due))) {
@@ -447,7 +431,7 @@ static int cp_writer_alloc(struct cp_wfile *w)
     return 0;
 }
 
-int cp__writer_start(uint64_t start_ts)
+static int cp_writer_start(uint64_t start_ts)
 {
     struct cp_wfile *w = &g_w;
     pthread_once(&g_cv_once, cp_writer_init_cvs);
@@ -512,7 +496,7 @@ close_fd:
     return rc;
 }
 
-int cp__writer_stop(int reason, int64_t status, unsigned wait_ms)
+static int cp_writer_stop(int reason, int64_t status, unsigned wait_ms)
 {
     /* _exit() may run in a signal handler that interrupted a holder of
      * g_wmu on this very thread: never wait for it without a bound. */
@@ -544,7 +528,7 @@ int cp__writer_stop(int reason, int64_t status, unsigned wait_ms)
     return 0;
 }
 
-void cp__writer_flush(unsigned wait_ms)
+static void cp_writer_flush(unsigned wait_ms)
 {
     pthread_mutex_lock(&g_wmu);
     if (g_alive && !g_exited) {
@@ -558,7 +542,7 @@ void cp__writer_flush(unsigned wait_ms)
     pthread_mutex_unlock(&g_wmu);
 }
 
-void cp__writer_kick(void)
+static void cp_writer_kick(void)
 {
     pthread_mutex_lock(&g_wmu);
     g_kicked = 1;
@@ -566,7 +550,7 @@ void cp__writer_kick(void)
     pthread_mutex_unlock(&g_wmu);
 }
 
-int cp__writer_emergency(int sig, int code, uint64_t addr, uint32_t tid)
+static int cp_writer_emergency(int sig, int code, uint64_t addr, uint32_t tid)
 {
     struct cp_wfile *w = &g_w;
     struct timespec ms = {0, 1000000};
@@ -592,7 +576,7 @@ int cp__writer_emergency(int sig, int code, uint64_t addr, uint32_t tid)
     return 0;
 }
 
-int cp__writer_discard_if_empty(void)
+static int cp_writer_discard_if_empty(void)
 {
     struct cp_wfile *w = &g_w;
     if (g_alive || w->fd >= 0 || w->events || !w->path[0])
@@ -602,7 +586,7 @@ int cp__writer_discard_if_empty(void)
     return 1;
 }
 
-void cp__writer_forget(void)
+static void cp_writer_forget(void)
 {
     /* Fork child: the thread does not exist here and the locks may be held
      * by threads that do not exist either.  Our copy of the fd is closed;
@@ -622,3 +606,15 @@ void cp__writer_forget(void)
     g_alive = g_exited = g_kicked = g_stop = 0;
     t_is_writer = 0;
 }
+
+const struct cp__rec_consumer cp__writer = {
+    .start = cp_writer_start,
+    .stop = cp_writer_stop,
+    .flush = cp_writer_flush,
+    .kick = cp_writer_kick,
+    .help = cp_writer_help,
+    .emergency = cp_writer_emergency,
+    .discard_if_empty = cp_writer_discard_if_empty,
+    .forget = cp_writer_forget,
+    .is_self = cp_writer_is_self,
+};

@@ -1,7 +1,7 @@
 /*
  * cp_writer.h - internal interface between the recorder (cp_rec.c,
- * cp_rec_drain.c), the writer thread (cp_writer.c, cp_header.c) and the
- * process lifecycle (cp_lifecycle.c, cp_sigchain.c).  Not for hooks: they use
+ * cp_rec_drain.c, cp_header.c), the writer thread that consumes its records
+ * (cp_writer.c) and the process lifecycle (cp_lifecycle.c, cp_sigchain.c).  Not for hooks: they use
  * cp_rec.h only.  Names with a double underscore cross files but stay inside
  * the shim.
  */
@@ -18,10 +18,13 @@
 
 /* ---- recorder (cp_rec.c) ------------------------------------------------ */
 
+struct cp__rec_consumer;
+
 /*! cp__rec_init() : set up the recorder for this process image (called once
- *  from the shim constructor; cheap, no file I/O).  `enabled` 0 keeps
- *  tracing off for good (CUPROBE_DISABLE=1). */
-void cp__rec_init(int enabled);
+ *  from the shim constructor; cheap, no file I/O), with `out` consuming its
+ *  records (the writer, &cp__writer).  `enabled` 0 keeps tracing off for
+ *  good (CUPROBE_DISABLE=1). */
+void cp__rec_init(int enabled, const struct cp__rec_consumer *out);
 
 /*! cp__rec_start_now() : open the trace file now instead of at the first
  *  record (the root process does this so that a program that never touches
@@ -65,10 +68,6 @@ void cp__rec_signal_note(int sig, int code, uint64_t addr);
  *  without taking any lock (called from the writer thread). */
 void cp__rec_writer_failed(void);
 
-/*! cp__rec_begin_raw() : cp_rec_begin() for the file start itself: no state
- *  checks, no thread announcement.  Only the thread starting a file. */
-uint8_t *cp__rec_begin_raw(unsigned type, size_t max);
-
 /*! cp__rec_may_log() : non-zero when cp_log() may record on this thread. */
 int cp__rec_may_log(void);
 
@@ -87,70 +86,68 @@ uint64_t cp__rec_drain(uint64_t T, uint64_t min_ts, int emergency,
 /*! cp__rec_lost() : records dropped so far in this process image. */
 uint64_t cp__rec_lost(void);
 
-/* ---- writer (cp_writer.c) ----------------------------------------------- */
+/* ---- the consumer of the recorder's queue (cp_writer.c) ---------------- */
 
-/*! cp__writer_start() : create the trace file from CUPROBE_OUTPUT, write the
- *  16-byte prefix and start the writer thread (all signals blocked).  On
- *  failure prints one warning naming the path and the errno text.
- *  @return : 0 or a negative errno. */
-int cp__writer_start(uint64_t start_ts);
+/* The recorder owns the per-thread buffers; the writer thread consumes them
+ * (cp__rec_drain) and writes the file.  The recorder drives its consumer
+ * only through these operations, handed to cp__rec_init() by the lifecycle,
+ * so the writer calls the recorder and never the other way round. */
+struct cp__rec_consumer {
+    /* Create the trace file from CUPROBE_OUTPUT, write the 16-byte prefix
+     * and start the writer thread (all signals blocked).  On failure prints
+     * one warning naming the path and the errno text.  @return : 0 or a
+     * negative errno. */
+    int (*start)(uint64_t start_ts);
+    /* Drain everything, write END(reason, status), end the zstd frame and
+     * close the file; wait up to wait_ms.  @return : 0, or -ETIMEDOUT (the
+     * thread is left running). */
+    int (*stop)(int reason, int64_t status, unsigned wait_ms);
+    /* A drain + ZSTD_e_flush, waited for at most wait_ms.  Not from the
+     * writer thread. */
+    void (*flush)(unsigned wait_ms);
+    /* Wake the writer early (a buffer chunk filled). */
+    void (*kick)(void);
+    /* A producer saw its record's time pass cp__flush_due: if no one holds
+     * the output lock, do the overdue drain and flush on this thread
+     * (signals blocked, errno kept), or wait for it.  Not from a handler. */
+    void (*help)(void);
+    /* Async-signal context: if the output lock can be taken within ~100 ms,
+     * drain, write SIGNAL + END(SIGNAL) and close; the writer thread never
+     * writes again.  @return : 0 or -EBUSY. */
+    int (*emergency)(int sig, int code, uint64_t addr, uint32_t tid);
+    /* After stop(): delete the file just closed if it holds no event at all
+     * (only HEADER, THREAD, id announcements, EXEC, END), e.g. a launcher
+     * script that only execs.  @return : 1 when the file was removed. */
+    int (*discard_if_empty)(void);
+    /* Fork child: drop the inherited writer state (close our copy of the fd,
+     * re-initialise locks) without touching it. */
+    void (*forget)(void);
+    /* Non-zero on the writer thread. */
+    int (*is_self)(void);
+};
 
-/*! cp__writer_stop() : ask the writer to drain everything, write
- *  END(reason, status), end the zstd frame and close the file; wait up to
- *  wait_ms.  @return : 0, or -ETIMEDOUT (the thread is left running). */
-int cp__writer_stop(int reason, int64_t status, unsigned wait_ms);
-
-/*! cp__writer_flush() : ask for a drain + ZSTD_e_flush and wait for it, at
- *  most wait_ms.  Not from the writer thread. */
-void cp__writer_flush(unsigned wait_ms);
-
-/*! cp__writer_help() : a producer saw its record's time pass
- *  cp__flush_due: if no one holds the output lock, do the overdue drain and
- *  flush on this thread (signals blocked, errno kept).  Never waits. */
-void cp__writer_help(void);
+/* The writer thread of cp_writer.c. */
+extern const struct cp__rec_consumer cp__writer;
 
 /* When the next timed flush is due (ns, CLOCK_MONOTONIC); UINT64_MAX while
- * no file is open.  Read by producers on every commit (one relaxed load). */
+ * no file is open.  Owned by the recorder (cp_rec.c), which reads it on
+ * every commit (one relaxed load); set by its consumer after each flush. */
 extern _Atomic uint64_t cp__flush_due;
 
-/*! cp__writer_kick() : wake the writer early (a buffer chunk filled). */
-void cp__writer_kick(void);
-
-/*! cp__writer_emergency() : async-signal context: if the output lock can be
- *  taken within ~100 ms, drain, write SIGNAL + END(SIGNAL) and close; the
- *  writer thread never writes again.  @return : 0 or -EBUSY. */
-int cp__writer_emergency(int sig, int code, uint64_t addr, uint32_t tid);
-
-/*! cp__writer_discard_if_empty() : after cp__writer_stop(): delete the
- *  file just closed if it holds no event at all (only HEADER, THREAD, id
- *  announcements, EXEC, END), e.g. a launcher script that only execs.
- *  @return : 1 when the file was removed. */
-int cp__writer_discard_if_empty(void);
-
-/*! cp__writer_forget() : fork child: drop the inherited writer state
- *  (close our copy of the fd, re-initialise locks) without touching it. */
-void cp__writer_forget(void);
-
-/*! cp__writer_is_self() : non-zero on the writer thread. */
-int cp__writer_is_self(void);
-
-/*! cp__write_all() : write(2) until done or a real error; async-signal-safe.
- *  @return : 0 or a negative errno. */
-int cp__write_all(int fd, const void *buf, size_t n);
+/*! cp__output_path() : expand the CUPROBE_OUTPUT pattern into buf
+ *  (cp_outpath.c, for the writer).  @return : 0, or -ENAMETOOLONG. */
+int cp__output_path(const char *pattern, char *buf, size_t cap);
 
 /* ---- file start (cp_header.c) ------------------------------------------- */
 
-/*! cp__header_record() : record CP_REC_HEADER on the calling thread with
- *  cp__rec_begin_raw().  @return : 0 or a negative errno. */
-int cp__header_record(void);
+/*! cp__header_encode() : the fields of this process's CP_REC_HEADER, encoded
+ *  (cp_enc_header) into a malloc'd buffer of *len bytes.
+ *  @return : the buffer (the caller frees it), or NULL when out of memory. */
+uint8_t *cp__header_encode(size_t *len);
 
 /* cp__image_forked : non-zero in a forked child that has not exec'd: its
  * image is a copy of the parent's (the HEADER's last field). */
 extern int cp__image_forked;
-
-/*! cp__output_path() : expand the CUPROBE_OUTPUT pattern into buf.
- *  @return : 0, or -ENAMETOOLONG. */
-int cp__output_path(const char *pattern, char *buf, size_t cap);
 
 /* ---- lifecycle (cp_lifecycle.c, cp_sigchain.c) ------------------------- */
 
@@ -158,9 +155,5 @@ int cp__output_path(const char *pattern, char *buf, size_t cap);
  *  signals (SEGV, BUS, ILL, FPE, ABRT, TERM, INT) unless they are ignored;
  *  the program's own handlers, installed before or after, are chained. */
 void cp__sigchain_install(void);
-
-/*! cp__real() : the next definition of `name` after the shim (RTLD_NEXT),
- *  cached in *slot.  @return : NULL when there is none. */
-void *cp__real(const char *name, void **slot);
 
 #endif /* CP_WRITER_H */
