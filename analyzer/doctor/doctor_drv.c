@@ -22,52 +22,6 @@
 
 #include "doctor_int.h"
 
-static const struct {
-    int code;
-    const char *name, *meaning;
-} cu_errors[] = {
-    {0, "CUDA_SUCCESS", "success"},
-    {3, "CUDA_ERROR_NOT_INITIALIZED", "the driver is not initialized"},
-    {34, "CUDA_ERROR_STUB_LIBRARY", "this libcuda is the CUDA toolkit's link-time stub, not a driver"},
-    {35, "CUDA_ERROR_INSUFFICIENT_DRIVER", "the installed driver is older than this library needs"},
-    {46, "CUDA_ERROR_DEVICE_UNAVAILABLE", "the device is busy or unavailable (exclusive-process compute mode?)"},
-    {100, "CUDA_ERROR_NO_DEVICE", "no CUDA-capable device is visible"},
-    {101, "CUDA_ERROR_INVALID_DEVICE", "invalid device ordinal"},
-    {304, "CUDA_ERROR_OPERATING_SYSTEM", "an OS call failed (device nodes, permissions, cgroups)"},
-    {802, "CUDA_ERROR_SYSTEM_NOT_READY", "the system is not ready: on NVSwitch (HGX) machines "
-                                         "nvidia-fabricmanager is not running"},
-    {803, "CUDA_ERROR_SYSTEM_DRIVER_MISMATCH", "the user-space driver (libcuda) does not match the kernel "
-                                               "driver version"},
-    {804, "CUDA_ERROR_COMPAT_NOT_SUPPORTED_ON_DEVICE", "the forward-compatibility libcuda does not support "
-                                                       "this GPU"},
-    {999, "CUDA_ERROR_UNKNOWN", "unknown error: often nvidia_uvm not loaded, /dev/nvidia-uvm not accessible, "
-                                "or the GPU in a bad state (Xid errors in dmesg)"},
-};
-
-static const char *cu_meaning(int res)
-{
-    for (size_t i = 0; i < sizeof(cu_errors) / sizeof(cu_errors[0]); i++)
-        if (cu_errors[i].code == res)
-            return cu_errors[i].meaning;
-    return "see cuGetErrorString";
-}
-
-const char *cp_dr_cu_errstr(const struct cp_dr_cuda *cu, int res)
-{
-    static char buf[2][128];
-    static int which;
-    const char *name = NULL;
-
-    which ^= 1;
-    for (size_t i = 0; i < sizeof(cu_errors) / sizeof(cu_errors[0]); i++)
-        if (cu_errors[i].code == res)
-            name = cu_errors[i].name;
-    if (!name && cu && cu->get_error_name && cu->get_error_name((CUresult)res, &name) != CUDA_SUCCESS)
-        name = NULL;
-    snprintf(buf[which], sizeof(buf[which]), "%d %s", res, name ? name : "(unknown CUresult)");
-    return buf[which];
-}
-
 /* The newest driver branch introducing each CUDA version (for fixes). */
 static int min_driver_for(int cuda)
 {
@@ -260,7 +214,7 @@ static void init_failed(struct cp_dr_ctx *ctx, const struct cp_dr_cuda *cu, int 
         c = cp_dr_add(&ctx->rep, 3, CP_DR_FAIL, "cuda.init", "no CUDA device visible: CUDA_VISIBLE_DEVICES=\"%s\" "
                       "hides %s%d GPU%s", cvd, ctx->npci == 1 ? "the " : "all ", ctx->npci, ctx->npci == 1 ? "" : "s");
     else
-        c = cp_dr_add(&ctx->rep, 3, CP_DR_FAIL, "cuda.init", "cuInit failed: %s", cu_meaning(ires));
+        c = cp_dr_add(&ctx->rep, 3, CP_DR_FAIL, "cuda.init", "cuInit failed: %s", cp_dr_cu_meaning(ires));
     cp_dr_ev(c, "cuInit(0) returned %s", cp_dr_cu_errstr(cu, ires));
     if (ires == CUDA_ERROR_NO_DEVICE && cvd)
         cp_dr_fix(c, "unset CUDA_VISIBLE_DEVICES, or list valid GPUs (indices 0..%d or GPU-UUID prefixes)",

@@ -204,10 +204,18 @@ struct cp_dr_cuda {
  *  Layer 4 on each of the n visible devices. */
 void cp_dr_mem_layer(struct cp_dr_ctx *ctx, const struct cp_dr_cuda *cu, int n);
 
+/* --- doctor_cuerr.c ------------------------------------------------------- */
+
 /*! cp_dr_cu_errstr() :
- *  @return : "NAME (code)" text for a CUresult via cuGetErrorName when
- *            available, else a built-in table; static storage. */
+ *  @return : "code NAME" text for a CUresult: the shared table
+ *            (include/cp_curesult.h), else cuGetErrorName when available;
+ *            static storage (two alternating buffers). */
 const char *cp_dr_cu_errstr(const struct cp_dr_cuda *cu, int res);
+
+/*! cp_dr_cu_meaning() :
+ *  @return : what a CUresult from cuInit or a device query means for the
+ *            machine's setup, or "see cuGetErrorString". */
+const char *cp_dr_cu_meaning(int res);
 
 /* --- doctor_child.c ------------------------------------------------------- */
 
