@@ -27,7 +27,7 @@
 
 typedef struct cp_ropts {
     int json, list, fail_on, all_frames, symbolize, max_sites;
-    int selected[CP_N_CHECKS];
+    unsigned char *selected;    /* [i]: run the i-th check of cp_checks() */
     int any_selected;
     int progress;
     const char *html;           /* --html FILE */
@@ -103,8 +103,6 @@ static void cp_progress_clear(cp_progress *pg)
 
 static int cp_read_trace(cp_proc *p, const cp_ropts *o, cp_progress *pg)
 {
-    size_t n;
-    const cp_check *const *all = cp_checks(&n);
     const char *err = NULL;
     cp_dec *d = cp_dec_open(p->file, &err);
     if (!d) {
@@ -112,20 +110,10 @@ static int cp_read_trace(cp_proc *p, const cp_ropts *o, cp_progress *pg)
         return -1;
     }
     p->dec = d;
-    /* Per record type: the checks to call before and after the model. */
-    uint8_t pre[64][CP_N_CHECKS], post[64][CP_N_CHECKS];
-    int n_pre[64] = { 0 }, n_post[64] = { 0 };
-    for (size_t i = 0; i < n; i++) {
-        if (!o->selected[i] || cp_check_start(all[i], p, &p->check_state[i]) != 0)
-            continue;
-        p->check_live |= 1u << i;
-        for (int t = 0; t < 64; t++) {
-            uint64_t bit = 1ull << t;
-            if (all[i]->pre_types & bit)
-                pre[t][n_pre[t]++] = (uint8_t)i;
-            else if (all[i]->types & bit)
-                post[t][n_post[t]++] = (uint8_t)i;
-        }
+    p->checks = cp_checks_start(p, o->selected);
+    if (!p->checks) {
+        p->error = strdup("out of memory while starting the checks");
+        return -1;
     }
     if (pg->on) {
         clock_gettime(CLOCK_MONOTONIC, &pg->t0);
@@ -135,17 +123,12 @@ static int cp_read_trace(cp_proc *p, const cp_ropts *o, cp_progress *pg)
     int rc;
     uint64_t k = 0;
     while ((rc = cp_dec_next_ref(d, &r)) == 1) {
-        int t = r->type == CP_REC_END ? 63 : (r->type < 63 ? (int)r->type : -1);
-        if (t >= 0)
-            for (int i = 0; i < n_pre[t]; i++)
-                all[pre[t][i]]->rec(p, p->check_state[pre[t][i]], r);
+        cp_checks_rec(p->checks, p, r, 0);
         if (cp_model_feed(p, d, r) == -ENOMEM) {
             rc = -ENOMEM;
             break;
         }
-        if (t >= 0)
-            for (int i = 0; i < n_post[t]; i++)
-                all[post[t][i]]->rec(p, p->check_state[post[t][i]], r);
+        cp_checks_rec(p->checks, p, r, 1);
         if (o->hook)
             o->hook(o->hook_ctx, p, r);
         if (pg->on && (++k & 0xffff) == 0)
@@ -171,26 +154,12 @@ static int cp_read_trace(cp_proc *p, const cp_ropts *o, cp_progress *pg)
 
 static void cp_finish_trace(cp_proc *p, const cp_ropts *o, cp_report *rep)
 {
-    size_t n;
-    const cp_check *const *all = cp_checks(&n);
     (void)o;
-    for (size_t i = 0; i < n; i++) {
-        if (!(p->check_live & (1u << i)))
-            continue;
-        all[i]->finish(p, p->check_state[i], rep);
-        cp_check_end(all[i], p->check_state[i]);
-        p->check_state[i] = NULL;
-    }
-    p->check_live = 0;
+    cp_checks_finish(p->checks, p, rep);
+    p->checks = NULL;
     cp_dec_close((cp_dec *)p->dec);
     p->dec = NULL;
-    /* What stays is bounded by call sites: drop the live state. */
-    cp_map_free(&p->live_dev);
-    cp_map_free(&p->live_host);
-    cp_map_free(&p->live_vmm);
-    cp_map_free(&p->vmm_va);
-    cp_map_free(&p->streams);
-    cp_map_free(&p->ctxs);
+    cp_model_drop_live(p);
 }
 
 /* Read every trace through the model and the checks (one pass each), run
@@ -233,7 +202,7 @@ static int cp_collect(const cp_ropts *o, char **files, int n_files, cp_report *r
     for (size_t k = 0; k < n; k++)
         if (o->selected[k] && all[k]->across)
             all[k]->across(rep);
-    cp_report_prepare(rep);
+    cp_report_prepare(rep, all, n);
     cp_report_merge_ranks(rep);
     return bad;
 }
@@ -271,12 +240,17 @@ static int cp_write_html(const char *path, cp_report *rep, const cp_out_opts *oo
 static int cp_parse_args(int argc, char **argv, cp_ropts *o, int *first)
 {
     memset(o, 0, sizeof *o);
+    size_t n;
+    const cp_check *const *all = cp_checks(&n);
+    o->selected = calloc(n, 1);
+    if (!o->selected) {
+        fprintf(stderr, "report: out of memory\n");
+        return -1;
+    }
     o->fail_on = -1;
     o->symbolize = 1;
     o->max_sites = 5;
     o->progress = 1;
-    size_t n;
-    const cp_check *const *all = cp_checks(&n);
     int i;
     for (i = 1; i < argc; i++) {
         const char *a = argv[i];
@@ -530,6 +504,7 @@ int cp_report_main(int argc, char **argv)
     int rc = bad || bad_html ? 2 : (o.fail_on >= 0 && worst >= o.fail_on) ? 3 : 0;
     cp_report_release(&rep);
     cp_paths_free(&ps);
+    free(o.selected);
     return rc;
 }
 
@@ -540,12 +515,16 @@ int cp_report_collect(char **files, int n, cp_report *rep, cp_rec_hook hook, voi
                    .hook = hook, .hook_ctx = ctx };
     size_t nc;
     cp_checks(&nc);
-    for (size_t k = 0; k < nc; k++)
-        o.selected[k] = 1;
+    o.selected = malloc(nc);
+    if (!o.selected)
+        return -1;
+    memset(o.selected, 1, nc);
     cp_sym_config(1, 0);
     memset(rep, 0, sizeof *rep);
     rep->max_sites = o.max_sites;
-    return cp_collect(&o, files, n, rep);
+    int rc = cp_collect(&o, files, n, rep);
+    free(o.selected);
+    return rc;
 }
 
 void cp_report_release(cp_report *rep)

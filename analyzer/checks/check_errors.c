@@ -20,6 +20,8 @@
 #include "cp_checks.h"
 #include "cp_fw.h"
 
+extern const cp_check cp_check_errors;   /* defined at the end of this file */
+
 #define ER_MAX_CODES 64
 /* cp_finding.tag of a group of failures at process teardown */
 #define ER_TEARDOWN (1ull << 32)

@@ -30,6 +30,8 @@
 #include "fatal_async.h"
 #include "fatal_exc.h"
 
+extern const cp_check cp_check_fatal;   /* defined at the end of this file */
+
 #define FT_THREADS 4
 
 typedef struct cp_ft {

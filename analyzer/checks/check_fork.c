@@ -12,6 +12,8 @@
 #include "cp_checks.h"
 #include "cp_run.h"
 
+extern const cp_check cp_check_fork;   /* defined at the end of this file */
+
 static void fork_finish(cp_proc *p, void *st, cp_report *rep)
 {
     (void)p, (void)st, (void)rep;

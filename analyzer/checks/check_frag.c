@@ -32,6 +32,8 @@
 #include "cp_checks.h"
 #include "cp_fw.h"
 
+extern const cp_check cp_check_frag;   /* defined at the end of this file */
+
 #define FR_MIN_BYTES (64ull << 20)
 #define FR_CHURN_MIN_SIZE CP_FREE_SITE_MIN_BYTES  /* smaller frees have no site */
 #define FR_CHURN_MIN_COUNT 16

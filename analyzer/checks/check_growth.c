@@ -35,6 +35,8 @@
 #include "cp_checks.h"
 #include "cp_fw.h"
 
+extern const cp_check cp_check_growth;   /* defined at the end of this file */
+
 #define GB 64
 #define GSEG 8
 #define CP_GROWTH_MIN (16ull << 20)

@@ -12,6 +12,8 @@
 
 #include "cp_checks.h"
 
+extern const cp_check cp_check_killed;   /* defined at the end of this file */
+
 static void killed_finish(cp_proc *p, void *st, cp_report *rep)
 {
     (void)st;

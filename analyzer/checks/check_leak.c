@@ -19,6 +19,8 @@
 
 #include "cp_checks.h"
 
+extern const cp_check cp_check_leak;   /* defined at the end of this file */
+
 enum { CL_LEAK = 0, CL_ALLOC, CL_LIB, CL_OTHER, CL_N };
 
 static const char *const cp_torch_mods[] = { "libc10", "libtorch", NULL };

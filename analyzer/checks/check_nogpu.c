@@ -15,6 +15,8 @@
 #include "cp_checks.h"
 #include "cp_run.h"
 
+extern const cp_check cp_check_nogpu;   /* defined at the end of this file */
+
 static int cp_any_device(const cp_proc *p)
 {
     for (int d = 0; d < p->n_dev && d < CP_MAX_DEV; d++)

@@ -21,6 +21,8 @@
 
 #include "oom_verdict.h"
 
+extern const cp_check cp_check_oom;   /* defined at the end of this file */
+
 #define OOM_FULL 8
 
 typedef struct cp_oomst {
@@ -222,7 +224,7 @@ static void oom_finish(cp_proc *p, void *st, cp_report *rep)
     char b1[32], b2[32];
     oom_close(p, s);
     for (size_t i = 0; i < s->n_full; i++)
-        cp_oom_postmortem(p, &s->full[i], rep);
+        cp_oom_postmortem(&cp_check_oom, p, &s->full[i], rep);
     cp_finding *f = cp_finding_of_map(rep, &cp_check_oom, p, &s->more,
                                       CP_SEV_OF_CHECK, CP_SORT_COUNT);
     if (f) {

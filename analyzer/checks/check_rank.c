@@ -22,6 +22,8 @@
 #include "cp_checks.h"
 #include "cp_run.h"
 
+extern const cp_check cp_check_rank;   /* defined at the end of this file */
+
 #define RP_MAX 4096
 #define RP_OUTLIER 1.25     /* a peak this far above the median is named */
 

@@ -17,6 +17,8 @@
 #include "cp_checks.h"
 #include "cp_run.h"
 
+extern const cp_check cp_check_stray;   /* defined at the end of this file */
+
 #define CP_STRAY_SHARE 0.05
 
 static int cp_count_visible(const char *cvd)

@@ -17,6 +17,8 @@
 
 #include "cp_checks.h"
 
+extern const cp_check cp_check_xdev;   /* defined at the end of this file */
+
 typedef struct cp_xd {
     cp_map kern, copy, stream;      /* -> cp_agg_val */
 } cp_xd;

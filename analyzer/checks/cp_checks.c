@@ -8,28 +8,57 @@
 
 #include "cp_checks.h"
 
-static const cp_check *const cp_all_checks[] = {
-    &cp_check_nogpu, &cp_check_killed, &cp_check_errors, &cp_check_oom, &cp_check_xdev, &cp_check_rank,
-    &cp_check_stray, &cp_check_fork, &cp_check_pageable, &cp_check_leak, &cp_check_growth, &cp_check_frag,
-    &cp_check_blocking, &cp_check_fatal,
-};
+/* The registry: one line per check (its file defines cp_check_<name>), in
+ * the order the report lists their findings. */
+#define CP_CHECK_LIST(X) \
+    X(nogpu)      /* no-gpu-used */ \
+    X(killed)     /* killed */ \
+    X(errors)     /* cuda-errors */ \
+    X(oom)        /* oom */ \
+    X(xdev)       /* cross-device-access */ \
+    X(rank)       /* rank-placement */ \
+    X(stray)      /* stray-device */ \
+    X(fork)       /* fork-after-init */ \
+    X(pageable)   /* pageable-async-copy */ \
+    X(leak)       /* leak */ \
+    X(growth)     /* memory-growth */ \
+    X(frag)       /* fragmentation */ \
+    X(blocking)   /* blocking-copy */ \
+    X(fatal)      /* fatal-error */
 
-_Static_assert(sizeof cp_all_checks / sizeof *cp_all_checks == CP_N_CHECKS,
-               "CP_N_CHECKS must match the check table");
+#define CP_CHECK_DECL_(name) extern const cp_check cp_check_##name;
+CP_CHECK_LIST(CP_CHECK_DECL_)
+#define CP_CHECK_PTR_(name) &cp_check_##name,
+static const cp_check *const cp_all_checks[] = { CP_CHECK_LIST(CP_CHECK_PTR_) };
+#define CP_N_ALL (sizeof cp_all_checks / sizeof *cp_all_checks)
+
+/* Record types are dispatched by type number: 0..62 as is, END as 63. */
+#define CP_N_TYPES 64
+
+/* The checks of one trace: their state, and per record type the checks to
+ * call before and after the model. */
+struct cp_check_run {
+    void *state[CP_N_ALL];
+    unsigned char live[CP_N_ALL];
+    uint8_t pre[CP_N_TYPES][CP_N_ALL], post[CP_N_TYPES][CP_N_ALL];
+    int n_pre[CP_N_TYPES], n_post[CP_N_TYPES];
+};
 
 const cp_check *const *cp_checks(size_t *n)
 {
-    *n = sizeof cp_all_checks / sizeof *cp_all_checks;
+    *n = CP_N_ALL;
     return cp_all_checks;
 }
 
 const cp_check *cp_check_find(const char *id)
 {
-    for (size_t i = 0; i < sizeof cp_all_checks / sizeof *cp_all_checks; i++)
+    for (size_t i = 0; i < CP_N_ALL; i++)
         if (strcmp(cp_all_checks[i]->id, id) == 0)
             return cp_all_checks[i];
     return NULL;
 }
+
+static void cp_check_end(const cp_check *c, void *st);
 
 /* The i-th map of entry m (a member or an array of them) of state st. */
 static cp_map *cp_state_map_at(void *st, const cp_state_map *m, int i)
@@ -37,7 +66,7 @@ static cp_map *cp_state_map_at(void *st, const cp_state_map *m, int i)
     return (cp_map *)((char *)st + m->off) + i;
 }
 
-int cp_check_start(const cp_check *c, cp_proc *p, void **st)
+static int cp_check_start(const cp_check *c, cp_proc *p, void **st)
 {
     *st = NULL;
     if (c->state_size) {
@@ -56,7 +85,7 @@ int cp_check_start(const cp_check *c, cp_proc *p, void **st)
     return 0;
 }
 
-void cp_check_end(const cp_check *c, void *st)
+static void cp_check_end(const cp_check *c, void *st)
 {
     if (c->done)
         c->done(st);
@@ -67,4 +96,48 @@ void cp_check_end(const cp_check *c, void *st)
         for (int i = 0; i < c->maps[k].n; i++)
             cp_map_free(cp_state_map_at(st, &c->maps[k], i));
     free(st);
+}
+
+cp_check_run *cp_checks_start(cp_proc *p, const unsigned char *selected)
+{
+    cp_check_run *run = calloc(1, sizeof *run);
+    if (!run)
+        return NULL;
+    for (size_t i = 0; i < CP_N_ALL; i++) {
+        if (!selected[i] || cp_check_start(cp_all_checks[i], p, &run->state[i]) != 0)
+            continue;
+        run->live[i] = 1;
+        for (int t = 0; t < CP_N_TYPES; t++) {
+            uint64_t bit = 1ull << t;
+            if (cp_all_checks[i]->pre_types & bit)
+                run->pre[t][run->n_pre[t]++] = (uint8_t)i;
+            else if (cp_all_checks[i]->types & bit)
+                run->post[t][run->n_post[t]++] = (uint8_t)i;
+        }
+    }
+    return run;
+}
+
+void cp_checks_rec(cp_check_run *run, cp_proc *p, const cp_record *r, int after_model)
+{
+    int t = r->type == CP_REC_END ? 63 : (r->type < 63 ? (int)r->type : -1);
+    if (t < 0)
+        return;
+    const uint8_t *ids = after_model ? run->post[t] : run->pre[t];
+    int n = after_model ? run->n_post[t] : run->n_pre[t];
+    for (int i = 0; i < n; i++)
+        cp_all_checks[ids[i]]->rec(p, run->state[ids[i]], r);
+}
+
+void cp_checks_finish(cp_check_run *run, cp_proc *p, cp_report *rep)
+{
+    if (!run)
+        return;
+    for (size_t i = 0; i < CP_N_ALL; i++) {
+        if (!run->live[i])
+            continue;
+        cp_all_checks[i]->finish(p, run->state[i], rep);
+        cp_check_end(cp_all_checks[i], run->state[i]);
+    }
+    free(run);
 }

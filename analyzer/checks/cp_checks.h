@@ -1,6 +1,7 @@
 /*
- * cp_checks.h - every check of `cuprobe-analyze report` (one file each,
- * check_*.c) and what they share.
+ * cp_checks.h - the check registry (cp_checks.c): every check of
+ * `cuprobe-analyze report` (one file each, check_*.c, listed once in the
+ * registry), and their state while a trace is read.
  */
 #ifndef REPORT_CHECKS_H
 #define REPORT_CHECKS_H
@@ -8,19 +9,31 @@
 #include "cp_cuda.h"
 #include "cp_findings.h"
 
-extern const cp_check cp_check_nogpu;          /* no-gpu-used */
-extern const cp_check cp_check_killed;         /* killed */
-extern const cp_check cp_check_errors;         /* cuda-errors */
-extern const cp_check cp_check_oom;            /* oom */
-extern const cp_check cp_check_xdev;           /* cross-device-access */
-extern const cp_check cp_check_stray;          /* stray-device */
-extern const cp_check cp_check_rank;           /* rank-placement */
-extern const cp_check cp_check_fork;           /* fork-after-init */
-extern const cp_check cp_check_pageable;       /* pageable-async-copy */
-extern const cp_check cp_check_leak;           /* leak */
-extern const cp_check cp_check_growth;         /* memory-growth */
-extern const cp_check cp_check_frag;           /* fragmentation */
-extern const cp_check cp_check_blocking;       /* blocking-copy */
-extern const cp_check cp_check_fatal;          /* fatal-error */
+/* The checks running on one trace; the registry owns their state. */
+typedef struct cp_check_run cp_check_run;
+
+/*! cp_checks() : the table of every check, in report order; *n its size. */
+const cp_check *const *cp_checks(size_t *n);
+
+/*! cp_check_find() : the check with this id, or NULL. */
+const cp_check *cp_check_find(const char *id);
+
+/*! cp_checks_start() : start, on process p, the checks with selected[i] set
+ *  (i indexes cp_checks()); a check whose state cannot be set up is left out.
+ *  @return : the run, or NULL when out of memory. */
+cp_check_run *cp_checks_start(cp_proc *p, const unsigned char *selected);
+
+/*! cp_checks_rec() : hand record r to the running checks that read its type:
+ *  those that must see it before the model (after_model 0), or after. */
+void cp_checks_rec(cp_check_run *run, cp_proc *p, const cp_record *r, int after_model);
+
+/*! cp_checks_finish() : every running check turns what it saw into findings
+ *  of rep; then their state is freed, and the run (NULL is fine). */
+void cp_checks_finish(cp_check_run *run, cp_proc *p, cp_report *rep);
+
+/* Checks whose findings another check looks up (check_fatal.c joins the
+ * run's fatal error to them); every other check is reached only through the
+ * registry. */
+extern const cp_check cp_check_nogpu, cp_check_errors, cp_check_oom;
 
 #endif /* REPORT_CHECKS_H */

@@ -328,14 +328,16 @@ static void cp_finding_prepare(cp_finding *f)
     qsort(f->sites, f->n_sites, sizeof *f->sites, cp_site_cmp);
 }
 
+/* The check order of the report being sorted (qsort has no context). */
+static const cp_check *const *g_order;
+static size_t g_n_order;
+
 static size_t cp_check_rank(const cp_check *c)
 {
-    size_t n;
-    const cp_check *const *all = cp_checks(&n);
-    for (size_t i = 0; i < n; i++)
-        if (all[i] == c)
+    for (size_t i = 0; i < g_n_order; i++)
+        if (g_order[i] == c)
             return i;
-    return n;
+    return g_n_order;
 }
 
 /* Top statements first, then errors, warnings, infos; within one
@@ -360,12 +362,14 @@ static int cp_finding_cmp(const void *a, const void *b)
     return strcmp(x->title ? x->title : "", y->title ? y->title : "");
 }
 
-void cp_report_prepare(cp_report *rep)
+void cp_report_prepare(cp_report *rep, const cp_check *const *order, size_t n_order)
 {
     for (size_t i = 0; i < rep->n; i++)
         cp_finding_prepare(rep->f[i]);
     /* qsort is not stable; cp_finding_cmp ends with the title, and findings
      * with equal titles are interchangeable. */
+    g_order = order;
+    g_n_order = n_order;
     if (rep->n)
         qsort(rep->f, rep->n, sizeof *rep->f, cp_finding_cmp);
 }

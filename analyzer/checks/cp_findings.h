@@ -134,9 +134,10 @@ cp_finding *cp_finding_of_map(cp_report *rep, const struct cp_check *c, cp_proc 
                               int sev, int sort);
 
 /*! cp_report_prepare() : label every site, merge sites with the same label,
- *  sort sites and findings (errors first, then by weight).  Call once before
- *  rendering. */
-void cp_report_prepare(cp_report *rep);
+ *  sort sites and findings (errors first, then by the position of their
+ *  check in order[n_order] (the registry's cp_checks()), then by weight).
+ *  Call once before rendering. */
+void cp_report_prepare(cp_report *rep, const struct cp_check *const *order, size_t n_order);
 
 /*! cp_report_drop() : remove finding i of rep and free it (later ones
  *  move down by one). */
@@ -187,20 +188,6 @@ typedef struct cp_check {
     void (*done)(void *st);             /* frees what the maps do not cover, may be NULL */
     void (*across)(cp_report *rep);     /* after every trace, may be NULL */
 } cp_check;
-
-/*! cp_check_start() : allocate check c's state for process p into *st
- *  (NULL when the check keeps none), set up its maps and run its init.
- *  @return : 0, or -1 out of memory or when init fails (nothing is kept). */
-int cp_check_start(const cp_check *c, cp_proc *p, void **st);
-
-/*! cp_check_end() : run check c's done on st, free its maps and the state. */
-void cp_check_end(const cp_check *c, void *st);
-
-/*! cp_checks() : the table of every check, in report order; *n its size. */
-const cp_check *const *cp_checks(size_t *n);
-
-/*! cp_check_find() : the check with this id, or NULL. */
-const cp_check *cp_check_find(const char *id);
 
 /*! cp_finding_fix() : the fix to print for f: its own (framework-specific)
  *  or else its check's.  @return : a static string. */

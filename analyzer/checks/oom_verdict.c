@@ -260,11 +260,11 @@ static void cp_oom_filled_by(cp_finding *f, const oom_ep *e)
     cp_jb_close(b, '}');
 }
 
-void cp_oom_postmortem(cp_proc *p, const oom_ep *e, cp_report *rep)
+void cp_oom_postmortem(const cp_check *check, cp_proc *p, const oom_ep *e, cp_report *rep)
 {
     char why[512], dn[192], b1[32], b2[32], b3[32], b4[32], b5[32];
     int v = cp_oom_verdict(p, e, why, sizeof why);
-    cp_finding *f = cp_finding_new(rep, &cp_check_oom, p,
+    cp_finding *f = cp_finding_new(rep, check, p,
                                    "%s of %s on %s failed: %s",
                                    e->api_name ? e->api_name : "allocation",
                                    cp_fmt_bytes(e->request, b1, sizeof b1),

@@ -51,10 +51,10 @@ typedef struct oom_ep {
  *  sentence in why. */
 int cp_oom_verdict(const cp_proc *p, const oom_ep *e, char *why, size_t cap);
 
-/*! cp_oom_postmortem() : a finding (error) for an unrecovered episode:
- *  request, device, free/total, what was held by kind, other processes,
- *  the largest allocations with sites, the retry, PyTorch's view, the
- *  verdict and advice that fits it. */
-void cp_oom_postmortem(cp_proc *p, const oom_ep *e, cp_report *rep);
+/*! cp_oom_postmortem() : a finding (error) of `check` for an unrecovered
+ *  episode: request, device, free/total, what was held by kind, other
+ *  processes, the largest allocations with sites, the retry, PyTorch's view,
+ *  the verdict and advice that fits it. */
+void cp_oom_postmortem(const cp_check *check, cp_proc *p, const oom_ep *e, cp_report *rep);
 
 #endif /* REPORT_OOM_H */

@@ -586,3 +586,13 @@ int cp_model_feed(cp_proc *p, const cp_dec *d, const cp_record *r)
         rc = cp_series_feed(p->series, p, r);
     return rc;
 }
+
+void cp_model_drop_live(cp_proc *p)
+{
+    cp_map_free(&p->live_dev);
+    cp_map_free(&p->live_host);
+    cp_map_free(&p->live_vmm);
+    cp_map_free(&p->vmm_va);
+    cp_map_free(&p->streams);
+    cp_map_free(&p->ctxs);
+}

@@ -19,7 +19,6 @@
 #include "cp_series.h"
 
 #define CP_MAX_DEV 64
-#define CP_N_CHECKS 14
 
 /* Where device memory is held: the accounting classes of the oom check. */
 enum cp_hold {
@@ -169,9 +168,8 @@ typedef struct cp_proc {
     size_t fw_ready_len;
     /* call sites */
     cp_stacks stacks;
-    /* checks */
-    void *check_state[CP_N_CHECKS];
-    uint32_t check_live;        /* bit i: check i was initialised */
+    /* the checks running on this trace (owned by the registry, cp_checks.c) */
+    struct cp_check_run *checks;
     /* fork bookkeeping (parent side) */
     uint64_t *forks;            /* child pids forked after CUDA init */
     size_t n_forks;
@@ -259,5 +257,10 @@ const char *cp_fmt_ns(uint64_t ns, char *buf, size_t cap);
 /*! cp_result_name() : "CUDA_ERROR_OUT_OF_MEMORY" for a CUresult, or NULL
  *  when unknown. */
 const char *cp_result_name(uint64_t code);
+
+/*! cp_model_drop_live() : free what only reading the trace needs (live
+ *  allocations, VMM ranges, streams, contexts) once every check has
+ *  finished; what stays is bounded by call sites. */
+void cp_model_drop_live(cp_proc *p);
 
 #endif /* CP_MODEL_H */

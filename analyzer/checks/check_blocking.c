@@ -1,24 +1,14 @@
 /*
- * check_copy.c - how data moves between host and device:
- *   pageable-async-copy  "async" copies whose host side is pageable memory;
- *   blocking-copy        synchronous device-to-host copies and
- *                        synchronisations repeated inside the hot loop.
- *
- * Both read an async copy together with what its thread does next.  A
- * framework implements a blocking copy (PyTorch: .to("cuda"), .cpu(),
- * .item(), .tolist() with non_blocking=False) as an async copy followed at
- * once by a synchronisation of the same stream: such a copy was meant to
- * block, so it is a blocking copy, not a non_blocking that did nothing.
- * "At once" means: the thread's next copy, memset, synchronisation or
- * allocation record is a successful cuStreamSynchronize of that stream or
- * a cuCtxSynchronize of that context (launches are not recorded one by
- * one, so they cannot be told apart).
+ * check_blocking.c - blocking-copy: synchronous device-to-host copies and
+ * synchronisations repeated inside the hot loop.
  */
 #include <stdlib.h>
 #include <string.h>
 
 #include "cp_advice.h"
-#include "cp_checks.h"
+#include "check_copy.h"
+
+extern const cp_check cp_check_blocking;   /* defined at the end of this file */
 
 /* A call site that runs at least this often may be inside a loop ... */
 #define CP_HOT_MIN 10
@@ -31,184 +21,6 @@
  * memset, synchronisation, allocation, free or launch count record), or
  * CUDA work at other sites came between most of them. */
 #define CP_HOT_SPAN_DIV 10
-/* A pageable-async-copy site is worth a warning from this much on. */
-#define CP_PAC_MIN_NS 1000000ull
-#define CP_PAC_MIN_BYTES (1ull << 20)
-
-static int cp_is_dev_class(uint64_t c)
-{
-    return c == CP_MC_DEVICE || c == CP_MC_MANAGED || c == CP_MC_ARRAY;
-}
-
-static int cp_is_host_class(uint64_t c)
-{
-    return c == CP_MC_PAGEABLE || c == CP_MC_PINNED || c == CP_MC_REGISTERED;
-}
-
-/* --- an async pageable copy waiting for its thread's next record ------------------- */
-
-typedef struct cp_pend {
-    int set, dtoh;
-    uint64_t stack, bytes, ns, ts, stream, ctx, api, seq;
-} cp_pend;
-
-/* The stream handles that all mean the legacy default stream. */
-static int cp_same_stream(uint64_t a, uint64_t b)
-{
-    return a == b || (a <= 1 && b <= 1);
-}
-
-/* Whether r is one of the records that end a thread's pending copy. */
-static int cp_pend_ender(const cp_record *r)
-{
-    return r->type == CP_REC_COPY || r->type == CP_REC_MEMSET || r->type == CP_REC_SYNC ||
-           r->type == CP_REC_ALLOC;
-}
-
-/* Whether sync record r waits for pending copy c. */
-static int cp_pend_synced_by(const cp_pend *c, const cp_record *r)
-{
-    if (r->type != CP_REC_SYNC || r->ev.result != 0)
-        return 0;
-    if (c->ctx && r->ev.ctx && c->ctx != r->ev.ctx)
-        return 0;
-    return r->u.sync.op == CP_SYNC_CTX ||
-           (r->u.sync.op == CP_SYNC_STREAM && cp_same_stream(c->stream, r->ev.stream));
-}
-
-/* An async copy between pageable host memory and the device: 1 (with
- * *dtoh set), else 0. */
-static int cp_pageable_async(const cp_record *r, int *dtoh)
-{
-    if (r->type != CP_REC_COPY || !(r->u.copy.flags & CP_CF_ASYNC) || r->ev.result != 0)
-        return 0;
-    if (r->u.copy.src_class == CP_MC_PAGEABLE && cp_is_dev_class(r->u.copy.dst_class))
-        *dtoh = 0;
-    else if (r->u.copy.dst_class == CP_MC_PAGEABLE && cp_is_dev_class(r->u.copy.src_class))
-        *dtoh = 1;
-    else
-        return 0;
-    return 1;
-}
-
-static void cp_pend_set(cp_pend *c, const cp_record *r, int dtoh, uint64_t seq)
-{
-    *c = (cp_pend){ .set = 1, .dtoh = dtoh, .stack = r->ev.stack, .bytes = r->u.copy.bytes,
-                    .ns = r->ev.dur_ns, .ts = r->ts, .stream = r->ev.stream, .ctx = r->ev.ctx,
-                    .api = r->ev.api, .seq = seq };
-}
-
-/* --- pageable-async-copy ----------------------------------------------------------- */
-
-typedef struct cp_pac {
-    cp_map agg;                 /* stack*2 + (1 for DtoH) -> cp_agg_val */
-    cp_map pend;                /* tid -> cp_pend */
-    uint64_t htod, dtoh, blocking;
-} cp_pac;
-
-static const cp_state_map pac_maps[] = {
-    CP_STATE_MAP(cp_pac, agg, cp_agg_val),
-    CP_STATE_MAP(cp_pac, pend, cp_pend),
-};
-
-static void pac_commit(cp_pac *s, cp_pend *c)
-{
-    cp_agg_val *v = cp_agg_add(&s->agg, c->stack * 2 + (uint64_t)c->dtoh, c->stack, c->bytes,
-                               c->ns, c->ts);
-    if (v && !v->note)
-        v->note = c->dtoh ? "device to pageable host" : "pageable host to device";
-    if (c->dtoh)
-        s->dtoh++;
-    else
-        s->htod++;
-    c->set = 0;
-}
-
-static void pac_rec(cp_proc *p, void *st, const cp_record *r)
-{
-    cp_pac *s = st;
-    (void)p;
-    if (!cp_pend_ender(r))
-        return;
-    cp_pend *c = cp_map_get(&s->pend, r->tid);
-    if (c && c->set) {
-        if (cp_pend_synced_by(c, r)) {
-            s->blocking++;      /* a blocking copy, as meant */
-            c->set = 0;
-        } else {
-            pac_commit(s, c);
-        }
-    }
-    int dtoh;
-    if (!cp_pageable_async(r, &dtoh))
-        return;
-    c = cp_map_put(&s->pend, r->tid, NULL);
-    if (c)
-        cp_pend_set(c, r, dtoh, 0);
-}
-
-static void pac_finish(cp_proc *p, void *st, cp_report *rep)
-{
-    cp_pac *s = st;
-    size_t it = 0;
-    cp_pend *c;
-    while ((c = cp_map_next(&s->pend, &it, NULL)))
-        if (c->set)
-            pac_commit(s, c);
-    if (!s->agg.n)
-        return;
-    char b1[32], b2[32], b3[32];
-    int big = 0;
-    cp_agg_val *v;
-    it = 0;
-    while ((v = cp_map_next(&s->agg, &it, NULL)))
-        big |= v->ns >= CP_PAC_MIN_NS || v->bytes >= CP_PAC_MIN_BYTES;
-    cp_finding *f = cp_finding_new(rep, &cp_check_pageable, p, "pageable");
-    if (!f)
-        return;
-    /* A few bytes copied now and then (a scalar) cost nothing worth a
-     * warning; the sites are still listed. */
-    if (!big)
-        f->sev = CP_SEV_INFO;
-    f->sort = CP_SORT_NS;
-    cp_advice_fix(f, p, CP_ADV_PINNED);
-    cp_finding_sites_from(f, p, &s->agg);
-    cp_finding_retitle(f, "%llu async cop%s with pageable host memory (%s) blocked the "
-                       "caller for %s", (unsigned long long)f->count,
-                       f->count == 1 ? "y" : "ies", cp_fmt_bytes(f->bytes, b1, sizeof b1),
-                       cp_fmt_ns(f->ns, b2, sizeof b2));
-    cp_finding_line(f, "%llu host-to-device and %llu device-to-host copies were issued as "
-                    "asynchronous but ran synchronously: the host side was not pinned.",
-                    (unsigned long long)s->htod, (unsigned long long)s->dtoh);
-    if (!big)
-        cp_finding_line(f, "No site moved %s or blocked for %s: too little to matter.",
-                        cp_fmt_bytes(CP_PAC_MIN_BYTES, b1, sizeof b1),
-                        cp_fmt_ns(CP_PAC_MIN_NS, b3, sizeof b3));
-    cp_jb_ku(&f->details, "htod_count", s->htod);
-    cp_jb_ku(&f->details, "dtoh_count", s->dtoh);
-}
-
-const cp_check cp_check_pageable = {
-    .id = "pageable-async-copy",
-    .sev = CP_SEV_WARNING,
-    .name = "async copy from pageable memory",
-    .explain = "An asynchronous copy (cuMemcpyHtoDAsync, cuMemcpyDtoHAsync, or PyTorch's "
-               ".to(device, non_blocking=True) / .cpu(non_blocking=True)) only overlaps with "
-               "other work when its host buffer is page-locked. With ordinary (pageable) "
-               "memory the driver first stages the data through an internal pinned buffer "
-               "and the call returns only when that is done, so non_blocking=True did "
-               "nothing and the caller was blocked for the time shown. A copy followed at once by a "
-               "synchronisation of its stream (PyTorch's default non_blocking=False) was "
-               "meant to block and is not counted.",
-    .fix = "Pin the host memory: DataLoader(pin_memory=True), tensor.pin_memory(), "
-           "torch.empty(..., pin_memory=True), or cuMemHostAlloc / cudaHostRegister for "
-           "buffers you manage yourself; allocate pinned buffers once and reuse them.",
-    .types = CP_TYPE_BIT(CP_REC_COPY) | CP_TYPE_BIT(CP_REC_MEMSET) | CP_TYPE_BIT(CP_REC_SYNC) |
-             CP_TYPE_BIT(CP_REC_ALLOC),
-    CP_CHECK_STATE(cp_pac, pac_maps),
-    .rec = pac_rec,
-    .finish = pac_finish,
-};
 
 /* --- blocking-copy ------------------------------------------------------------------- */
 
