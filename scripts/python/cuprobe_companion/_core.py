@@ -224,12 +224,12 @@ def _make_collector(framework, module):
     if framework == "torch":
         from . import _torch
 
-        return _torch.TorchCollector(module)
+        return _torch.TorchCollector(module, record, guarded)
     from . import _others
 
     if framework == "cupy":
-        return _others.CupyCollector(module)
-    return _others.JaxCollector(module)
+        return _others.CupyCollector(module, record)
+    return _others.JaxCollector(module, record)
 
 
 def on_framework(framework, module):

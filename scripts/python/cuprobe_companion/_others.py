@@ -14,8 +14,6 @@ import os
 import sys
 import time
 
-from . import _core
-
 VERSION = 1
 
 _JAX_KEYS = ("bytes_in_use", "peak_bytes_in_use", "largest_free_block_bytes",
@@ -37,7 +35,8 @@ def _libcuda_loaded():
 
 
 class CupyCollector:
-    def __init__(self, module):
+    def __init__(self, module, record):
+        self._write = record                  # the core's record(), injected
         self.cupy = module
         self.cuda_seen = False
         self.ticks = 0
@@ -77,7 +76,7 @@ class CupyCollector:
         if sample is not None:
             obj.update(sample)
         obj["collect_us"] = round((time.perf_counter() - t0) * 1e6, 1)
-        _core.record(kind, obj)
+        self._write(kind, obj)
 
     def periodic(self):
         self.ticks += 1
@@ -88,7 +87,8 @@ class CupyCollector:
 
 
 class JaxCollector:
-    def __init__(self, module):
+    def __init__(self, module, record):
+        self._write = record                  # the core's record(), injected
         self.jax = module
         self.ticks = 0
 
@@ -127,7 +127,7 @@ class JaxCollector:
         obj.update(extra)
         obj["devices"] = self._devices(backends) if backends else []
         obj["collect_us"] = round((time.perf_counter() - t0) * 1e6, 1)
-        _core.record(kind, obj)
+        self._write(kind, obj)
 
     def periodic(self):
         self.ticks += 1

@@ -19,7 +19,6 @@ import os
 import sys
 import time
 
-from . import _core
 
 VERSION = 1
 # OOMs after this many in one process get summaries without segments, so a
@@ -172,7 +171,12 @@ def shrink(obj, attempt):
 
 
 class TorchCollector:
-    def __init__(self, cuda):
+    def __init__(self, cuda, record, guarded):
+        # record(kind, obj, shrink=None) writes a record and guarded(where,
+        # fn, *args) runs fn never raising: both come from the companion
+        # core, which this module does not import.
+        self._record = record
+        self._guarded = guarded
         self.cuda = cuda                      # the torch.cuda module
         self.torch = sys.modules.get("torch")
         self.attached = False
@@ -196,7 +200,7 @@ class TorchCollector:
         # Otherwise periodic() attaches once CUDA is initialised.
 
     def _on_cuda_init_guarded(self):
-        _core.guarded("torch.attach", self._on_cuda_init)
+        self._guarded("torch.attach", self._on_cuda_init)
 
     def _on_cuda_init(self):
         if self.attached:
@@ -209,7 +213,7 @@ class TorchCollector:
         info = {"v": VERSION, "event": "torch_cuda_init",
                 "oom_observer": attach is not None}
         info.update(self._static_info())
-        _core.record("companion.info", info)
+        self._record("companion.info", info)
 
     # --- what every record carries ---------------------------------------
     def _static_info(self):
@@ -270,7 +274,7 @@ class TorchCollector:
         # Called by the caching allocator, GIL held, allocator lock released,
         # before the OutOfMemoryError is raised.  Must never raise: PyTorch
         # would turn our exception into the program's.
-        _core.guarded("torch.oom", self._oom, device, alloc, device_allocated,
+        self._guarded("torch.oom", self._oom, device, alloc, device_allocated,
                       device_free)
 
     def _oom(self, device, alloc, device_allocated, device_free):
@@ -294,7 +298,7 @@ class TorchCollector:
         obj["devices"] = devices
         obj["snapshot_us"] = round(snap_us, 1)
         obj["collect_us"] = round((time.perf_counter() - t0) * 1e6, 1)
-        _core.record("torch.oom", obj, shrink)
+        self._record("torch.oom", obj, shrink)
 
     def exit(self):
         t0 = time.perf_counter()
@@ -309,7 +313,7 @@ class TorchCollector:
             obj["devices"] = devices
             obj["snapshot_us"] = round(snap_us, 1)
         obj["collect_us"] = round((time.perf_counter() - t0) * 1e6, 1)
-        _core.record("torch.exit", obj, shrink)
+        self._record("torch.exit", obj, shrink)
 
     def periodic(self):
         cuda = self.cuda
@@ -334,4 +338,4 @@ class TorchCollector:
         obj.update(totals(devices))
         obj["devices"] = devices
         obj["collect_us"] = round((time.thread_time() - t0) * 1e6, 1)
-        _core.record("torch.periodic", obj)
+        self._record("torch.periodic", obj)
