@@ -3,9 +3,14 @@
 #   make            build everything into build/
 #   make test       build, then run the whole CI suite (prints "N passed, N failed")
 #   make demo       run a bundled program on the fake driver and print a report
-#   make install PREFIX=/usr/local
+#   make install PREFIX=/usr/local     make uninstall PREFIX=/usr/local
+#   make help       every target, from the "## target: what" comments below
 #   make SAN=address,undefined   or   make SAN=thread   (sanitizer builds into build-san-*/)
-#   V=1             show commands
+#   V=1             show commands (libunwind's build too)
+#   DEBUG=1         -Werror (CI sets it); a user's CFLAGS are appended, never replaced
+
+# The version of the shim, the analyzer and the front end: here only.
+VERSION := 0.1.0
 
 PREFIX  ?= /usr/local
 CC      ?= gcc
@@ -14,12 +19,17 @@ SAN     ?=
 B       ?= $(if $(SAN),build-san-$(subst $(comma),-,$(SAN)),build)
 comma   := ,
 
-WARN    := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
+# -Werror only when asked (CI, DEBUG=1): a newer gcc's new warning must not
+# break a user's build.
+WERROR  := $(if $(filter 1,$(DEBUG)),-Werror,)
+WARN    := -Wall -Wextra $(WERROR) -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
            -Wno-missing-field-initializers
 OPT     ?= -O2 -g
 SANFLAGS:= $(if $(SAN),-fsanitize=$(SAN) -fno-omit-frame-pointer,)
-CFLAGS  := -std=gnu11 $(OPT) $(WARN) -D_GNU_SOURCE -Iinclude $(SANFLAGS) $(EXTRA_CFLAGS)
+override CFLAGS := -std=gnu11 $(OPT) $(WARN) -D_GNU_SOURCE -Iinclude \
+           -DCP_VERSION='"$(VERSION)"' $(SANFLAGS) $(EXTRA_CFLAGS) $(CFLAGS)
 DEPFLAGS = -MMD -MP
+QUIET   := $(if $(filter 1,$(V)),,>/dev/null)
 
 # --- vendored libunwind, built position-independent so it can live inside
 # --- libcuprobe.so (Debian's libunwind.a is not PIC).
@@ -67,8 +77,8 @@ $(UNW_LIB):
 	$(Q)cd $(UNW_DIR) && ./configure --quiet --disable-shared --enable-static \
 	    --disable-minidebuginfo --disable-zlibdebuginfo --disable-coredump \
 	    --disable-ptrace --disable-setjmp --disable-tests --disable-documentation \
-	    CC="$(CC)" CFLAGS="-O2 -g -fPIC -fvisibility=hidden -DNDEBUG" >/dev/null
-	$(Q)$(MAKE) -s -C $(UNW_DIR)/src libunwind.la >/dev/null
+	    CC="$(CC)" CFLAGS="-O2 -g -fPIC -fvisibility=hidden -DNDEBUG" $(QUIET)
+	$(Q)$(MAKE) $(if $(filter 1,$(V)),,-s) -C $(UNW_DIR)/src libunwind.la $(QUIET)
 	@echo "  UNWIND  $@"
 
 $(B)/interpose/%.o: interpose/%.c | $(UNW_LIB)
@@ -89,9 +99,9 @@ $(ANALYZER): $(ANA_OBJ)
 	@echo "  LD      $@"
 	$(Q)$(CC) $(SANFLAGS) -o $@ $(ANA_OBJ) $(ZSTD_A) -ldw -lelf -ldl -lpthread -lm
 
-$(FRONT): scripts/cuprobe
+$(FRONT): scripts/cuprobe Makefile
 	@mkdir -p $(dir $@)
-	$(Q)cp $< $@ && chmod +x $@
+	$(Q)sed 's/^CUPROBE_VERSION=.*/CUPROBE_VERSION=$(VERSION)/' $< >$@ && chmod +x $@
 
 $(B)/tests/fakecuda/%.o: tests/fakecuda/%.c
 	@mkdir -p $(dir $@)
@@ -124,18 +134,10 @@ $(B)/tests/unit/%.o: tests/unit/%.c
 # Programs run under the shim: linked against the fake driver like a real
 # CUDA program links against libcuda (-lcuda), unless they say "// nolink".
 $(B)/tests/progs/% $(B)/tests/scenarios/% $(B)/bench/%: CUDALINK = $(if $(shell grep -l '^// nolink' $<),,-L$(B)/fakecuda -lcuda)
-$(B)/tests/progs/%: tests/progs/%.c $(FAKECUDA)
+$(PROG_BIN): $(B)/%: %.c $(FAKECUDA)
 	@mkdir -p $(dir $@)
 	@echo "  CC      $<"
-	$(Q)$(CC) $(CFLAGS) -Itests/fakecuda -fno-omit-frame-pointer -o $@ $< $(CUDALINK) -ldl -lpthread
-$(B)/tests/scenarios/%: tests/scenarios/%.c $(FAKECUDA)
-	@mkdir -p $(dir $@)
-	@echo "  CC      $<"
-	$(Q)$(CC) $(CFLAGS) -Itests/fakecuda -fno-omit-frame-pointer -o $@ $< $(CUDALINK) -ldl -lpthread
-$(B)/bench/%: bench/%.c $(FAKECUDA)
-	@mkdir -p $(dir $@)
-	@echo "  CC      $<"
-	$(Q)$(CC) $(CFLAGS) -Itests/fakecuda -o $@ $< $(CUDALINK) -ldl -lpthread
+	$(Q)$(CC) $(CFLAGS) $(DEPFLAGS) -Itests/fakecuda -fno-omit-frame-pointer -o $@ $< $(CUDALINK) -ldl -lpthread
 
 .PHONY: test
 ## test: build and run every CI test; the last line is "N passed, N failed"
@@ -172,17 +174,28 @@ demo: all
 	$(Q)B=$(B) sh scripts/demo.sh
 
 .PHONY: install
-## install: install into $(PREFIX) (bin/, lib/cuprobe/, share/cuprobe/)
-install: all
+## install: install into $(PREFIX) (bin/, lib/cuprobe/, share/cuprobe/); builds only those
+install: $(SHIM) $(ANALYZER) $(FRONT)
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/cuprobe $(DESTDIR)$(PREFIX)/share/cuprobe
 	install -m 0755 $(SHIM) $(DESTDIR)$(PREFIX)/lib/cuprobe/libcuprobe.so
 	install -m 0755 $(ANALYZER) $(DESTDIR)$(PREFIX)/lib/cuprobe/cuprobe-analyze
 	install -m 0755 $(FRONT) $(DESTDIR)$(PREFIX)/bin/cuprobe
 	if [ -d scripts/python ]; then cp -r scripts/python $(DESTDIR)$(PREFIX)/share/cuprobe/; fi
 
+.PHONY: uninstall
+## uninstall: remove what install put into $(PREFIX)
+uninstall:
+	rm -f $(DESTDIR)$(PREFIX)/bin/cuprobe
+	rm -rf $(DESTDIR)$(PREFIX)/lib/cuprobe $(DESTDIR)$(PREFIX)/share/cuprobe
+
+.PHONY: help
+## help: this list
+help:
+	@sed -n 's/^## \([^:]*\): */  \1\t/p; s/^##   */  \t/p' $(MAKEFILE_LIST) | expand -t 14
+
 .PHONY: clean
 ## clean: remove build outputs
 clean:
 	rm -rf build build-san-*
 
--include $(SHIM_OBJ:.o=.d) $(ANA_OBJ:.o=.d) $(FAKE_OBJ:.o=.d) $(UNIT_BIN:=.d)
+-include $(SHIM_OBJ:.o=.d) $(ANA_OBJ:.o=.d) $(FAKE_OBJ:.o=.d) $(UNIT_BIN:=.d) $(PROG_BIN:=.d)

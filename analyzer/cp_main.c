@@ -10,7 +10,7 @@
 #include "cp_report.h"
 #include "cp_trace.h"
 
-#define CP_ANALYZE_VERSION "0.1.0"
+#define CP_ANALYZE_VERSION CP_VERSION   /* the Makefile's VERSION */
 
 static void cp_usage(FILE *f)
 {

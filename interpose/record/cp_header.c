@@ -15,7 +15,7 @@
 #include "cp_rec.h"
 #include "cp_writer.h"
 
-#define CP_SHIM_VERSION "0.1.0"
+#define CP_SHIM_VERSION CP_VERSION      /* the Makefile's VERSION */
 #define CP_CMDLINE_MAX (1u << 20)
 
 extern char **environ;
