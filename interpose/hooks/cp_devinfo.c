@@ -117,13 +117,11 @@ void cp_ev_devices(void)
 
 /* Registered once from the constructor (cp_hooks_ctx.c): every new file
  * (a forked child's) repeats what is known, without driver calls. */
-void cp_devinfo_after_fork(void);
 void cp_devinfo_after_fork(void)
 {
     pthread_mutex_init(&cp_dev_lock, NULL);
 }
 
-void cp_devinfo_on_new_file(void);
 void cp_devinfo_on_new_file(void)
 {
     cp_emit_cached();

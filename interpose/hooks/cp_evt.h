@@ -92,6 +92,14 @@ void cp_classify(uint64_t addr, int host_side, int may_query, int *mclass, int *
  *  after a successful cuInit and again for each new trace file. */
 void cp_ev_devices(void);
 
+/*! cp_devinfo_on_new_file() : record the driver version and devices known
+ *  so far into a new trace file (a forked child's), without driver calls. */
+void cp_devinfo_on_new_file(void);
+
+/*! cp_devinfo_after_fork() : in a fork child: re-initialise the device
+ *  table's lock (another thread may have held it). */
+void cp_devinfo_after_fork(void);
+
 /*! cp_ev_oom() : a failed allocation: record free/total memory of dev, the
  *  other processes on it (NVML, when it can be loaded), then flush the trace
  *  so the post-mortem survives whatever happens next. */

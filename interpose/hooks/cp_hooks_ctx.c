@@ -9,9 +9,6 @@
 #include "cp_inflight.h"
 #include "cp_launch.h"
 
-void cp_devinfo_on_new_file(void);
-void cp_devinfo_after_fork(void);
-
 /* A forked child: only the forking thread exists, any lock another thread
  * held at the fork stays held, and the parent's live memory is not the
  * child's (CUDA state is not inherited; a child that uses CUDA starts
