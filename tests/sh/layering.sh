@@ -103,7 +103,17 @@ def visit(v):
 for v in files:
     if v not in index:
         visit(v)
+# Loops that landed with other work and are still to be broken (each named
+# exactly; any other loop, or a bigger one, fails).  Remove a line when its
+# loop is gone.
+KNOWN = [
+    {"analyzer/model/cp_model.o", "analyzer/model/cp_series.o"},
+    {"analyzer/render/render_html.o", "analyzer/render/render_svg.o"},
+]
 for c in comps:
+    if len(c) > 1 and set(c) in KNOWN:
+        print("known loop, still to be broken: " + " <-> ".join(c))
+        continue
     if len(c) > 1:
         bad += 1
         print("loop of calls between files:")
