@@ -1,9 +1,11 @@
 /*
- * cp_outpath.c - the trace file's name: the CUPROBE_OUTPUT pattern expanded
- * (%p pid, %h host, %r rank, %l local rank, %t local time, %% a percent
- * sign).  Part of the writer, which creates the file.
+ * cp_outpath.c - the trace file: the CUPROBE_OUTPUT pattern expanded (%p
+ * pid, %h host, %r rank, %l local rank, %t local time, %% a percent sign)
+ * and the file created under that name, or name.N.  Part of the writer.
  */
 #include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -104,3 +106,44 @@ int cp__output_path(const char *pat, char *buf, size_t cap)
     return 0;
 }
 
+/* "x.trace" -> "x.N.trace", anything else -> "x.N". */
+static int cp_alt_path(const char *path, unsigned n, char *buf, size_t cap)
+{
+    size_t len = strlen(path);
+    const char *ext = ".trace";
+    size_t el = strlen(ext);
+    int r;
+    if (len > el && strcmp(path + len - el, ext) == 0)
+        r = snprintf(buf, cap, "%.*s.%u%s", (int)(len - el), path, n, ext);
+    else
+        r = snprintf(buf, cap, "%s.%u", path, n);
+    return r < 0 || (size_t)r >= cap ? -ENAMETOOLONG : 0;
+}
+
+/* O_EXCL never overwrites (nor follows a planted symlink); when the name
+ * is taken (same pid after an exec, or an old trace) pick name.N. */
+int cp__output_create(const char *pattern, char *path, size_t cap)
+{
+    char want[PATH_MAX];
+    int rc = cp__output_path(pattern, want, sizeof want);
+    if (rc < 0) {
+        snprintf(path, cap, "%s", pattern);
+        return rc;
+    }
+    int flags = O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC;
+    snprintf(path, cap, "%s", want);
+    for (unsigned n = 1; n < 1000; n++) {
+        int fd = open(path, flags, 0600);
+        if (fd >= 0) {
+            if (n > 1)
+                cp_log(strstr(pattern, "%p") ? 2 : 1,
+                       "trace file '%s' exists; writing '%s'", want, path);
+            return fd;
+        }
+        if (errno != EEXIST)
+            return -errno;
+        if (cp_alt_path(want, n, path, cap) < 0)
+            return -ENAMETOOLONG;
+    }
+    return -EEXIST;
+}

@@ -371,50 +371,6 @@ static void *cp_writer_main(void *arg)
     return NULL;
 }
 
-/* ---- file creation ------------------------------------------------------ */
-
-/* "x.trace" -> "x.N.trace", anything else -> "x.N". */
-static int cp_writer_alt_path(const char *path, unsigned n, char *buf, size_t cap)
-{
-    size_t len = strlen(path);
-    const char *ext = ".trace";
-    size_t el = strlen(ext);
-    int r;
-    if (len > el && strcmp(path + len - el, ext) == 0)
-        r = snprintf(buf, cap, "%.*s.%u%s", (int)(len - el), path, n, ext);
-    else
-        r = snprintf(buf, cap, "%s.%u", path, n);
-    return r < 0 || (size_t)r >= cap ? -ENAMETOOLONG : 0;
-}
-
-/* O_EXCL never overwrites (nor follows a planted symlink); when the name
- * is taken (same pid after an exec, or an old trace) pick name.N. */
-static int cp_writer_create(struct cp_wfile *w, const char *pattern)
-{
-    char want[PATH_MAX];
-    int rc = cp__output_path(pattern, want, sizeof want);
-    if (rc < 0) {
-        snprintf(w->path, sizeof w->path, "%s", pattern);
-        return rc;
-    }
-    int flags = O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC;
-    snprintf(w->path, sizeof w->path, "%s", want);
-    for (unsigned n = 1; n < 1000; n++) {
-        int fd = open(w->path, flags, 0600);
-        if (fd >= 0) {
-            if (n > 1)
-                cp_log(strstr(pattern, "%p") ? 2 : 1,
-                       "trace file '%s' exists; writing '%s'", want, w->path);
-            return fd;
-        }
-        if (errno != EEXIST)
-            return -errno;
-        if (cp_writer_alt_path(want, n, w->path, sizeof w->path) < 0)
-            return -ENAMETOOLONG;
-    }
-    return -EEXIST;
-}
-
 static int cp_writer_alloc(struct cp_wfile *w)
 {
     if (!w->cctx && !(w->cctx = ZSTD_createCCtx()))
@@ -435,7 +391,7 @@ static int cp_writer_start(uint64_t start_ts)
 {
     struct cp_wfile *w = &g_w;
     pthread_once(&g_cv_once, cp_writer_init_cvs);
-    int fd = cp_writer_create(w, cp_config()->output);
+    int fd = cp__output_create(cp_config()->output, w->path, sizeof w->path);
     if (fd < 0) {
         char b[256];
         cp_log(1, "cannot create trace file '%s': %s; tracing is off, the "

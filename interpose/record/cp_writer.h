@@ -138,6 +138,12 @@ extern _Atomic uint64_t cp__flush_due;
  *  (cp_outpath.c, for the writer).  @return : 0, or -ENAMETOOLONG. */
 int cp__output_path(const char *pattern, char *buf, size_t cap);
 
+/*! cp__output_create() : create the trace file named by pattern (expanded
+ *  by cp__output_path) with O_EXCL, or name.N when that name is taken; the
+ *  name used (or the pattern, when it does not expand) is left in path.
+ *  @return : the fd, or a negative errno. */
+int cp__output_create(const char *pattern, char *path, size_t cap);
+
 /* ---- file start (cp_header.c) ------------------------------------------- */
 
 /*! cp__header_encode() : the fields of this process's CP_REC_HEADER, encoded
