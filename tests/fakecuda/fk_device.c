@@ -27,6 +27,7 @@ struct fk_dev fk_devs[FK_MAX_DEVICES];
 int fk_driver_version = 13000;
 int fk_stub;
 unsigned fk_alloc_us;
+unsigned fk_forbid_handles;
 int fk_ptds_default;
 
 static pthread_once_t fk_env_once = PTHREAD_ONCE_INIT;
@@ -150,6 +151,8 @@ static void fk_env_parse(void)
     const char *s;
     if ((s = getenv("FAKECUDA_STUB")) && atoi(s) != 0)
         fk_stub = 1;
+    if ((s = getenv("FAKECUDA_FORBID_HANDLES")) && *s)
+        fk_forbid_handles = (unsigned)strtoul(s, NULL, 0);
     if ((s = getenv("FAKECUDA_ALLOC_US")) && *s)
         fk_alloc_us = (unsigned)strtoul(s, NULL, 10);
     if ((s = getenv("FAKECUDA_DRIVER_VERSION")) && *s)

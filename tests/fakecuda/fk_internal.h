@@ -136,6 +136,7 @@ extern int fk_ndev;                 /* visible devices (after CUDA_VISIBLE_DEVIC
 extern struct fk_dev fk_devs[FK_MAX_DEVICES];   /* indexed by logical ordinal */
 extern int fk_driver_version;       /* FAKECUDA_DRIVER_VERSION */
 extern int fk_stub;                 /* FAKECUDA_STUB=1 */
+extern unsigned fk_forbid_handles; /* FAKECUDA_FORBID_HANDLES: cuMemCreate handle types refused (800) */
 extern unsigned fk_alloc_us;        /* FAKECUDA_ALLOC_US: time of cuMemAlloc / cuMemFree */
 extern int fk_ptds_default;         /* CUDA_API_PER_THREAD_DEFAULT_STREAM=1 */
 

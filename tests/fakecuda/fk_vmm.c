@@ -171,6 +171,10 @@ CUresult cuMemCreate(CUmemGenericAllocationHandle *handle, size_t size, const CU
     int dev = fk_prop_dev(prop);
     if (!handle || dev == -2 || size == 0 || size % FK_GRANULARITY || flags != 0)
         return CUDA_ERROR_INVALID_VALUE;
+    /* A container without the capability (an IMEX channel for fabric
+     * handles) refuses shareable handle types. */
+    if (prop->requestedHandleTypes & fk_forbid_handles)
+        return CUDA_ERROR_NOT_PERMITTED;
     struct fk_vmm_handle *h = calloc(1, sizeof(*h));
     if (!h)
         return CUDA_ERROR_OUT_OF_MEMORY;
