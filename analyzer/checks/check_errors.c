@@ -12,6 +12,13 @@
  * CUDA_ERROR_NOT_INITIALIZED: both are reported as info.  So is
  * CUDA_ERROR_NOT_INITIALIZED in a child forked after its parent initialised
  * CUDA, which fork-after-init reports as the error it is.
+ *
+ * A failure the program recovered from is info too: every API of the group
+ * succeeded later in the run (a retry of the same kind, e.g. PyTorch's
+ * expandable segments asking cuMemCreate for a shareable handle, getting
+ * CUDA_ERROR_NOT_PERMITTED, and asking again without one).  Success is
+ * known for the calls that leave a record when they succeed (allocations,
+ * copies, contexts, streams, VMM, pools, syncs).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -35,6 +42,8 @@ typedef struct er_code {
 } er_code;
 
 typedef struct cp_er {
+    cp_map ok;                  /* api -> ts of its last success */
+    cp_map fail;                /* (code << 32 | teardown << 31 | api) -> ts of the last failure */
     er_code c[ER_MAX_CODES];
     int n_codes;
     int deinit;                 /* CUDA_ERROR_DEINITIALIZED seen: exit has begun */
@@ -42,6 +51,16 @@ typedef struct cp_er {
     const char *newer_sym;
     char arch_list[256];
 } cp_er;
+
+static const cp_state_map er_maps[] = {
+    CP_STATE_MAP(cp_er, ok, uint64_t),
+    CP_STATE_MAP(cp_er, fail, uint64_t),
+};
+
+static uint64_t er_fail_key(uint64_t code, int teardown, uint64_t api)
+{
+    return code << 32 | (uint64_t)teardown << 31 | (api & 0x7fffffffu);
+}
 
 static int er_prefix(const char *s, const char *prefix)
 {
@@ -112,7 +131,13 @@ static void er_rec(cp_proc *p, void *st, const cp_record *r)
         return;
     }
     uint64_t code = r->ev.result;
-    if (code == 0 || code == 600)   /* CUDA_ERROR_NOT_READY: a query's "not yet" */
+    if (code == 0) {
+        uint64_t *t = cp_map_put(&s->ok, r->ev.api, NULL);
+        if (t)
+            *t = r->ts;
+        return;
+    }
+    if (code == 600)                /* CUDA_ERROR_NOT_READY: a query's "not yet" */
         return;
     /* The driver has begun tearing down (process exit): from now on
      * DEINITIALIZED and NOT_INITIALIZED answer calls made by atexit
@@ -139,46 +164,39 @@ static void er_rec(cp_proc *p, void *st, const cp_record *r)
     if (v && !v->note && api)
         v->note = cp_sym_intern(api, strlen(api));
     s->c[i].n++;
+    uint64_t *ft = cp_map_put(&s->fail, er_fail_key(code, teardown, r->ev.api), NULL);
+    if (ft)
+        *ft = r->ts;
     if (!teardown && !er_benign(api, code))
         s->c[i].benign = 0;
 }
 
-static const char *er_meaning(uint64_t code)
+/* What code means when this API returned it, where that says more than the
+ * code alone; NULL otherwise. */
+static const char *er_context(const char *api, uint64_t code)
 {
-    switch (code) {
-    case 1: return "an argument was invalid (a null pointer, a zero or too large size, a bad flag)";
-    case 2: return "the device had no room for the allocation (see the oom post-mortem)";
-    case 3: return "CUDA was used before a successful cuInit (or in a child forked after the "
-                   "parent initialised CUDA)";
-    case 4: return "CUDA is shutting down: a call made during process exit";
-    case 46: return "the device is unavailable: exclusive-process compute mode with another "
-                    "process on it, or the GPU is lost";
-    case 101: return "a device ordinal beyond the visible devices (check CUDA_VISIBLE_DEVICES "
-                     "and the device index used)";
-    case 200: case 218: case 222:
-        return "the kernel image or PTX cannot be loaded: PTX from a newer toolkit than the "
-               "driver supports, or a corrupt image";
-    case 201: return "no context is current on the calling thread (a new thread that never "
-                     "set the device), or the context was destroyed";
-    case 400: return "a stream, event, module or function handle that was destroyed or "
-                     "belongs to another context";
-    case 500: return "a named kernel or global is not in the module";
-    case 700: return "a kernel accessed memory it does not own; the context is now unusable "
-                     "and later calls fail the same way";
-    case 701: return "the launch asked for more registers or shared memory than the GPU has "
-                     "for that block size";
-    case 710: return "a device-side assert fired in a kernel (run with CUDA_LAUNCH_BLOCKING=1 "
-                     "to find which); the context is now unusable";
-    case 715: case 716: case 717: case 718: case 719:
-        return "a kernel faulted; the context is now unusable and later calls fail";
-    case 802: return "the system is not ready: on NVSwitch systems the fabric manager is not "
-                     "running";
-    case 803: return "the kernel driver and libcuda versions differ (driver upgraded without "
-                     "reboot, or a container mounting another libcuda)";
-    case 804: return "a forward-compatibility libcuda is used on a GPU that does not support it";
-    case 999: return "the driver reported an unknown error";
-    default: return NULL;
-    }
+    if (!api)
+        return NULL;
+    int vmm_share = er_prefix(api, "cuMemCreate") || er_prefix(api, "cuMemExportToShareable") ||
+                    er_prefix(api, "cuMemImportFromShareable");
+    if (code == 800 && vmm_share)
+        return "the allocator asked for a shareable memory handle (a POSIX file descriptor "
+               "for IPC, or a fabric handle for multi-node NVLink) that this container or "
+               "driver setting forbids (no IMEX channel, the capability not granted to the "
+               "container); allocators such as PyTorch's expandable segments and NCCL probe "
+               "for it and continue without";
+    if (code == 801 && vmm_share)
+        return "this driver or GPU does not offer the shareable handle type asked for "
+               "(fabric handles need multi-node NVLink); the allocator falls back to memory "
+               "without it";
+    if (code == 712 && er_prefix(api, "cuMemHostRegister"))
+        return "the buffer was already pinned (registered earlier, or allocated pinned): it "
+               "stays usable as it is";
+    if (code == 217 || (code == 1 && er_prefix(api, "cuCtxEnablePeerAccess")))
+        return "these two GPUs cannot reach each other's memory directly (no peer-to-peer "
+               "over this PCIe/NVLink topology, or inside this VM); frameworks then copy "
+               "through the host";
+    return NULL;
 }
 
 static void er_version(char *buf, size_t cap, int64_t v)
@@ -196,12 +214,54 @@ static int cp_cvd_hides_all(const char *cvd)
            strcasecmp(cvd, "NoDevFiles") == 0 || strcmp(cvd, ",") == 0;
 }
 
+typedef struct er_apis {
+    const char *top;            /* the API with the most failures */
+    uint64_t top_n, n_apis;
+    int recovered;              /* every API of the group succeeded after its last failure */
+} er_apis;
+
+static void er_group_apis(cp_er *s, const er_code *c, er_apis *a)
+{
+    const char *seen[16];
+    size_t n_seen = 0, it = 0;
+    uint64_t key;
+    cp_agg_val *v;
+    *a = (er_apis){ .recovered = 1 };
+    while ((v = cp_map_next((cp_map *)&c->agg, &it, &key))) {
+        uint64_t api = (key ^ v->stack) >> 40;
+        const uint64_t *ft = cp_map_get(&s->fail, er_fail_key(c->code, c->teardown, api));
+        const uint64_t *ok = cp_map_get(&s->ok, api);
+        if (!ft || !ok || *ok <= *ft)
+            a->recovered = 0;
+        size_t i;
+        for (i = 0; i < n_seen && seen[i] != v->note; i++)
+            ;
+        if (i == n_seen && n_seen < sizeof seen / sizeof *seen)
+            seen[n_seen++] = v->note;
+        if (v->note && v->count > a->top_n) {
+            a->top = v->note;
+            a->top_n = v->count;
+        }
+    }
+    a->n_apis = n_seen;
+}
+
 static void er_code_finding(cp_proc *p, cp_er *s, er_code *c, cp_report *rep)
 {
     const char *name = cp_result_name(c->code);
-    char meaning[512], v1[32];
-    const char *m = er_meaning(c->code);
-    snprintf(meaning, sizeof meaning, "%s", m ? m : "see the CUDA driver API documentation");
+    char meaning[512], v1[32], from[160] = "";
+    er_apis a;
+    er_group_apis(s, c, &a);
+    const char *m = a.n_apis == 1 ? er_context(a.top, c->code) : NULL;
+    if (!m)
+        m = cp_result_meaning(c->code);
+    if (m)
+        snprintf(meaning, sizeof meaning, "%s", m);
+    else
+        snprintf(meaning, sizeof meaning, "a code cuprobe has no explanation for (cuGetErrorString "
+                 "names it); the failing API and its call site are listed below");
+    if (a.top)
+        snprintf(from, sizeof from, " from %s%s", a.top, a.n_apis > 1 ? " and other APIs" : "");
     if (c->teardown) {
         snprintf(meaning, sizeof meaning, "calls made while the process exited, after the "
                  "driver had begun shutting down (atexit handlers and library destructors, "
@@ -241,15 +301,21 @@ static void er_code_finding(cp_proc *p, cp_er *s, er_code *c, cp_report *rep)
         snprintf(meaning, sizeof meaning, "the stub libcuda.so of the CUDA toolkit answered "
                  "instead of the driver");
     }
-    cp_finding *f = cp_finding_new(rep, &cp_check_errors, p, "%s (%llu), %llu call%s: %s",
-                                   name ? name : "CUDA error", (unsigned long long)c->code,
-                                   (unsigned long long)c->n, c->n == 1 ? "" : "s", meaning);
+    int recovered = a.recovered && !c->teardown;
+    cp_finding *f = cp_finding_new(rep, &cp_check_errors, p, "%s (%llu)%s, %llu call%s%s: %s",
+                                   name ? name : "CUDA error", (unsigned long long)c->code, from,
+                                   (unsigned long long)c->n, c->n == 1 ? "" : "s",
+                                   recovered ? ", recovered" : "", meaning);
     if (!f)
         return;
     f->tag = c->code | (c->teardown ? ER_TEARDOWN : 0);
+    if (recovered)
+        cp_finding_line(f, "The program recovered: every failing API here succeeded later in "
+                        "the run (%s last), so the failure cost nothing but the retry (info).",
+                        a.top ? a.top : "the same call");
     /* The oom check carries out-of-memory failures at their own severity;
-     * probes and teardown failures need no action. */
-    if (c->benign || c->code == 2)
+     * probes, teardown failures and failures recovered from need no action. */
+    if (c->benign || c->code == 2 || recovered)
         f->sev = CP_SEV_INFO;
     f->sort = CP_SORT_COUNT;
     cp_finding_sites_from(f, p, &c->agg);
@@ -257,6 +323,8 @@ static void er_code_finding(cp_proc *p, cp_er *s, er_code *c, cp_report *rep)
     cp_jb_ks(&f->details, "name", name);
     cp_jb_ks(&f->details, "meaning", meaning);
     cp_jb_kb(&f->details, "teardown", c->teardown);
+    cp_jb_kb(&f->details, "recovered", recovered);
+    cp_jb_ks(&f->details, "api", a.top);
 }
 
 static void er_finish(cp_proc *p, void *st, cp_report *rep)
@@ -379,7 +447,7 @@ const cp_check cp_check_errors = {
              CP_TYPE_BIT(CP_REC_STREAM) | CP_TYPE_BIT(CP_REC_VMM) | CP_TYPE_BIT(CP_REC_POOL) |
              CP_TYPE_BIT(CP_REC_SYNC) | CP_TYPE_BIT(CP_REC_RESOLVE) |
              CP_TYPE_BIT(CP_REC_FRAMEWORK),
-    .state_size = sizeof(cp_er),
+    CP_CHECK_STATE(cp_er, er_maps),
     .rec = er_rec,
     .finish = er_finish,
     .done = er_done,

@@ -82,3 +82,8 @@ const char *cp_result_name(uint64_t code)
 {
     return cp_curesult_name(code);
 }
+
+const char *cp_result_meaning(uint64_t code)
+{
+    return cp_curesult_meaning(code);
+}

@@ -263,4 +263,9 @@ const char *cp_result_name(uint64_t code);
  *  finished; what stays is bounded by call sites. */
 void cp_model_drop_live(cp_proc *p);
 
+/*! cp_result_meaning() : what a CUresult means in a sentence (the shared
+ *  table, include/cp_curesult.h), or NULL for codes programs do not meet in
+ *  practice (the codes of docs/report.md's cuda-errors list all have one). */
+const char *cp_result_meaning(uint64_t code);
+
 #endif /* CP_MODEL_H */

@@ -3,7 +3,8 @@
  * driver cannot produce: a process exit where the driver answers
  * CUDA_ERROR_DEINITIALIZED (PyTorch releasing its primary contexts from an
  * atexit handler) and then CUDA_ERROR_NOT_INITIALIZED, a failed
- * cuGetProcAddress for an optional symbol, a real use before cuInit, and a
+ * cuGetProcAddress for an optional symbol, a use before cuInit recovered
+ * from (info) and one never recovered from (error), and a
  * child forked after its parent initialised CUDA whose calls fail with
  * CUDA_ERROR_NOT_INITIALIZED.  Writes the traces, runs
  * `cuprobe-analyze report --list` ($B, default $ROOT/build) and compares.
@@ -124,7 +125,8 @@ int main(void)
     }
     struct gen g0 = { 0 }, *g = &g0;
 
-    /* A: one real error (used before cuInit), one probe, exit-time noise. */
+    /* A: a use before cuInit the program recovered from (the same
+     * cuMemAlloc succeeds after cuInit: info), one probe, exit-time noise. */
     header(g, 100, 1);
     call(g, A_ALLOC, CUDA_ERROR_NOT_INITIALIZED);
     call(g, A_INIT, 0);
@@ -136,8 +138,19 @@ int main(void)
     call(g, A_CTXDEV, CUDA_ERROR_NOT_INITIALIZED);
     snprintf(a, sizeof a, "%s/a.trace", dir);
     finish(g, a);
-    expect(ana, a, "cuda-errors error 1\ncuda-errors info 1\ncuda-errors info 1\n"
+    expect(ana, a, "cuda-errors info 1\ncuda-errors info 1\ncuda-errors info 1\n"
                    "cuda-errors info 3\n");
+    unlink(a);
+
+    /* A without the later cuMemAlloc: never recovered, an error. */
+    header(g, 100, 1);
+    call(g, A_ALLOC, CUDA_ERROR_NOT_INITIALIZED);
+    call(g, A_INIT, 0);
+    device(g);
+    call(g, A_GPA, 500);
+    finish(g, a);
+    /* (it did no GPU work: no-gpu-used is right too) */
+    expect(ana, a, "cuda-errors error 1\ncuda-errors info 1\nno-gpu-used warning 1\n");
 
     /* B forks C after cuInit; C's calls fail: fork-after-init is the error. */
     header(g, 200, 1);
