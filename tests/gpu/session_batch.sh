@@ -9,7 +9,7 @@ mkdir -p "$OUT"
 export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1
 export PYTHONUNBUFFERED=1
 limit_of() {
-    case $1 in accuracy) echo 420 ;; bench) echo 360 ;; checks|gpt2ab) echo 300 ;; *) echo 150 ;; esac
+    case $1 in accuracy) echo 420 ;; bench) echo 360 ;; checks|gpt2ab|gpt2bisect) echo 300 ;; *) echo 150 ;; esac
 }
 run_part() {
     local d="$OUT/$1"; mkdir -p "$d"
@@ -23,6 +23,7 @@ run_part() {
     checks) OUT="$d" bash tests/gpu/run_checks.sh ;;
     validation) OUT="$d" bash tests/gpu/run_validation.sh ;;
     gpt2ab) bash tests/gpu/gpt2_async_ab.sh "$d" ;;
+    gpt2bisect) bash tests/gpu/gpt2_bisect.sh "$d" ;;
     esac
 }
 # The analyzer links elfutils dynamically; a GPU machine without libdw gets
