@@ -31,7 +31,14 @@ if [ -n "$PY" ] && [ -x "$PY" ]; then
     # The root process writes a trace even without CUDA (CUPROBE_ROOT_PID).
     # The interpreter itself, not a wrapper script that execs it (pyenv).
     mkdir -p "$TMP/py"
-    CUPROBE_OUTPUT="$TMP/py/t-%p.trace" "$CUPROBE" run -- "$PY" -c 'import sys; sys.exit(5)'
+    if [ -n "${CUPROBE_TEST_PRELOAD:-}" ]; then
+        # Sanitizer runs: the ASan runtime must come first in LD_PRELOAD,
+        # which the front end (shim first) does not arrange; preload as it does.
+        CUPROBE_OUTPUT="$TMP/py/t-%p.trace" SHIMS="$CUPROBE_TEST_PRELOAD:$SHIM" PY="$PY" \
+            sh -c 'CUPROBE_ROOT_PID=$$ LD_PRELOAD=$SHIMS exec "$PY" -c "import sys; sys.exit(5)"'
+    else
+        CUPROBE_OUTPUT="$TMP/py/t-%p.trace" "$CUPROBE" run -- "$PY" -c 'import sys; sys.exit(5)'
+    fi
     rc=$?
     [ $rc = 5 ] || die "python: status $rc, expected 5"
     set -- "$TMP"/py/*.trace
