@@ -89,31 +89,6 @@ static struct cp_itab g_frames = CP_ITAB_INIT("python frame", 17);
 
 /* ---- raw reads ------------------------------------------------------- */
 
-static inline int ptr_ok(uintptr_t p)
-{
-    return p >= 4096 && p < ((uintptr_t)1 << 47) && !(p & 7);
-}
-
-static inline uintptr_t rd_ptr(uintptr_t a)
-{
-    uintptr_t v;
-    memcpy(&v, (const void *)a, sizeof(v));
-    return v;
-}
-
-static inline int64_t rd_i64(uintptr_t a)
-{
-    int64_t v;
-    memcpy(&v, (const void *)a, sizeof(v));
-    return v;
-}
-
-static inline int32_t rd_i32(uintptr_t a)
-{
-    int32_t v;
-    memcpy(&v, (const void *)a, sizeof(v));
-    return v;
-}
 
 static inline int is_type(uintptr_t obj, uintptr_t type)
 {
