@@ -292,12 +292,28 @@ out_unlock:
     return s;
 }
 
+/* The innermost frame of the calling thread's interpreter state, or 0 when
+ * this thread never ran Python (or its state is gone).  Only our own
+ * thread's state is consistent while we read it. */
+static uintptr_t py_top_frame(const struct cp_pylayout *L)
+{
+    uintptr_t ts = (uintptr_t)g_py.get_tstate();
+    if (!ptr_ok(ts) ||
+        (unsigned long)rd_ptr(ts + (uintptr_t)L->ts_thread_id) != (unsigned long)pthread_self())
+        return 0;
+    if (L->ts_cframe >= 0) {
+        uintptr_t cf = rd_ptr(ts + (uintptr_t)L->ts_cframe);
+        return ptr_ok(cf) ? rd_ptr(cf + (uintptr_t)L->cframe_current_frame) : 0;
+    }
+    return rd_ptr(ts + (uintptr_t)L->ts_current_frame);
+}
+
 /* ---- the walk ---------------------------------------------------------- */
 
 static int py_walk_sites(const struct py_site **out, int max)
 {
     const struct cp_pylayout *L;
-    uintptr_t ts, fr;
+    uintptr_t fr;
     int n = 0, budget;
 
     if (max <= 0 || !py_ready())
@@ -305,20 +321,7 @@ static int py_walk_sites(const struct py_site **out, int max)
     L = g_layout;
     if (!g_py.is_initialized() || g_py.is_finalizing())
         return 0;
-    ts = (uintptr_t)g_py.get_tstate();
-    if (!ptr_ok(ts))
-        return 0;   /* this thread never ran Python (or its state is gone) */
-    /* Only our own thread's state is consistent while we read it. */
-    if ((unsigned long)rd_ptr(ts + (uintptr_t)L->ts_thread_id) != (unsigned long)pthread_self())
-        return 0;
-    if (L->ts_cframe >= 0) {
-        uintptr_t cf = rd_ptr(ts + (uintptr_t)L->ts_cframe);
-        if (!ptr_ok(cf))
-            return 0;
-        fr = rd_ptr(cf + (uintptr_t)L->cframe_current_frame);
-    } else {
-        fr = rd_ptr(ts + (uintptr_t)L->ts_current_frame);
-    }
+    fr = py_top_frame(L);
     /* Skipped frames count against a budget too, so that a corrupt cycle
      * cannot keep us here. */
     budget = 4 * max + 64;
@@ -449,7 +452,7 @@ int cp_pystack_capture(uint64_t *ids, int max)
 int cp_pystack_raw(cp_pyraw *out, int max)
 {
     const struct cp_pylayout *L;
-    uintptr_t ts, fr;
+    uintptr_t fr;
     int n = 0, budget;
 
     if (max <= 0 || atomic_load_explicit(&g_state, memory_order_relaxed) <= 0)
@@ -457,18 +460,7 @@ int cp_pystack_raw(cp_pyraw *out, int max)
     L = g_layout;
     if (!g_py.is_initialized() || g_py.is_finalizing())
         return 0;
-    ts = (uintptr_t)g_py.get_tstate();
-    if (!ptr_ok(ts) ||
-        (unsigned long)rd_ptr(ts + (uintptr_t)L->ts_thread_id) != (unsigned long)pthread_self())
-        return 0;
-    if (L->ts_cframe >= 0) {
-        uintptr_t cf = rd_ptr(ts + (uintptr_t)L->ts_cframe);
-        if (!ptr_ok(cf))
-            return 0;
-        fr = rd_ptr(cf + (uintptr_t)L->cframe_current_frame);
-    } else {
-        fr = rd_ptr(ts + (uintptr_t)L->ts_current_frame);
-    }
+    fr = py_top_frame(L);
     budget = 2 * max + 16;
     for (; fr && n < max && budget > 0; budget--, fr = rd_ptr(fr + (uintptr_t)L->fr_previous)) {
         uintptr_t code;
