@@ -138,6 +138,23 @@ static uint32_t cp_if_synced_at(cp_if_sync *t, uintptr_t key)
     return s ? atomic_load(&s->epoch) : 0;
 }
 
+/* The seqlock reader's fence between copying an entry and re-reading its
+ * sequence number.  TSan does not model stand-alone fences (gcc refuses
+ * them under -Werror=tsan), so sanitizer builds use an acquire RMW on
+ * the sequence word itself, which orders the same loads. */
+#if defined(__SANITIZE_THREAD__)
+static inline void cp_if_fence_acquire(_Atomic uint64_t *seq)
+{
+    (void)atomic_fetch_add_explicit(seq, 0, memory_order_acq_rel);
+}
+#else
+static inline void cp_if_fence_acquire(_Atomic uint64_t *seq)
+{
+    (void)seq;
+    atomic_thread_fence(memory_order_acquire);
+}
+#endif
+
 /* One in-flight launch, copied out of its ring. */
 typedef struct cp_if_out {
     cp_if_ent e;
@@ -171,7 +188,7 @@ static int cp_if_collect(uintptr_t ctx, cp_if_out *out, int max, int *overflow)
                 continue;
             cp_if_out *o = &out[n];
             memcpy(&o->e, src, sizeof o->e);
-            atomic_thread_fence(memory_order_acquire);
+            cp_if_fence_acquire(&src->seq);
             if (atomic_load_explicit(&src->seq, memory_order_relaxed) != s1)
                 continue;   /* overwritten while we copied it */
             if (o->e.ctx && ctx && o->e.ctx != ctx)
