@@ -41,8 +41,14 @@ typedef struct er_code {
     int benign;                 /* every failure is a harmless probe */
 } er_code;
 
+#define ER_OK_DIRECT 1024
+
 typedef struct cp_er {
-    cp_map ok;                  /* api -> ts of its last success */
+    cp_map ok;                  /* api -> ts of its last success (ids >= ER_OK_DIRECT) */
+    /* The same for the ids the shim hands out (its API table's index):
+     * every successful call lands here, so no hashing. */
+    uint64_t ok_ts[ER_OK_DIRECT];
+    unsigned char ok_seen[ER_OK_DIRECT];
     cp_map fail;                /* (code << 32 | teardown << 31 | api) -> ts of the last failure */
     er_code c[ER_MAX_CODES];
     int n_codes;
@@ -132,7 +138,13 @@ static void er_rec(cp_proc *p, void *st, const cp_record *r)
     }
     uint64_t code = r->ev.result;
     if (code == 0) {
-        uint64_t *t = cp_map_put(&s->ok, r->ev.api, NULL);
+        uint64_t api = r->ev.api;
+        if (api < ER_OK_DIRECT) {
+            s->ok_ts[api] = r->ts;
+            s->ok_seen[api] = 1;
+            return;
+        }
+        uint64_t *t = cp_map_put(&s->ok, api, NULL);
         if (t)
             *t = r->ts;
         return;
@@ -230,7 +242,8 @@ static void er_group_apis(cp_er *s, const er_code *c, er_apis *a)
     while ((v = cp_map_next((cp_map *)&c->agg, &it, &key))) {
         uint64_t api = (key ^ v->stack) >> 40;
         const uint64_t *ft = cp_map_get(&s->fail, er_fail_key(c->code, c->teardown, api));
-        const uint64_t *ok = cp_map_get(&s->ok, api);
+        const uint64_t *ok = api >= ER_OK_DIRECT ? cp_map_get(&s->ok, api)
+                           : s->ok_seen[api] ? &s->ok_ts[api] : NULL;
         if (!ft || !ok || *ok <= *ft)
             a->recovered = 0;
         size_t i;

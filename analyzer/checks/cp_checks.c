@@ -35,12 +35,19 @@ static const cp_check *const cp_all_checks[] = { CP_CHECK_LIST(CP_CHECK_PTR_) };
 /* Record types are dispatched by type number: 0..62 as is, END as 63. */
 #define CP_N_TYPES 64
 
-/* The checks of one trace: their state, and per record type the checks to
- * call before and after the model. */
+/* One call a record type gets: the check's function and its state. */
+typedef struct cp_check_call {
+    void (*rec)(cp_proc *p, void *st, const cp_record *r);
+    void *st;
+} cp_check_call;
+
+/* The checks of one trace: their state, and per record type the calls to
+ * make before and after the model, each list ending with a NULL rec (the
+ * loop runs for every record: no index to look up on the way). */
 struct cp_check_run {
     void *state[CP_N_ALL];
     unsigned char live[CP_N_ALL];
-    uint8_t pre[CP_N_TYPES][CP_N_ALL], post[CP_N_TYPES][CP_N_ALL];
+    cp_check_call pre[CP_N_TYPES][CP_N_ALL + 1], post[CP_N_TYPES][CP_N_ALL + 1];
     int n_pre[CP_N_TYPES], n_post[CP_N_TYPES];
 };
 
@@ -109,10 +116,11 @@ cp_check_run *cp_checks_start(cp_proc *p, const unsigned char *selected)
         run->live[i] = 1;
         for (int t = 0; t < CP_N_TYPES; t++) {
             uint64_t bit = 1ull << t;
+            cp_check_call c = { cp_all_checks[i]->rec, run->state[i] };
             if (cp_all_checks[i]->pre_types & bit)
-                run->pre[t][run->n_pre[t]++] = (uint8_t)i;
+                run->pre[t][run->n_pre[t]++] = c;
             else if (cp_all_checks[i]->types & bit)
-                run->post[t][run->n_post[t]++] = (uint8_t)i;
+                run->post[t][run->n_post[t]++] = c;
         }
     }
     return run;
@@ -123,10 +131,8 @@ void cp_checks_rec(cp_check_run *run, cp_proc *p, const cp_record *r, int after_
     int t = r->type == CP_REC_END ? 63 : (r->type < 63 ? (int)r->type : -1);
     if (t < 0)
         return;
-    const uint8_t *ids = after_model ? run->post[t] : run->pre[t];
-    int n = after_model ? run->n_post[t] : run->n_pre[t];
-    for (int i = 0; i < n; i++)
-        cp_all_checks[ids[i]]->rec(p, run->state[ids[i]], r);
+    for (const cp_check_call *c = after_model ? run->post[t] : run->pre[t]; c->rec; c++)
+        c->rec(p, c->st, r);
 }
 
 void cp_checks_finish(cp_check_run *run, cp_proc *p, cp_report *rep)

@@ -414,7 +414,7 @@ static int cp_dec_truncated_at(cp_dec *d, uint64_t off)
 
 /* Bring the next record's bytes into the window: its header is *hdr bytes,
  * its payload *plen.  @return : 1, 0 at a clean end, < 0 on error. */
-static int cp_dec_frame(cp_dec *d, size_t *hdr, uint64_t *plen)
+static int cp_dec_frame_slow(cp_dec *d, size_t *hdr, uint64_t *plen)
 {
     if (d->state == CP_DS_ERR)
         return d->rc;
@@ -460,14 +460,30 @@ static int cp_dec_frame(cp_dec *d, size_t *hdr, uint64_t *plen)
     return 1;
 }
 
+/* cp_dec_frame_slow() when the record is not already whole in the window:
+ * most records are (a window holds thousands) and have a one-byte length. */
+static inline int cp_dec_frame(cp_dec *d, size_t *hdr, uint64_t *plen)
+{
+    size_t avail = d->len - d->pos;
+    if (__builtin_expect(d->state == CP_DS_OK && avail >= 2, 1)) {
+        const uint8_t *b = d->buf + d->pos;
+        if (b[0] != 0 && b[1] < 0x80 && avail >= 2 + (size_t)b[1]) {
+            *hdr = 2;
+            *plen = b[1];
+            return 1;
+        }
+    }
+    return cp_dec_frame_slow(d, hdr, plen);
+}
+
 /* Decode the record cp_dec_frame() brought in.  @return : 1 or < 0. */
 static int cp_dec_parse(cp_dec *d, cp_record *r, size_t hdr, uint64_t plen)
 {
     uint64_t off = d->base + d->pos;
     unsigned type = d->buf[d->pos];
-    const uint8_t *p = d->buf + d->pos + hdr, *e = p + plen;
+    const uint8_t *p = d->buf + d->pos + hdr, *e = p + plen, *lim = d->buf + d->len;
     uint64_t delta, tid;
-    if (cp_get_u(&p, e, &delta) || cp_get_u(&p, e, &tid))
+    if (!(p = cp__get_u_fast(p, lim, &delta)) || !(p = cp__get_u_fast(p, lim, &tid)) || p > e)
         return cp_dec_fail(d, 0, "at decompressed byte %llu: %s record too short for its time and thread",
                            (unsigned long long)off, cp_rec_type_name(type));
     if (d->nrec == 0 && type != CP_REC_HEADER)
@@ -481,7 +497,7 @@ static int cp_dec_parse(cp_dec *d, cp_record *r, size_t hdr, uint64_t plen)
     r->payload = p;
     r->payload_len = (size_t)(e - p);
     const char *why = "";
-    int frc = cp__dec_fields(&d->scratch, r, &why);
+    int frc = cp__dec_fields_fast(&d->scratch, r, lim, &why);
     if (frc == -2)
         return cp_dec_fail(d, 0, "at decompressed byte %llu: out of memory", (unsigned long long)off);
     if (frc < 0)
@@ -516,7 +532,8 @@ static void *cp_dec_thread_main(void *arg)
             break;
         /* Framing may have started a new batch: only now is it known. */
         cp_batch *b = d->fill;
-        if (cp_grow((void **)&b->recs, &b->recs_cap, b->n + 1, sizeof *b->recs, 1024)) {
+        if (b->n == b->recs_cap &&
+            cp_grow((void **)&b->recs, &b->recs_cap, b->n + 1, sizeof *b->recs, 1024)) {
             rc = cp_dec_fail(d, 0, "at decompressed byte %llu: out of memory",
                              (unsigned long long)(d->base + d->pos));
             break;
@@ -525,7 +542,7 @@ static void *cp_dec_thread_main(void *arg)
         rc = cp_dec_parse(d, r, hdr, plen);
         if (rc < 0)
             break;
-        if (cp__batch_keep_arrays(b, r) < 0) {
+        if (cp__batch_has_arrays(r->type) && cp__batch_keep_arrays(b, r) < 0) {
             rc = cp_dec_fail(d, 0, "at decompressed byte %llu: out of memory", (unsigned long long)r->offset);
             break;
         }
@@ -608,7 +625,7 @@ int cp_dec_next_ref(cp_dec *d, const cp_record **out)
     }
     if (rc != 1)
         return rc;
-    if (cp__dec_note(&d->apis, &d->strings, &d->info, *out) < 0) {
+    if (cp__dec_noted((*out)->type) && cp__dec_note(&d->apis, &d->strings, &d->info, *out) < 0) {
         cp_dec_stop_thread(d);  /* before touching what it owns */
         return cp_dec_fail(d, 0, "at decompressed byte %llu: out of memory",
                            (unsigned long long)(*out)->offset);

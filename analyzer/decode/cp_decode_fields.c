@@ -127,3 +127,67 @@ int cp__dec_fields(struct cp_scratch *s, cp_record *r, const char **why)
         return 0;   /* unknown type: the caller still gets type and payload */
     }
 }
+
+/* ---- the fast parser: the same table, bounds checked once per record ---- */
+
+/* U, S, UOPT and STR fields are read inline (their varints against lim);
+ * a record with a field of another kind (HEADER, STACK, OOM, DEVICE: rare)
+ * and any record that does not parse go to the strict parser, which also
+ * names the field at fault. */
+#define CP_FGET(k, n, a, fmt) CP_FGET_##k(n, a, fmt)
+#define CP_FGET_U(n, a, fmt)                            \
+    if (!(p = cp__get_u_fast(p, lim, &x->n)))           \
+        goto strict;
+#define CP_FGET_S(n, a, fmt)                                        \
+    {                                                               \
+        uint64_t u_;                                                \
+        if (!(p = cp__get_u_fast(p, lim, &u_)))                     \
+            goto strict;                                            \
+        x->n = (int64_t)(u_ >> 1) ^ -(int64_t)(u_ & 1);             \
+    }
+#define CP_FGET_UOPT(n, a, fmt)                                     \
+    x->n = CP_FIELD_ABSENT;                                         \
+    if (p < e && !(p = cp__get_u_fast(p, lim, &x->n)))              \
+        goto strict;
+#define CP_FGET_STR(f, a, fmt)                                      \
+    {                                                               \
+        uint64_t len_;                                              \
+        if (!(p = cp__get_u_fast(p, lim, &len_)) || p > e ||        \
+            len_ > (uint64_t)(e - p))                               \
+            goto strict;                                            \
+        x->f.p = (const char *)p;                                   \
+        x->f.n = (size_t)len_;                                      \
+        p += len_;                                                  \
+    }
+#define CP_FGET_BYTES(n, a, fmt) goto strict;
+#define CP_FGET_UARR(n, a, fmt) goto strict;
+#define CP_FGET_PAIRS(n, a, fmt) goto strict;
+#define CP_FGET_STRARR(n, a, fmt) goto strict;
+#define CP_FGET_KVARR(n, a, fmt) goto strict;
+
+#define CP_FPARSE_CASE_(N, id, l, shape, doc)   \
+    case CP_REC_##N: {                          \
+        typeof(r->u.l) *x = &r->u.l;            \
+        (void)x;                                \
+        CP_F_##N(CP_FGET)                       \
+        if (p <= e)                             \
+            return 0;                           \
+        goto strict;                            \
+    }
+
+int cp__dec_fields_fast(struct cp_scratch *s, cp_record *r, const uint8_t *lim,
+                        const char **why)
+{
+    const uint8_t *p = r->payload, *e = p + r->payload_len;
+    if (cp_rec_has_ev(r->type)) {
+        cp_ev *x = &r->ev;
+        CP_EV_FIELDS(CP_FGET)
+    }
+    switch (r->type) {
+    CP_RECORDS(CP_FPARSE_CASE_)
+    default:
+        return 0;
+    }
+strict:
+    return cp__dec_fields(s, r, why);
+}

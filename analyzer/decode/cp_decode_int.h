@@ -7,8 +7,10 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "cp_decode.h"
+#include "cp_varint.h"
 
 /* Reusable arrays for the variable-length parts of a record (argv, env,
  * stack frames, OOM process lists): grown, never shrunk, so steady-state
@@ -21,6 +23,56 @@ struct cp_scratch {
     cp_oom_proc *procs;
     size_t procs_cap;
 };
+
+/*! cp__get_u_fast() : read a varint at p that must end before lim, where
+ *  lim may lie beyond the record being parsed (the end of the decoded
+ *  window): the caller checks once, after the record's last field, that
+ *  it did not run past the record.  A varint of up to 8 bytes is read
+ *  with one 8-byte load and no loop (pointers take 7, sizes 3-5).
+ *  @return : the byte after the varint, or NULL when it is malformed
+ *  (longer than 10 bytes) or cut by lim. */
+static inline __attribute__((always_inline)) const uint8_t *
+cp__get_u_fast(const uint8_t *p, const uint8_t *lim, uint64_t *v)
+{
+    if (__builtin_expect(p < lim && *p < 0x80, 1)) {
+        *v = *p;
+        return p + 1;
+    }
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    if (lim - p >= 8) {
+        uint64_t w;
+        memcpy(&w, p, 8);
+        if (!(w & 0x8000)) {          /* two bytes: times, small sizes */
+            *v = (w & 0x7f) | (w >> 1 & 0x3f80);
+            return p + 2;
+        }
+        uint64_t stop = ~w & 0x8080808080808080ull;
+        if (stop) {
+            /* The byte with a clear top bit ends the varint: keep the
+             * bytes up to it, then squeeze out the continuation bits
+             * (7-bit groups to 14, 28, 56). */
+            unsigned bits = (unsigned)__builtin_ctzll(stop) + 1;
+            uint64_t x = w & 0x7f7f7f7f7f7f7f7full;
+            if (bits < 64)
+                x &= (1ull << bits) - 1;
+            x = ((x & 0x7f007f007f007f00ull) >> 1) | (x & 0x007f007f007f007full);
+            x = ((x & 0x3fff00003fff0000ull) >> 2) | (x & 0x00003fff00003fffull);
+            x = ((x & 0x0fffffff00000000ull) >> 4) | (x & 0x000000000fffffffull);
+            *v = x;
+            return p + bits / 8;
+        }
+    }
+#endif
+    return cp_get_u(&p, lim, v) ? NULL : p;
+}
+
+/*! cp__dec_fields_fast() : cp__dec_fields(), faster: varints are read
+ *  against lim (at or after the record's end, inside the decoded bytes)
+ *  and the record's bounds checked once at its end; a record that does not
+ *  parse that way, or has array fields, goes through cp__dec_fields().
+ *  @return : as cp__dec_fields(). */
+int cp__dec_fields_fast(struct cp_scratch *s, cp_record *r, const uint8_t *lim,
+                        const char **why);
 
 /*! cp__dec_fields() : parse r->payload (r->type known) into r->ev / r->u.
  *  Fields beyond the ones this version knows are ignored.
@@ -43,6 +95,14 @@ const char *cp__idmap_get(const struct cp_idmap *m, uint64_t id);
 
 /*! cp__idmap_free() : release every entry and the table. */
 void cp__idmap_free(struct cp_idmap *m);
+
+/*! cp__dec_noted() : non-zero for the record types cp__dec_note() keeps
+ *  something of (the others skip the call). */
+static inline int cp__dec_noted(unsigned type)
+{
+    return type == CP_REC_HEADER || type == CP_REC_API || type == CP_REC_STRING ||
+           type == CP_REC_LOST || type == CP_REC_END;
+}
 
 /*! cp__dec_note() : keep what later questions need from record r: header
  *  and end facts into *in, API and STRING names into the tables.
@@ -105,6 +165,13 @@ void cp__ring_free(cp_ring *q);
 /*! cp__arena_copy() : a copy of n bytes at p in b's arena, 16-aligned.
  *  @return : the copy, or NULL when out of memory. */
 void *cp__arena_copy(cp_batch *b, const void *p, size_t n);
+
+/*! cp__batch_has_arrays() : non-zero for the record types whose arrays
+ *  cp__batch_keep_arrays() moves. */
+static inline int cp__batch_has_arrays(unsigned type)
+{
+    return type == CP_REC_HEADER || type == CP_REC_STACK || type == CP_REC_OOM;
+}
 
 /*! cp__batch_keep_arrays() : (decoder thread) move the arrays record r
  *  borrowed from the scratch (HEADER argv/env, STACK frames, OOM processes)
