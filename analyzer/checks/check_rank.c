@@ -297,6 +297,7 @@ static void rp_finish(cp_proc *p, void *st, cp_report *rep)
 
 const cp_check cp_check_rank = {
     .id = "rank-placement",
+    .merge_exact = 1,
     .sev = CP_SEV_ERROR,
     .name = "ranks placed on the wrong GPUs",
     .explain = "In a job with one process per GPU (torchrun, srun, mpirun) each rank must "

@@ -302,6 +302,13 @@ static int cp_site_label_cmp(const void *a, const void *b)
     return strcmp(x->note ? x->note : "", y->note ? y->note : "");
 }
 
+void cp_finding_sort_sites(cp_finding *f)
+{
+    g_sort_mode = f->sort;
+    if (f->n_sites)
+        qsort(f->sites, f->n_sites, sizeof *f->sites, cp_site_cmp);
+}
+
 static void cp_finding_prepare(cp_finding *f)
 {
     for (size_t i = 0; i < f->n_sites; i++)
@@ -324,8 +331,7 @@ static void cp_finding_prepare(cp_finding *f)
         f->sites[w++] = f->sites[i];
     }
     f->n_sites = w;
-    g_sort_mode = f->sort;
-    qsort(f->sites, f->n_sites, sizeof *f->sites, cp_site_cmp);
+    cp_finding_sort_sites(f);
 }
 
 /* The check order of the report being sorted (qsort has no context). */
@@ -366,10 +372,15 @@ void cp_report_prepare(cp_report *rep, const cp_check *const *order, size_t n_or
 {
     for (size_t i = 0; i < rep->n; i++)
         cp_finding_prepare(rep->f[i]);
-    /* qsort is not stable; cp_finding_cmp ends with the title, and findings
-     * with equal titles are interchangeable. */
     g_order = order;
     g_n_order = n_order;
+    cp_report_sort(rep);
+}
+
+void cp_report_sort(cp_report *rep)
+{
+    /* qsort is not stable; cp_finding_cmp ends with the title, and findings
+     * with equal titles are interchangeable. */
     if (rep->n)
         qsort(rep->f, rep->n, sizeof *rep->f, cp_finding_cmp);
 }
@@ -383,6 +394,7 @@ static void cp_finding_free(cp_finding *f)
     cp_jb_free(&f->details);
     free(f->sites);
     free(f->more);
+    free(f->more_num);
     free(f);
 }
 
@@ -391,46 +403,6 @@ void cp_report_drop(cp_report *rep, size_t i)
     cp_finding_free(rep->f[i]);
     memmove(rep->f + i, rep->f + i + 1, (rep->n - i - 1) * sizeof *rep->f);
     rep->n--;
-}
-
-/* Identical but for the process: what two ranks doing the same thing give. */
-static int cp_finding_same(const cp_finding *a, const cp_finding *b)
-{
-    if (a->check != b->check || a->sev != b->sev || !a->proc || !b->proc ||
-        a->proc == b->proc || a->n_lines != b->n_lines || a->n_sites != b->n_sites ||
-        a->count != b->count || a->bytes != b->bytes || a->top != b->top || a->fix != b->fix ||
-        strcmp(a->title ? a->title : "", b->title ? b->title : "") != 0)
-        return 0;
-    for (size_t i = 0; i < a->n_lines; i++)
-        if (strcmp(a->lines[i], b->lines[i]) != 0)
-            return 0;
-    for (size_t i = 0; i < a->n_sites; i++) {
-        const cp_site *x = &a->sites[i], *y = &b->sites[i];
-        if (x->count != y->count || x->bytes != y->bytes ||
-            strcmp(x->label ? x->label : "", y->label ? y->label : "") != 0 ||
-            (x->note != y->note && (!x->note || !y->note || strcmp(x->note, y->note) != 0)))
-            return 0;
-    }
-    return 1;
-}
-
-void cp_report_merge_ranks(cp_report *rep)
-{
-    for (size_t i = 0; i < rep->n; i++) {
-        cp_finding *f = rep->f[i];
-        for (size_t j = i + 1; j < rep->n;) {
-            if (!cp_finding_same(f, rep->f[j])) {
-                j++;
-                continue;
-            }
-            cp_proc **m = realloc(f->more, (f->n_more + 1) * sizeof *m);
-            if (!m)
-                return;     /* unmerged is still a correct report */
-            f->more = m;
-            f->more[f->n_more++] = rep->f[j]->proc;
-            cp_report_drop(rep, j);
-        }
-    }
 }
 
 void cp_report_free(cp_report *rep)

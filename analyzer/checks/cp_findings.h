@@ -71,6 +71,11 @@ typedef struct cp_site {
 
 struct cp_check;
 
+/* What one process paid in a finding: its count, bytes and time. */
+typedef struct cp_fnum {
+    uint64_t count, bytes, ns;
+} cp_fnum;
+
 typedef struct cp_finding {
     const struct cp_check *check;
     int sev;
@@ -87,7 +92,9 @@ typedef struct cp_finding {
     uint64_t tag;           /* the check's own mark (cuda-errors: code | teardown bit) */
     const char *fix;        /* static: this finding's own fix (cp_advice_fix), NULL: the check's */
     uint64_t t_from, t_to;  /* when it happened (trace clock, ns); 0, 0 when not one time */
-    cp_proc **more;         /* other processes with the identical finding (merged ranks) */
+    cp_proc **more;         /* other processes with the same finding (merged ranks) */
+    cp_fnum *more_num;      /* what each of them paid (count, bytes, ns are the sums) */
+    cp_fnum own;            /* what proc paid, when merged */
     size_t n_more;
 } cp_finding;
 
@@ -139,14 +146,26 @@ cp_finding *cp_finding_of_map(cp_report *rep, const struct cp_check *c, cp_proc 
  *  Call once before rendering. */
 void cp_report_prepare(cp_report *rep, const struct cp_check *const *order, size_t n_order);
 
+/*! cp_finding_sort_sites() : order f's sites by its sort (enum cp_sort),
+ *  heaviest first, ties by label. */
+void cp_finding_sort_sites(cp_finding *f);
+
+/*! cp_report_sort() : order the findings again as cp_report_prepare() did
+ *  (after their numbers changed). */
+void cp_report_sort(cp_report *rep);
+
 /*! cp_report_drop() : remove finding i of rep and free it (later ones
  *  move down by one). */
 void cp_report_drop(cp_report *rep, size_t i);
 
-/*! cp_report_merge_ranks() : after cp_report_prepare(), fold findings that
- *  are identical but for their process (same check, severity, title, lines
- *  and sites by label and totals) into the first, whose `more` lists the
- *  others: "ranks 0-7" instead of eight findings. */
+/*! cp_report_merge_ranks() : after cp_report_prepare(), fold findings of
+ *  several processes that differ only in their process and numbers (same
+ *  check, severity and fix; title, lines and details equal once numbers are
+ *  taken out; the same sites by label) into the first, whose `more` lists
+ *  the others and `more_num` what each paid: "ranks 0-7" instead of eight
+ *  findings.  Count, bytes, time and the sites' numbers become sums, a line
+ *  gives the range per process, and the findings are sorted again by what
+ *  they cost in all. */
 void cp_report_merge_ranks(cp_report *rep);
 
 /*! cp_report_free() : free the findings (not the processes). */
@@ -187,6 +206,8 @@ typedef struct cp_check {
     void (*finish)(cp_proc *p, void *st, cp_report *rep);
     void (*done)(void *st);             /* frees what the maps do not cover, may be NULL */
     void (*across)(cp_report *rep);     /* after every trace, may be NULL */
+    int merge_exact;        /* its findings of several processes merge only when their
+                             * numbers are equal too (the numbers name GPUs, not costs) */
 } cp_check;
 
 /*! cp_finding_fix() : the fix to print for f: its own (framework-specific)

@@ -148,6 +148,9 @@ static void cp_finding_json(cp_jb *b, cp_finding *f)
             cp_jb_ku(b, "pid", f->more[i]->pid);
             cp_jb_ki(b, "rank", f->more[i]->id.rank);
             cp_jb_ks(b, "host", f->more[i]->host);
+            cp_jb_ku(b, "count", f->more_num[i].count);
+            cp_jb_ku(b, "bytes", f->more_num[i].bytes);
+            cp_jb_ku(b, "time_ns", f->more_num[i].ns);
             cp_jb_close(b, '}');
         }
         cp_jb_close(b, ']');

@@ -225,7 +225,7 @@ void cp_out_text(FILE *o, cp_report *rep, const cp_out_opts *opt)
         for (size_t j = 0; j < i; j++)
             if (rep->f[j]->check == rep->f[i]->check) {
                 first = 0;
-                if (cp_finding_fix(rep->f[j]) == cp_finding_fix(rep->f[i]))
+                if (strcmp(cp_finding_fix(rep->f[j]), cp_finding_fix(rep->f[i])) == 0)
                     new_fix = 0;
             }
         cp_finding_text(o, rep, rep->f[i], opt, first, new_fix);

@@ -2,7 +2,8 @@
  * run_ranks.c - the processes of a run, for tests/sh/run_model.sh:
  *   rank DEV         one rank: allocate on GPU DEV (its identity comes from
  *                    the RANK/LOCAL_RANK/SLURM_* variables it was given)
- *   leak DEV         the same, but 2 MiB stay allocated at exit
+ *   leak DEV [MIB]   the same, but MIB (default 2) MiB stay allocated at exit,
+ *                    one 1 MiB allocation each
  *   probe            only cuInit (an Inductor compile worker, a device probe)
  *   fork-exec-probe  GPU work, then fork + exec of `probe` (a compile worker)
  *   exec-child       GPU work, then fork + exec of `rank 0` (simpleIPC)
@@ -53,7 +54,16 @@ int main(int argc, char **argv)
         return 0;
     }
     if (strcmp(mode, "leak") == 0 && argc > 2) {
-        on_dev(atoi(argv[2]), 2 * MIB);
+        int mib = argc > 3 ? atoi(argv[3]) : 2;
+        if (argc <= 3) {
+            on_dev(atoi(argv[2]), 2 * MIB);
+            return 0;
+        }
+        on_dev(atoi(argv[2]), MIB);
+        for (int i = 1; i < mib; i++) {
+            CUdeviceptr d;
+            CK(cuMemAlloc_v2(&d, MIB));
+        }
         return 0;
     }
     if (strcmp(mode, "probe") == 0) {
@@ -78,6 +88,6 @@ int main(int argc, char **argv)
             usleep(1000);
         }
     }
-    fprintf(stderr, "usage: run_ranks rank DEV | leak DEV | probe | fork-exec-probe | exec-child | hold\n");
+    fprintf(stderr, "usage: run_ranks rank DEV | leak DEV [MIB] | probe | fork-exec-probe | exec-child | hold\n");
     return 2;
 }
