@@ -154,7 +154,8 @@ docs: $(B)/tests/unit/test_records_doc
 
 .PHONY: check-san
 ## check-san: ASan+UBSan and TSan builds (build-san-*/): unit and fake-driver tests under both,
-##   and the shim tests with the ASan shim preloaded behind the ASan runtime
+##   the shim tests with the ASan shim preloaded behind the ASan runtime, the parallel report
+##   under TSan
 check-san:
 	$(Q)$(MAKE) -s SAN=address,undefined all
 	$(Q)B=build-san-address-undefined TESTS=unit ASAN_OPTIONS=detect_leaks=0 sh tests/run.sh
@@ -167,6 +168,7 @@ check-san:
 	    ASAN_OPTIONS=detect_leaks=0:handle_segv=0 sh tests/run.sh
 	$(Q)$(MAKE) -s SAN=thread all
 	$(Q)B=build-san-thread TESTS=unit TSAN_OPTIONS=halt_on_error=1 sh tests/run.sh
+	$(Q)B=build-san-thread TESTS=report_parallel TSAN_OPTIONS=halt_on_error=1 sh tests/run.sh
 
 .PHONY: demo
 ## demo: trace a bundled program on the fake driver and print the report

@@ -22,6 +22,8 @@
 
 #include "cp_report.h"
 #include "cp_checks.h"
+#include "cp_grow.h"
+#include "cp_summary.h"
 #include "cp_run.h"
 #include "render.h"
 
@@ -31,6 +33,8 @@ typedef struct cp_ropts {
     int any_selected;
     int progress;
     const char *html;           /* --html FILE */
+    const char *summary;        /* --summary FILE */
+    int jobs;                   /* --jobs N, 0: online CPUs (CUPROBE_JOBS caps) */
     cp_rec_hook hook;           /* called after the model and checks saw a record */
     void *hook_ctx;
 } cp_ropts;
@@ -40,7 +44,7 @@ static void cp_report_usage(FILE *o)
     size_t n;
     const cp_check *const *all = cp_checks(&n);
     fprintf(o,
-            "usage: cuprobe report [OPTIONS] [TRACE|DIR]...\n"
+            "usage: cuprobe report [OPTIONS] [TRACE|SUMMARY|DIR]...\n"
             "  (no TRACE: the traces of the last `cuprobe run` in this directory)\n"
             "  --json              machine-readable report (docs/report.md)\n"
             "  --list              one line per finding: CHECK SEVERITY COUNT\n"
@@ -53,157 +57,142 @@ static void cp_report_usage(FILE *o)
             "  --no-progress       never draw the progress bar\n"
             "  --html FILE         also write a self-contained HTML page: memory over time\n"
             "                      per device, copies, findings (opens offline)\n"
+            "  --summary FILE      write the analysis of these traces to FILE (JSON) instead\n"
+            "                      of a report; `report FILE...` merges summaries (and traces)\n"
+            "  --jobs N, -j N      analyze N traces at a time (default: the online CPUs,\n"
+            "                      at most CUPROBE_JOBS)\n"
             "checks:");
     for (size_t i = 0; i < n; i++)
         fprintf(o, " %s", all[i]->id);
     fprintf(o, "\nExit status: 0 ok, 3 --fail-on matched, 2 usage error or unreadable trace.\n");
 }
 
-/* --- progress ------------------------------------------------------------------------ */
-
-typedef struct cp_progress {
-    int on;
-    off_t size;
-    uint64_t total_all, done_before;
-    struct timespec t0, last;
-    int drawn;
-} cp_progress;
-
-static double cp_elapsed(const struct timespec *a, const struct timespec *b)
+/* The processes of the run in input order: each trace analyzed (in
+ * parallel), each summary's processes read back.  @return : 0, 1 when a
+ * trace could not be read to its end, 2 a summary could not be read (said
+ * on stderr), -1 out of memory.  parts and n_parts: what was made, also on
+ * failure. */
+static int cp_gather(const cp_ropts *o, char **in, size_t n_in, cp_part **parts,
+                     size_t *n_parts)
 {
-    return (double)(b->tv_sec - a->tv_sec) + (double)(b->tv_nsec - a->tv_nsec) / 1e9;
-}
-
-static void cp_progress_tick(cp_progress *pg, const cp_dec *d, uint64_t records)
-{
-    struct timespec now;
-    clock_gettime(CLOCK_MONOTONIC, &now);
-    /* Only when the work takes long enough to be worth a bar. */
-    if (cp_elapsed(&pg->t0, &now) < 1.0 || cp_elapsed(&pg->last, &now) < 0.2)
-        return;
-    pg->last = now;
-    uint64_t pos = cp_dec_file_offset(d);
-    double frac = pg->total_all ? (double)(pg->done_before + pos) / (double)pg->total_all : 0;
-    if (frac > 1)
-        frac = 1;
-    int w = 30, fill = (int)(frac * w);
-    fprintf(stderr, "\r[%.*s%*s] %3d%%  %.1fM records", fill, "##############################",
-            w - fill, "", (int)(frac * 100), (double)records / 1e6);
-    pg->drawn = 1;
-}
-
-static void cp_progress_clear(cp_progress *pg)
-{
-    if (pg->drawn)
-        fprintf(stderr, "\r%60s\r", "");
-    pg->drawn = 0;
-}
-
-/* --- one trace --------------------------------------------------------------------------- */
-
-static int cp_read_trace(cp_proc *p, const cp_ropts *o, cp_progress *pg)
-{
-    const char *err = NULL;
-    cp_dec *d = cp_dec_open(p->file, &err);
-    if (!d) {
-        p->error = strdup(err ? err : "cannot open");
-        return -1;
+    char **tr = calloc(n_in ? n_in : 1, sizeof *tr);
+    cp_part *tp = calloc(n_in ? n_in : 1, sizeof *tp);
+    unsigned char *is_sum = calloc(n_in ? n_in : 1, 1);
+    size_t n_tr = 0, cap = 0;
+    int rc = 0;
+    *parts = NULL;
+    *n_parts = 0;
+    if (!tr || !tp || !is_sum) {
+        rc = -1;
+        goto out_free;
     }
-    p->dec = d;
-    p->checks = cp_checks_start(p, o->selected);
-    if (!p->checks) {
-        p->error = strdup("out of memory while starting the checks");
-        return -1;
+    for (size_t i = 0; i < n_in; i++) {
+        is_sum[i] = cp_summary_is(in[i]);
+        if (!is_sum[i])
+            tr[n_tr++] = in[i];
     }
-    if (pg->on) {
-        clock_gettime(CLOCK_MONOTONIC, &pg->t0);
-        pg->last = pg->t0;
-    }
-    const cp_record *r;
-    int rc;
-    uint64_t k = 0;
-    while ((rc = cp_dec_next_ref(d, &r)) == 1) {
-        cp_checks_rec(p->checks, p, r, 0);
-        if (cp_model_feed(p, d, r) == -ENOMEM) {
-            rc = -ENOMEM;
-            break;
+    cp_aopts ao = { .selected = o->selected, .hook = o->hook, .hook_ctx = o->hook_ctx,
+                    .progress = o->progress, .jobs = o->jobs };
+    if (cp_analyze_traces(tr, n_tr, &ao, tp) != 0)
+        rc = -1;
+    size_t k = 0;
+    for (size_t i = 0; i < n_in && rc >= 0; i++) {
+        if (!is_sum[i]) {
+            if (cp_grow((void **)parts, &cap, *n_parts + 1, sizeof **parts, 16) != 0) {
+                rc = -1;
+                break;
+            }
+            (*parts)[(*n_parts)++] = tp[k];
+            memset(&tp[k++], 0, sizeof *tp);
+            if ((*parts)[*n_parts - 1].bad && rc == 0)
+                rc = 1;
+            continue;
         }
-        cp_checks_rec(p->checks, p, r, 1);
-        if (o->hook)
-            o->hook(o->hook_ctx, p, r);
-        if (pg->on && (++k & 0xffff) == 0)
-            cp_progress_tick(pg, d, k);
-    }
-    if (rc == -ENOMEM) {
-        p->error = strdup("out of memory while reading the trace");
-    } else if (rc < 0) {
-        p->error = strdup(cp_dec_err(d));
-        p->truncated = cp_dec_truncated(d);
-        /* Clean to the cut and no END: the process was killed (SIGKILL,
-         * the OOM killer, a time limit) and the trace is whole up to its
-         * last flush: a post-mortem, not an input error. */
-        p->killed = p->truncated && cp_dec_records(d) > 0;
-    }
-    cp_model_last_names(p, d);
-    p->records = cp_dec_records(d);
-    const cp_trace_info *in = cp_dec_info(d);
-    if (in)
-        p->lost = in->lost > p->lost ? in->lost : p->lost;
-    return rc < 0 && !p->killed ? -1 : 0;
-}
-
-static void cp_finish_trace(cp_proc *p, const cp_ropts *o, cp_report *rep)
-{
-    (void)o;
-    cp_checks_finish(p->checks, p, rep);
-    p->checks = NULL;
-    cp_dec_close((cp_dec *)p->dec);
-    p->dec = NULL;
-    cp_model_drop_live(p);
-}
-
-/* Read every trace through the model and the checks (one pass each), run
- * the checks across processes and prepare the report.  Returns 0, 1 when a
- * trace could not be read to its end, -1 out of memory. */
-static int cp_collect(const cp_ropts *o, char **files, int n_files, cp_report *rep)
-{
-    rep->n_procs = (size_t)n_files;
-    rep->procs = calloc(rep->n_procs ? rep->n_procs : 1, sizeof *rep->procs);
-    if (!rep->procs)
-        return -1;
-    cp_progress pg = { 0 };
-    for (int i = 0; i < n_files; i++) {
-        struct stat st;
-        if (stat(files[i], &st) == 0)
-            pg.total_all += (uint64_t)st.st_size;
-    }
-    /* A bar for inputs that take more than a moment, on a terminal only. */
-    pg.on = o->progress && isatty(2) && pg.total_all > (16u << 20);
-    int bad = 0;
-    for (size_t i = 0; i < rep->n_procs; i++) {
-        cp_proc *p = cp_proc_new(files[i], (int)i);
-        if (!p) {
-            fprintf(stderr, "report: out of memory\n");
-            rep->n_procs = i;
-            return -1;
+        char err[1024];
+        size_t before = *n_parts;
+        int r = cp_summary_read(in[i], o->selected, parts, n_parts, &cap, err, sizeof err);
+        if (r != 0) {
+            fprintf(stderr, "report: %s\n", err);
+            rc = r == -ENOMEM ? -1 : 2;
         }
-        rep->procs[i] = p;
-        if (cp_read_trace(p, o, &pg) != 0)
-            bad = 1;
-        cp_finish_trace(p, o, rep);
-        struct stat st;
-        if (stat(p->file, &st) == 0)
-            pg.done_before += (uint64_t)st.st_size;
+        /* A trace the summary could not read is as bad as here. */
+        for (size_t k2 = before; k2 < *n_parts && rc == 0; k2++)
+            rc = (*parts)[k2].bad;
     }
-    cp_progress_clear(&pg);
+out_free:
+    for (size_t i = 0; i < n_tr; i++)
+        cp_part_free(&tp[i]);
+    free(tp);
+    free(tr);
+    free(is_sum);
+    return rc;
+}
+
+/* The run from its parts: the processes renumbered in order, the findings
+ * in the same order as one serial pass would have made them, then the
+ * checks that look across processes.  Takes the parts' contents. */
+static int cp_combine(const cp_ropts *o, cp_part *parts, size_t n, cp_report *rep)
+{
+    size_t n_f = 0;
+    for (size_t i = 0; i < n; i++)
+        n_f += parts[i].rep.n;
+    rep->n_procs = n;
+    rep->procs = calloc(n ? n : 1, sizeof *rep->procs);
+    rep->f = calloc(n_f ? n_f : 1, sizeof *rep->f);
+    if (!rep->procs || !rep->f) {
+        free(rep->procs);
+        free(rep->f);
+        rep->procs = NULL;
+        rep->f = NULL;
+        rep->n_procs = 0;
+        for (size_t i = 0; i < n; i++)
+            cp_part_free(&parts[i]);
+        return -1;
+    }
+    rep->cap = n_f ? n_f : 1;
+    for (size_t i = 0; i < n; i++) {
+        rep->procs[i] = parts[i].proc;
+        rep->procs[i]->index = (int)i;
+        for (size_t j = 0; j < parts[i].rep.n; j++)
+            rep->f[rep->n++] = parts[i].rep.f[j];
+        free(parts[i].rep.f);
+        memset(&parts[i], 0, sizeof parts[i]);
+    }
     cp_run_build(rep->procs, rep->n_procs);
-    size_t n;
-    const cp_check *const *all = cp_checks(&n);
-    for (size_t k = 0; k < n; k++)
+    size_t nc;
+    const cp_check *const *all = cp_checks(&nc);
+    for (size_t k = 0; k < nc; k++)
         if (o->selected[k] && all[k]->across)
             all[k]->across(rep);
-    cp_report_prepare(rep, all, n);
+    cp_report_prepare(rep, all, nc);
     cp_report_merge_ranks(rep);
+    return 0;
+}
+
+/* Read every input (traces through the model and the checks, one pass
+ * each; summaries as they were written), run the checks across processes
+ * and prepare the report; with --summary, write the parts instead.
+ * Returns 0, 1 when a trace could not be read to its end, 2 when a summary
+ * could not be read or written, -1 out of memory. */
+static int cp_collect(const cp_ropts *o, char **files, int n_files, cp_report *rep)
+{
+    cp_part *parts;
+    size_t n;
+    int bad = cp_gather(o, files, (size_t)n_files, &parts, &n);
+    if (bad == 0 || bad == 1) {
+        if (o->summary) {
+            for (size_t i = 0; i < n; i++)
+                if (parts[i].proc->error && !parts[i].proc->killed)
+                    fprintf(stderr, "%s\n", parts[i].proc->error);
+            if (cp_summary_write(o->summary, parts, n, o->selected) != 0)
+                bad = 2;
+        } else if (cp_combine(o, parts, n, rep) != 0) {
+            bad = -1;
+        }
+    }
+    for (size_t i = 0; i < n; i++)
+        cp_part_free(&parts[i]);
+    free(parts);
     return bad;
 }
 
@@ -275,6 +264,17 @@ static int cp_parse_args(int argc, char **argv, cp_ropts *o, int *first)
             exit(0);
         } else if (strcmp(a, "--html") == 0 && i + 1 < argc) {
             o->html = argv[++i];
+        } else if (strcmp(a, "--summary") == 0 && i + 1 < argc) {
+            o->summary = argv[++i];
+        } else if (strcmp(a, "--jobs") == 0 || strcmp(a, "-j") == 0) {
+            char *end;
+            long k = i + 1 < argc ? strtol(argv[i + 1], &end, 10) : 0;
+            if (i + 1 >= argc || *end || k < 1 || k > 1024) {
+                fprintf(stderr, "report: %s takes a number of threads from 1 to 1024\n", a);
+                return -1;
+            }
+            o->jobs = (int)k;
+            i++;
         } else if (strcmp(a, "--fail-on") == 0 || strcmp(a, "--check") == 0 ||
                    strcmp(a, "--sites") == 0) {
             if (i + 1 >= argc) {
@@ -478,9 +478,13 @@ int cp_report_main(int argc, char **argv)
     free(seen);
     ps.n = nt;
     int bad = cp_collect(&o, ps.v, (int)ps.n, &rep);
-    if (bad < 0) {
+    if (bad < 0 || bad == 2 || o.summary) {
+        if (bad < 0)
+            fprintf(stderr, "report: out of memory\n");
+        cp_report_release(&rep);
         cp_paths_free(&ps);
-        return 2;
+        free(o.selected);
+        return bad ? 2 : 0;
     }
     const char *nc = getenv("NO_COLOR");
     cp_out_opts oo = { .color = !o.json && isatty(1) && !(nc && *nc), .max_sites = o.max_sites };

@@ -11,10 +11,7 @@
  *  --fail-on, 2 usage error or an unreadable, corrupt or truncated trace. */
 int cp_report_main(int argc, char **argv);
 
-#include "cp_findings.h"
-
-/* Called for every record after the model and the checks saw it. */
-typedef void (*cp_rec_hook)(void *ctx, cp_proc *p, const cp_record *r);
+#include "cp_analyze.h"
 
 /*! cp_report_collect() : read traces files[0..n) through the model and
  *  every check, one pass each in order, calling hook(ctx, p, r) (may be

@@ -82,7 +82,7 @@ struct cp_dec {
     uint64_t progress;          /* file offset decoded (atomic) */
 };
 
-static char g_open_err[600];
+static _Thread_local char g_open_err[600];  /* traces open on several threads */
 
 static void cp_dec_maybe_thread(cp_dec *d);
 

@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <gelf.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,6 +19,11 @@
 #include "cp_sym.h"
 
 static int g_symbolize = 1, g_all_frames;
+/* Traces are analyzed on several threads (cp_analyze.c): the interned
+ * strings, the ELF files and the symbol cache are shared, so every entry
+ * point that touches them holds this lock (recursive: labels symbolize,
+ * symbolizing interns). */
+static pthread_mutex_t g_sym_lock = PTHREAD_RECURSIVE_MUTEX_INITIALIZER_NP;
 static char g_cwd[4096];
 static size_t g_cwd_len;
 
@@ -36,7 +42,7 @@ static uint64_t cp_fnv(const char *s, size_t n, uint64_t h)
     return h;
 }
 
-const char *cp_sym_intern(const char *s, size_t n)
+static const char *cp_sym_intern_locked(const char *s, size_t n)
 {
     uint64_t k = cp_fnv(s, n, 1469598103934665603ull);
     /* Probe successive keys on a (rare) hash collision. */
@@ -60,6 +66,14 @@ const char *cp_sym_intern(const char *s, size_t n)
         e->s = c;
         return c;
     }
+}
+
+const char *cp_sym_intern(const char *s, size_t n)
+{
+    pthread_mutex_lock(&g_sym_lock);
+    const char *r = cp_sym_intern_locked(s, n);
+    pthread_mutex_unlock(&g_sym_lock);
+    return r;
 }
 
 static const char *cp_istr0(const char *s)
@@ -142,6 +156,9 @@ void cp_stacks_free(cp_stacks *s)
     cp_map_free(&s->mod_index);
     free(s->mods);
     free(s->cur);
+    if (s->presym)
+        cp_map_free(s->presym);
+    free(s->presym);
     memset(s, 0, sizeof *s);
 }
 
@@ -184,7 +201,7 @@ void cp_stacks_module_reset(cp_stacks *s)
     s->cur_dirty = 0;
 }
 
-static const cp_module *g_sort_mods;
+static _Thread_local const cp_module *g_sort_mods;
 
 static int cp_cur_cmp(const void *a, const void *b)
 {
@@ -438,7 +455,7 @@ static const char *cp_dwarf_func(Dwfl_Module *mod, Dwarf_Addr addr)
     return name;
 }
 
-void cp_sym_native(const cp_stacks *s, const cp_frame *f, cp_symres *out)
+static void cp_sym_native_locked(const cp_stacks *s, const cp_frame *f, cp_symres *out)
 {
     memset(out, 0, sizeof *out);
     if (!f->mod)
@@ -446,6 +463,12 @@ void cp_sym_native(const cp_stacks *s, const cp_frame *f, cp_symres *out)
     const cp_module *m = &s->mods[f->mod - 1];
     out->module = m->path;
     out->offset = f->ip - m->base + m->file_offset;
+    if (s->presym) {        /* read back from a summary: resolved where it was made */
+        const cp_symres *r = cp_map_get(s->presym, cp_presym_key(f->mod, out->offset));
+        if (r)
+            *out = *r;
+        return;
+    }
     if (!g_symbolize)
         return;
     cp_elf *e = cp_elf_of(m);
@@ -480,8 +503,16 @@ void cp_sym_native(const cp_stacks *s, const cp_frame *f, cp_symres *out)
         *c = *out;
 }
 
+void cp_sym_native(const cp_stacks *s, const cp_frame *f, cp_symres *out)
+{
+    pthread_mutex_lock(&g_sym_lock);
+    cp_sym_native_locked(s, f, out);
+    pthread_mutex_unlock(&g_sym_lock);
+}
+
 void cp_sym_shutdown(void)
 {
+    pthread_mutex_lock(&g_sym_lock);
     for (size_t i = 0; i < g_n_elf; i++)
         if (g_elf[i].dwfl)
             dwfl_end(g_elf[i].dwfl);
@@ -495,6 +526,7 @@ void cp_sym_shutdown(void)
     while ((e = cp_map_next(&g_intern, &it, NULL)))
         free((void *)e->s);
     cp_map_free(&g_intern);
+    pthread_mutex_unlock(&g_sym_lock);
 }
 
 /* --- site labels ------------------------------------------------------------------- */
@@ -516,7 +548,7 @@ static const char *cp_native_label(const cp_stacks *s, const cp_frame *f)
     return cp_istr0(buf);
 }
 
-static const char *cp_label_compute(cp_stacks *s, const cp_stack *st)
+static const char *cp_label_compute(cp_stacks *s, const cp_stack *st, int all_frames)
 {
     char buf[1024];
     const cp_pyframe *inner = NULL, *user = NULL;
@@ -526,7 +558,7 @@ static const char *cp_label_compute(cp_stacks *s, const cp_stack *st)
             continue;
         if (!inner)
             inner = f;
-        if (f->user || g_all_frames) {
+        if (f->user || all_frames) {
             user = f;
             break;
         }
@@ -539,7 +571,7 @@ static const char *cp_label_compute(cp_stacks *s, const cp_stack *st)
     }
     for (uint32_t i = 0; i < st->n_native; i++) {
         const cp_frame *f = &st->native[i];
-        if (g_all_frames || (f->mod && s->mods[f->mod - 1].mclass == CP_MODC_USER))
+        if (all_frames || (f->mod && s->mods[f->mod - 1].mclass == CP_MODC_USER))
             return cp_native_label(s, f);
     }
     if (st->n_native)
@@ -547,15 +579,22 @@ static const char *cp_label_compute(cp_stacks *s, const cp_stack *st)
     return NULL;
 }
 
-const char *cp_site_label(cp_stacks *s, uint64_t id)
+const char *cp_site_label_as(cp_stacks *s, uint64_t id, int all_frames)
 {
     cp_stack *st = id ? cp_map_get(&s->stacks, id) : NULL;
     if (!st)
         return "(no call site recorded)";
-    const char **slot = g_all_frames ? &st->label_all : &st->label;
+    pthread_mutex_lock(&g_sym_lock);
+    const char **slot = all_frames ? &st->label_all : &st->label;
     if (!*slot) {
-        const char *l = cp_label_compute(s, st);
+        const char *l = cp_label_compute(s, st, all_frames);
         *slot = l ? l : "(no call site recorded)";
     }
+    pthread_mutex_unlock(&g_sym_lock);
     return *slot;
+}
+
+const char *cp_site_label(cp_stacks *s, uint64_t id)
+{
+    return cp_site_label_as(s, id, g_all_frames);
 }

@@ -61,7 +61,16 @@ typedef struct cp_stacks {
     int cur_dirty;
     cp_map stacks;              /* id -> cp_stack */
     cp_map pyframes;            /* id -> cp_pyframe */
+    cp_map *presym;             /* read back from a summary: cp_presym_key -> cp_symres
+                                 * (no ELF file is opened); NULL otherwise */
 } cp_stacks;
+
+/* The key of a frame of module index+1 mod at file offset off in a presym
+ * map (offsets of real modules stay far below 2^44). */
+static inline uint64_t cp_presym_key(uint32_t mod, uint64_t off)
+{
+    return ((uint64_t)mod << 44) ^ off;
+}
 
 /* A symbolized native frame. */
 typedef struct cp_symres {
@@ -125,6 +134,10 @@ void cp_sym_native(const cp_stacks *s, const cp_frame *f, cp_symres *out);
  *  or "func (file:line)" or "module+0xoff".
  *  @return : an interned string, "(no call site recorded)" when none. */
 const char *cp_site_label(cp_stacks *s, uint64_t id);
+
+/*! cp_site_label_as() : cp_site_label() with all_frames given, whatever
+ *  cp_sym_config() said (a summary keeps both labels). */
+const char *cp_site_label_as(cp_stacks *s, uint64_t id, int all_frames);
 
 /*! cp_module_class_of() : enum cp_mod_class for a path. */
 int cp_module_class_of(const char *path);

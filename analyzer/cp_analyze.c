@@ -1,0 +1,238 @@
+/*
+ * cp_analyze.c - traces into parts (cp_analyze.h): each trace streamed once
+ * through the model and its checks, on a pool of threads sized by the online
+ * CPUs.  Nothing a check or the model keeps is shared between traces except
+ * the interned strings and the symboliser's caches, which cp_sym.c locks.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cp_analyze.h"
+#include "cp_checks.h"
+
+#define CP_MAX_JOBS 1024
+
+/* --- progress (one thread only) --------------------------------------------------------- */
+
+typedef struct cp_progress {
+    int on;
+    uint64_t total_all, done_before;
+    struct timespec t0, last;
+    int drawn;
+} cp_progress;
+
+static double cp_elapsed(const struct timespec *a, const struct timespec *b)
+{
+    return (double)(b->tv_sec - a->tv_sec) + (double)(b->tv_nsec - a->tv_nsec) / 1e9;
+}
+
+static void cp_progress_tick(cp_progress *pg, const cp_dec *d, uint64_t records)
+{
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    /* Only when the work takes long enough to be worth a bar. */
+    if (cp_elapsed(&pg->t0, &now) < 1.0 || cp_elapsed(&pg->last, &now) < 0.2)
+        return;
+    pg->last = now;
+    uint64_t pos = cp_dec_file_offset(d);
+    double frac = pg->total_all ? (double)(pg->done_before + pos) / (double)pg->total_all : 0;
+    if (frac > 1)
+        frac = 1;
+    int w = 30, fill = (int)(frac * w);
+    fprintf(stderr, "\r[%.*s%*s] %3d%%  %.1fM records", fill, "##############################",
+            w - fill, "", (int)(frac * 100), (double)records / 1e6);
+    pg->drawn = 1;
+}
+
+static void cp_progress_clear(cp_progress *pg)
+{
+    if (pg->drawn)
+        fprintf(stderr, "\r%60s\r", "");
+    pg->drawn = 0;
+}
+
+/* --- one trace --------------------------------------------------------------------------- */
+
+static int cp_read_trace(cp_proc *p, const cp_aopts *o, cp_progress *pg)
+{
+    const char *err = NULL;
+    cp_dec *d = cp_dec_open(p->file, &err);
+    if (!d) {
+        p->error = strdup(err ? err : "cannot open");
+        return -1;
+    }
+    p->dec = d;
+    p->checks = cp_checks_start(p, o->selected);
+    if (!p->checks) {
+        p->error = strdup("out of memory while starting the checks");
+        return -1;
+    }
+    if (pg && pg->on) {
+        clock_gettime(CLOCK_MONOTONIC, &pg->t0);
+        pg->last = pg->t0;
+    }
+    const cp_record *r;
+    int rc;
+    uint64_t k = 0;
+    while ((rc = cp_dec_next_ref(d, &r)) == 1) {
+        cp_checks_rec(p->checks, p, r, 0);
+        if (cp_model_feed(p, d, r) == -ENOMEM) {
+            rc = -ENOMEM;
+            break;
+        }
+        cp_checks_rec(p->checks, p, r, 1);
+        if (o->hook)
+            o->hook(o->hook_ctx, p, r);
+        if (pg && pg->on && (++k & 0xffff) == 0)
+            cp_progress_tick(pg, d, k);
+    }
+    if (rc == -ENOMEM) {
+        p->error = strdup("out of memory while reading the trace");
+    } else if (rc < 0) {
+        p->error = strdup(cp_dec_err(d));
+        p->truncated = cp_dec_truncated(d);
+        /* Clean to the cut and no END: the process was killed (SIGKILL,
+         * the OOM killer, a time limit) and the trace is whole up to its
+         * last flush: a post-mortem, not an input error. */
+        p->killed = p->truncated && cp_dec_records(d) > 0;
+    }
+    cp_model_last_names(p, d);
+    p->records = cp_dec_records(d);
+    const cp_trace_info *in = cp_dec_info(d);
+    if (in)
+        p->lost = in->lost > p->lost ? in->lost : p->lost;
+    return rc < 0 && !p->killed ? -1 : 0;
+}
+
+/* files[i] into parts[i]: the whole life of one trace.  @return : 0 or -1
+ * out of memory. */
+static int cp_analyze_one(const char *file, size_t i, const cp_aopts *o, cp_part *pt,
+                          cp_progress *pg)
+{
+    cp_proc *p = cp_proc_new(file, (int)i);
+    if (!p)
+        return -1;
+    pt->proc = p;
+    pt->bad = cp_read_trace(p, o, pg) != 0;
+    cp_checks_finish(p->checks, p, &pt->rep);
+    p->checks = NULL;
+    cp_dec_close((cp_dec *)p->dec);
+    p->dec = NULL;
+    /* What stays is bounded by call sites, not by what was live. */
+    cp_model_drop_live(p);
+    return 0;
+}
+
+void cp_part_free(cp_part *pt)
+{
+    cp_report_free(&pt->rep);
+    cp_proc_free(pt->proc);
+    pt->proc = NULL;
+}
+
+/* --- the pool ------------------------------------------------------------------------------ */
+
+int cp_analyze_jobs(int jobs, size_t n)
+{
+    static int warned;
+    if (jobs <= 0) {
+        long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+        jobs = cpus > 0 ? (cpus > CP_MAX_JOBS ? CP_MAX_JOBS : (int)cpus) : 1;
+        const char *e = getenv("CUPROBE_JOBS");
+        if (e && *e && strcmp(e, "auto") != 0) {
+            char *end;
+            errno = 0;
+            long v = strtol(e, &end, 10);
+            if (errno || *end || v < 1 || v > CP_MAX_JOBS) {
+                if (!warned++)
+                    fprintf(stderr, "report: CUPROBE_JOBS='%s' is not a number from 1 to %d "
+                            "or auto: ignored\n", e, CP_MAX_JOBS);
+            } else if (v < jobs) {
+                jobs = (int)v;
+            }
+        }
+    }
+    if ((size_t)jobs > n)
+        jobs = (int)n;
+    return jobs < 1 ? 1 : jobs;
+}
+
+typedef struct cp_pool {
+    char **files;
+    size_t n;
+    const cp_aopts *o;
+    cp_part *parts;
+    pthread_mutex_t lock;
+    size_t next;            /* the next trace to take */
+    int oom;
+} cp_pool;
+
+static void *cp_pool_worker(void *arg)
+{
+    cp_pool *pl = arg;
+    for (;;) {
+        pthread_mutex_lock(&pl->lock);
+        size_t i = pl->next < pl->n && !pl->oom ? pl->next++ : pl->n;
+        pthread_mutex_unlock(&pl->lock);
+        if (i >= pl->n)
+            return NULL;
+        if (cp_analyze_one(pl->files[i], i, pl->o, &pl->parts[i], NULL) != 0) {
+            pthread_mutex_lock(&pl->lock);
+            pl->oom = 1;
+            pthread_mutex_unlock(&pl->lock);
+        }
+    }
+}
+
+static int cp_analyze_serial(char **files, size_t n, const cp_aopts *o, cp_part *parts)
+{
+    cp_progress pg = { 0 };
+    for (size_t i = 0; i < n; i++) {
+        struct stat st;
+        if (stat(files[i], &st) == 0)
+            pg.total_all += (uint64_t)st.st_size;
+    }
+    /* A bar for inputs that take more than a moment, on a terminal only. */
+    pg.on = o->progress && isatty(2) && pg.total_all > (16u << 20);
+    int rc = 0;
+    for (size_t i = 0; i < n && rc == 0; i++) {
+        rc = cp_analyze_one(files[i], i, o, &parts[i], &pg);
+        struct stat st;
+        if (stat(files[i], &st) == 0)
+            pg.done_before += (uint64_t)st.st_size;
+    }
+    cp_progress_clear(&pg);
+    return rc;
+}
+
+int cp_analyze_traces(char **files, size_t n, const cp_aopts *o, cp_part *parts)
+{
+    /* A record hook (the Perfetto export) sees the traces in order. */
+    int jobs = o->hook ? 1 : cp_analyze_jobs(o->jobs, n);
+    if (jobs <= 1)
+        return cp_analyze_serial(files, n, o, parts);
+    cp_pool pl = { .files = files, .n = n, .o = o, .parts = parts };
+    pthread_t *th = calloc((size_t)jobs, sizeof *th);
+    if (!th || pthread_mutex_init(&pl.lock, NULL) != 0) {
+        free(th);
+        return cp_analyze_serial(files, n, o, parts);
+    }
+    int started = 0;
+    for (; started < jobs; started++)
+        if (pthread_create(&th[started], NULL, cp_pool_worker, &pl) != 0)
+            break;
+    /* No thread at all: this one does the work. */
+    if (!started)
+        cp_pool_worker(&pl);
+    for (int t = 0; t < started; t++)
+        pthread_join(th[t], NULL);
+    pthread_mutex_destroy(&pl.lock);
+    free(th);
+    return pl.oom ? -1 : 0;
+}

@@ -1,0 +1,47 @@
+/*
+ * cp_analyze.h - one trace in, one part out: a trace read through the model
+ * and the checks (one pass), its per-process findings kept apart from every
+ * other trace's until the run is put together (cp_report.c).  Several traces
+ * are analyzed in parallel, one per core; the parts are the same whichever
+ * thread made them, so the report does not depend on the thread count.
+ */
+#ifndef CP_ANALYZE_H
+#define CP_ANALYZE_H
+
+#include "cp_findings.h"
+
+/* Called for every record after the model and the checks saw it. */
+typedef void (*cp_rec_hook)(void *ctx, cp_proc *p, const cp_record *r);
+
+/* What one process of the run contributes: its model and the findings its
+ * checks made on it (before any check looked across processes). */
+typedef struct cp_part {
+    cp_proc *proc;
+    cp_report rep;          /* .f/.n: the findings; no processes */
+    int bad;                /* the trace could not be read to its end */
+} cp_part;
+
+typedef struct cp_aopts {
+    const unsigned char *selected;  /* [i]: run the i-th check of cp_checks() */
+    cp_rec_hook hook;       /* may be NULL; set: one trace at a time, in order */
+    void *hook_ctx;
+    int progress;           /* draw the bar on a terminal for large inputs (serial only) */
+    int jobs;               /* threads; 0: online CPUs, capped by CUPROBE_JOBS */
+} cp_aopts;
+
+/*! cp_analyze_jobs() : the number of threads for n traces: jobs when > 0,
+ *  else the online CPUs capped by CUPROBE_JOBS (a bad value is reported
+ *  once on stderr and ignored); never more than n, at least 1. */
+int cp_analyze_jobs(int jobs, size_t n);
+
+/*! cp_analyze_traces() : analyze files[i] into parts[i] for i < n (the
+ *  parts zeroed by the caller), on cp_analyze_jobs() threads, one trace per
+ *  thread at a time.  parts[i].proc gets index i; the caller renumbers.
+ *  @return : 0, or -1 out of memory (what was made is in parts: free it
+ *  with cp_part_free). */
+int cp_analyze_traces(char **files, size_t n, const cp_aopts *o, cp_part *parts);
+
+/*! cp_part_free() : free a part's findings and process. */
+void cp_part_free(cp_part *pt);
+
+#endif /* CP_ANALYZE_H */
