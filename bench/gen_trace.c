@@ -4,11 +4,13 @@
  * event records, for measuring the analyzer and for traces the fake driver
  * cannot produce.
  *
- *   gen_trace [-n EVENTS] [-o FILE] [-l LIVE] [-s SEED] [-k KIND]
+ *   gen_trace [-n EVENTS] [-o FILE] [-l LIVE] [-s SEED] [-r RANK] [-k KIND]
  *     -n  event records to write (default 1000000)
  *     -o  output file (default gen.trace)
  *     -l  allocations kept live at most (default 4096)
  *     -s  random seed (default 1)
+ *     -r  a rank of a job: pid 10000+RANK, RANK and LOCAL_RANK (RANK % 8) in
+ *         its environment (default: pid 4242, no rank)
  *     -t  distinct call stacks (default 64)
  *     -F  bytes of records between zstd flushes (default 65536)
  *     -b  percent of alloc/free events that allocate (default 50; higher
@@ -128,11 +130,17 @@ static const char *const g_api_names[] = { "", "cuInit", "cuMemAlloc_v2", "cuMem
                                            "cuDevicePrimaryCtxRetain", "cuCtxSetCurrent",
                                            "cuModuleLoadData", "cuGetProcAddress_v2" };
 
+static long g_rank = -1;
+
 static void preamble(unsigned cc_major)
 {
+    uint64_t pid = g_rank >= 0 ? 10000 + (uint64_t)g_rank : 4242;
+    char rk[24], lrk[24];
+    snprintf(rk, sizeof rk, "%ld", g_rank);
+    snprintf(lrk, sizeof lrk, "%ld", g_rank % 8);
     F_BEGIN;
     /* HEADER: the first record's ts is absolute */
-    f = cp_put_u(f, 4242);
+    f = cp_put_u(f, pid);
     f = cp_put_u(f, 1);
     f = cp_put_u(f, 1700000000000000000ull);
     f = cp_put_u(f, 1);
@@ -142,14 +150,20 @@ static void preamble(unsigned cc_major)
     f = cp_put_u(f, 2);
     S("/opt/gen/train");
     S("--steps");
-    f = cp_put_u(f, 1);
+    f = cp_put_u(f, g_rank >= 0 ? 3 : 1);
     S("CUDA_VISIBLE_DEVICES");
     S("0");
+    if (g_rank >= 0) {
+        S("RANK");
+        S(rk);
+        S("LOCAL_RANK");
+        S(lrk);
+    }
     f = cp_put_u(f, 4096);
     g_last_ts = 0;
     F_END(CP_REC_HEADER, 0);
     f = g_rec;
-    f = cp_put_u(f, 4242);
+    f = cp_put_u(f, pid);
     S("main");
     F_END(CP_REC_THREAD, 1);
     f = g_rec;
@@ -310,19 +324,20 @@ int main(int argc, char **argv)
     size_t live = 4096;
     const char *out = "gen.trace", *kind = "mix";
     int c;
-    while ((c = getopt(argc, argv, "n:o:l:s:k:t:F:b:")) != -1) {
+    while ((c = getopt(argc, argv, "n:o:l:s:k:t:F:b:r:")) != -1) {
         switch (c) {
         case 'n': n = strtoull(optarg, NULL, 10); break;
         case 'o': out = optarg; break;
         case 'l': live = strtoull(optarg, NULL, 10); break;
         case 's': g_rng ^= strtoull(optarg, NULL, 10) * 0x9E3779B97F4A7C15ull; break;
         case 'k': kind = optarg; break;
+        case 'r': g_rank = strtol(optarg, NULL, 10); break;
         case 'b': g_bias = (unsigned)atoi(optarg); break;
         case 'F': g_flush_at = strtoull(optarg, NULL, 10); break;
         case 't': g_stacks = strtoull(optarg, NULL, 10) ? strtoull(optarg, NULL, 10) : 1; break;
         default:
             fprintf(stderr, "usage: gen_trace [-n EVENTS] [-o FILE] [-l LIVE] [-s SEED] "
-                            "[-t STACKS] [-F FLUSH] [-b BIAS] [-k mix|nobinary]\n");
+                            "[-t STACKS] [-F FLUSH] [-b BIAS] [-r RANK] [-k mix|nobinary]\n");
             return 2;
         }
     }
