@@ -214,7 +214,7 @@ static const char *ft_layer(const cp_proc *p, const fe_exc *e, char *buf, size_t
         snprintf(buf, cap, "the framework: torch %s is a CPU-only build (torch.version.cuda "
                  "is None); the driver was never asked", e->torch_version[0] ? e->torch_version
                                                                              : "");
-    else if (p->lib_kind == CP_LIB_STUB)
+    else if (p->lib_kind == CP_LIB_STUB || p->init_fail_result == 34)
         snprintf(buf, cap, "the driver library: the CUDA toolkit's stub libcuda.so was loaded "
                  "instead of the driver's (%s)", p->lib_path ? p->lib_path : "?");
     else if (p->dlopen_seen && !p->dlopen_ok)
@@ -257,10 +257,13 @@ static void ft_nocuda(cp_proc *p, cp_finding *f, const fe_exc *e)
         cp_finding_line(f, "Fix: install a CUDA build of PyTorch (pip install torch "
                         "--index-url https://download.pytorch.org/whl/cuXXX, for a CUDA version "
                         "the driver supports); `cuprobe doctor --python` checks every layer.");
+    else if (p->lib_kind == CP_LIB_STUB || p->init_fail_result == 34)
+        cp_finding_line(f, "Fix: remove the CUDA toolkit's stubs directory from LD_LIBRARY_PATH "
+                        "(and the program's rpath) so that the driver's libcuda.so.1 is found; "
+                        "`cuprobe doctor` checks every layer.");
     else
         cp_finding_line(f, "Fix: repair the layer named above (`cuprobe doctor` checks the "
-                        "hardware, driver, runtime and allocation layers one by one); see the "
-                        "no-gpu-used and cuda-errors findings of this process.");
+                        "hardware, driver, runtime and allocation layers one by one).");
     cp_jb_ks(&f->details, "layer", layer);
     cp_jb_ks(&f->details, "torch_cuda", e->have_torch ? e->torch_cuda : NULL);
 }
@@ -273,10 +276,13 @@ static void ft_nccl(cp_proc *p, cp_finding *f, const fe_exc *e)
     const char *env_rank = cp_proc_env(p, "RANK");
     if (rank < 0 && env_rank)
         rank = strtoll(env_rank, NULL, 10);
-    cp_finding_line(f, "Collective: %s%s%.0lld, rank %s%.0lld%s%s.", op[0] ? op : "unknown",
-                    seq >= 0 ? ", sequence number " : "", seq >= 0 ? (long long)seq : 0,
-                    rank >= 0 ? "" : "unknown", rank >= 0 ? (long long)rank : 0,
-                    tmo >= 0 ? ", timed out after " : "", tmo >= 0 ? "the watchdog's limit" : "");
+    char seqs[48] = "", ranks[32] = "unknown";
+    if (seq >= 0)
+        snprintf(seqs, sizeof seqs, ", sequence number %lld", (long long)seq);
+    if (rank >= 0)
+        snprintf(ranks, sizeof ranks, "%lld", (long long)rank);
+    cp_finding_line(f, "Collective: %s%s, on rank %s%s.", op[0] ? op : "unknown", seqs, ranks,
+                    tmo >= 0 ? ", timed out" : "");
     if (tmo >= 0)
         cp_finding_line(f, "The watchdog waited %lld ms: another rank never joined this "
                         "collective (it crashed, hung, or is running a different one).",
@@ -376,8 +382,10 @@ static void ft_exception(cp_proc *p, cp_ft *s, cp_report *rep, const fe_exc *e, 
     case FE_NO_CUDA:
     case FE_INIT:
         ft_nocuda(p, f, e);
-        if (died)
+        if (died) {
             ft_point_here(p, rep, &cp_check_nogpu, 0);
+            ft_point_here(p, rep, &cp_check_errors, 0);
+        }
         break;
     case FE_ASYNC:
         fa_explain(p, &s->async, f, 1);

@@ -15,6 +15,9 @@ Scenarios:
              and exits 0
   async      five kernel launches from three lines, the third faults
              (FAKECUDA_FAIL_LAUNCH=3): the sync after them raises 700
+  init       the toolkit's stub libcuda (FAKECUDA_STUB=1): cuInit fails and
+             the program raises PyTorch's initialisation error
+  nccl       rank 1's NCCL watchdog timeout (PyTorch 2.11's message)
   caught     an exception caught by the program: exit 0
 """
 import ctypes
@@ -103,6 +106,27 @@ def async_fault():
             "might be incorrect.\nFor debugging consider passing CUDA_LAUNCH_BLOCKING=1")
 
 
+def init():
+    rc = CUDA.cuInit(0)
+    if rc != 0:
+        raise RuntimeError("Unexpected error from cudaGetDeviceCount(). Did you run some "  # RAISE init
+                           "cuda functions before calling NumCudaDevices() that might have "
+                           "already set an error? Error 34: CUDA driver is a stub library")
+
+
+def allreduce():
+    raise torch.distributed.DistBackendError(  # RAISE nccl
+        "[Rank 1] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=42, "
+        "OpType=ALLREDUCE, NumelIn=1048576, NumelOut=1048576, Timeout(ms)=600000) ran for "
+        "600008 milliseconds before timing out.")
+
+
+def nccl():
+    setup()
+    assert alloc(64 << 20)[0] == 0          # the gradients' bucket, on GPU 0
+    allreduce()
+
+
 def caught():
     try:
         cross_entropy("logits", "labels")
@@ -113,7 +137,7 @@ def caught():
 def main():
     scenario = sys.argv[1]
     {"mismatch": mismatch, "nocuda": nocuda, "oom": oom, "thread": thread,
-     "async": async_fault, "caught": caught}[scenario]()
+     "async": async_fault, "init": init, "nccl": nccl, "caught": caught}[scenario]()
 
 
 if __name__ == "__main__":

@@ -93,12 +93,33 @@ has "^info +\[cuda-errors\] CUDA_ERROR_ILLEGAL_ADDRESS" async
 expect_grep "^ASYNC_ERROR .*api=cuCtxSynchronize .*result=700 .*n_inflight=5 overflow=0" "$TMP/async.dump"
 [ "$(grep -c '^INFLIGHT ' "$TMP/async.dump")" -eq 5 ] || die "expected 5 INFLIGHT records"
 
-# 6. Caught everything, exit 0: nothing here.
+# 6. The toolkit's stub libcuda: cuInit 34, the driver-library layer and its fix.
+run init FAKECUDA_STUB=1
+rc_is init 1
+L=$(line_of "RAISE init")
+has "^error +\[fatal-error\] pid [0-9]+ died of CUDA initialisation failed at .*fatal_prog.py:$L \(init\)" init
+has "Layer that failed: the driver library: the CUDA toolkit's stub libcuda.so was loaded" init
+has "Fix: remove the CUDA toolkit's stubs directory from LD_LIBRARY_PATH" init
+has "^info +\[cuda-errors\] the CUDA toolkit's stub libcuda.so was loaded" init
+[ "$(grep -c 'The run died of it: see fatal-error' "$TMP/init.report")" -eq 2 ] ||
+    die "init: no-gpu-used and cuda-errors must both point at fatal-error"
+
+# 7. An NCCL watchdog timeout: the collective, its sequence number and rank.
+run nccl
+rc_is nccl 1
+L=$(line_of "RAISE nccl")
+has "^error +\[fatal-error\] pid [0-9]+ died of an NCCL error at .*fatal_prog.py:$L \(allreduce\)" nccl
+has "Collective: ALLREDUCE, sequence number 42, on rank 1, timed out\." nccl
+has "The watchdog waited 600000 ms: another rank never joined" nccl
+has "NCCL_DEBUG=INFO" nccl
+expect_no_grep "no-gpu-used" "$TMP/nccl.report"
+
+# 8. Caught everything, exit 0: nothing here.
 run caught
 rc_is caught 0
 expect_no_grep "fatal-error" "$TMP/caught.report"
 
-# 7. Output and exit status do not depend on the companion.
+# 9. Output and exit status do not depend on the companion.
 for s in mismatch async thread; do
     cp "$TMP/$s.out" "$TMP/$s.out1"; cp "$TMP/$s.err" "$TMP/$s.err1"; cp "$TMP/$s.rc" "$TMP/$s.rc1"
     extra=""; [ $s = async ] && extra=FAKECUDA_FAIL_LAUNCH=3

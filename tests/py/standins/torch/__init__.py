@@ -7,5 +7,6 @@ from . import version  # noqa: E402,F401
 from . import _C  # noqa: E402,F401
 from . import cuda  # noqa: E402,F401
 from . import _after_cuda  # noqa: E402,F401  (imports after torch.cuda)
+from . import distributed  # noqa: E402,F401
 
 OutOfMemoryError = cuda.OutOfMemoryError
