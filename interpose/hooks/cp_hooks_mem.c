@@ -8,6 +8,7 @@
  * CUDA_ERROR_OUT_OF_MEMORY.
  */
 #include "cp_evt.h"
+#include "cp_framework.h"
 #include "cp_imap.h"
 #include "cp_launch.h"
 #include "cp_mem.h"
@@ -52,6 +53,8 @@ void cp_mem_alloc_ev(const cp_call *c, CUstream s, const cp_range *r, uint64_t f
         w.dev = live.dev;   /* cuMemCreate names its device: the record says it */
     if (c->res == CUDA_SUCCESS && which >= 0)
         cp_imap_insert(which, &live);
+    if (c->res == CUDA_SUCCESS && which != CP_IMAP_HOST)
+        cp_fw_watch_note();   /* device memory taken: the companion samples */
     cp_ev_put_alloc(c, &w, s, live.kind, live.base, which == CP_IMAP_HANDLE ? live.aux : live.size,
                     flags, (uint64_t)(uintptr_t)pool, cp_launch_total());
     if (c->res == CUDA_ERROR_OUT_OF_MEMORY) {

@@ -8,8 +8,13 @@
  * I/O stays on the writer thread, as for every other record.
  */
 #include <errno.h>
+#include <linux/futex.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "cp_framework.h"
 #include "cp_rec.h"
@@ -103,4 +108,42 @@ CP_FW_EXPORT int cuprobe_framework_log(const char *text)
      * program prints. */
     cp_log(2, "framework: %s", text);
     return 0;
+}
+
+/* The segment watch.  cp_fw_seq is the futex word the waiter sleeps on;
+ * the first allocation hook that finds cp_fw_watching set clears it, bumps
+ * the word and wakes.  Clearing first means the allocations that follow
+ * (an allocator growing takes several segments in a row) cost one relaxed
+ * load each, not a syscall, until the sampler waits again. */
+_Atomic int cp_fw_watching;
+static _Atomic uint32_t cp_fw_seq;
+
+void cp_fw_watch_wake(void)
+{
+    if (!atomic_exchange_explicit(&cp_fw_watching, 0, memory_order_acq_rel))
+        return;
+    atomic_fetch_add_explicit(&cp_fw_seq, 1, memory_order_release);
+    /* Raw syscall: the hook runs on the program's allocation path and must
+     * not touch errno; syscall() would, so save and restore it. */
+    int saved = errno;
+    syscall(SYS_futex, &cp_fw_seq, FUTEX_WAKE_PRIVATE, INT32_MAX, NULL, NULL, 0);
+    errno = saved;
+}
+
+CP_FW_EXPORT int cuprobe_framework_wait(int timeout_ms)
+{
+    if (timeout_ms < 0)
+        return -EINVAL;
+    if (!cp_rec_on())
+        return -ENOTCONN;
+    uint32_t seen = atomic_load_explicit(&cp_fw_seq, memory_order_acquire);
+    atomic_store_explicit(&cp_fw_watching, 1, memory_order_release);
+    struct timespec ts = { timeout_ms / 1000, (long)(timeout_ms % 1000) * 1000000L };
+    int saved = errno;
+    /* Returns at once (EAGAIN) when an allocation bumped the word after we
+     * read it: nothing is missed between the load and the wait. */
+    syscall(SYS_futex, &cp_fw_seq, FUTEX_WAIT_PRIVATE, seen, &ts, NULL, 0);
+    errno = saved;
+    atomic_store_explicit(&cp_fw_watching, 0, memory_order_release);
+    return atomic_load_explicit(&cp_fw_seq, memory_order_acquire) != seen;
 }

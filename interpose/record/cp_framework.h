@@ -11,6 +11,7 @@
 #ifndef CP_FRAMEWORK_H
 #define CP_FRAMEWORK_H
 
+#include <stdatomic.h>
 #include <stddef.h>
 
 /* A payload longer than this is cut into parts (see cuprobe_framework_record). */
@@ -41,5 +42,32 @@ int cuprobe_framework_record(const char *kind, const char *json, size_t json_len
  *  by default.  Thread-safe.
  *  @return : 0, or -EINVAL when text is NULL. */
 int cuprobe_framework_log(const char *text);
+
+/*! cuprobe_framework_wait() : block the calling thread until the process
+ *  next takes device memory from the driver (cuMemAlloc*, cuMemCreate,
+ *  cuMemAllocAsync, ...: an allocator growing) or timeout_ms passes.  The
+ *  companion's sampler thread calls it (through ctypes, which releases the
+ *  GIL) to sample the framework's allocator right after a new segment,
+ *  instead of only on its timer.  One waiter at a time is expected; more
+ *  are all woken.
+ *  @return : 1 when memory was taken while waiting, 0 on timeout or a
+ *  signal, -EINVAL (timeout_ms < 0), -ENOTCONN (tracing is off). */
+int cuprobe_framework_wait(int timeout_ms);
+
+/* Set while a waiter is blocked in cuprobe_framework_wait(); read by the
+ * allocation hooks (cp_fw_watch_note). */
+extern _Atomic int cp_fw_watching;
+
+/*! cp_fw_watch_wake() : wake the waiter (slow path of cp_fw_watch_note). */
+void cp_fw_watch_wake(void);
+
+/*! cp_fw_watch_note() : an allocation hook took device memory: wake the
+ *  companion's sampler if it waits.  One relaxed load when nobody waits; the
+ *  first allocation after a wait began pays one futex wake. */
+static inline void cp_fw_watch_note(void)
+{
+    if (atomic_load_explicit(&cp_fw_watching, memory_order_relaxed))
+        cp_fw_watch_wake();
+}
 
 #endif /* CP_FRAMEWORK_H */

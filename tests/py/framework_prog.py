@@ -13,6 +13,9 @@ Scenarios:
   uncaught    an OOM that is not caught (traceback, exit status 1)
   periodic    initialise CUDA, hold some memory, sleep PROG_SLEEP seconds
   exitcode    some work, then sys.exit(3)
+  grow        on the fake driver: 24 steps 40 ms apart, each keeps an 8 MiB
+              tensor and launches a kernel; every new stand-in segment is
+              also taken from the driver (cuMemAlloc), as PyTorch does
   cupy        CuPy pool use, then exit
   jax         JAX backends initialised, then exit
 """
@@ -52,6 +55,33 @@ def fill_and_fragment(torch):
     return len(big), len(small)
 
 
+def grow(torch):
+    """Live tensors growing: the allocator takes a 20 MiB segment every
+    second step, and the driver sees each one."""
+    import ctypes
+
+    cuda = ctypes.CDLL("libcuda.so.1")
+    dev, ctx, mod, fn = ctypes.c_int(), ctypes.c_void_p(), ctypes.c_void_p(), ctypes.c_void_p()
+    assert cuda.cuInit(0) == 0
+    assert cuda.cuDeviceGet(ctypes.byref(dev), 0) == 0
+    assert cuda.cuCtxCreate_v2(ctypes.byref(ctx), 0, dev) == 0
+    assert cuda.cuModuleLoadData(ctypes.byref(mod), b"fake") == 0
+    assert cuda.cuModuleGetFunction(ctypes.byref(fn), mod, b"fake_noop") == 0
+    kept, reserved = [], 0
+    for _ in range(int(os.environ.get("PROG_STEPS", "24"))):
+        for _ in range(8):
+            assert cuda.cuLaunchKernel(fn, 1, 1, 1, 128, 1, 1, 0, None, None, None) == 0
+        kept.append(torch.cuda._standin_alloc(8 * MiB))
+        now = torch.cuda.memory_stats()["reserved_bytes.all.current"]
+        if now > reserved:
+            p = ctypes.c_uint64()
+            assert cuda.cuMemAlloc_v2(ctypes.byref(p), ctypes.c_size_t(now - reserved)) == 0
+            reserved = now
+        time.sleep(0.04)
+    print("kept", len(kept), "reserved", reserved)
+    return 0
+
+
 def main(scenario):
     if scenario == "plain":
         print("hello")
@@ -88,6 +118,8 @@ def main(scenario):
         print("big", n_big, "small", n_small)
         print("init by:", torch.cuda._standin_init_source)
         return 0
+    if scenario == "grow":
+        return grow(torch)
     if scenario == "uncaught":
         torch.cuda._standin_alloc(4 << 30)
         return 0

@@ -20,6 +20,12 @@ import time
 VERSION = 1
 DEFAULT_INTERVAL = 10.0
 MIN_INTERVAL = 0.01
+# CUPROBE_FRAMEWORK_WATCH: the least time between two samples taken because
+# the allocator grew (a new segment), so an allocator taking thousands of
+# segments costs at most one sample per gap.
+DEFAULT_WATCH_GAP = 0.05
+# The sampler thread wakes at least this often to notice a stop.
+WAIT_SLICE_S = 1.0
 
 _state = None   # the _Companion once activated
 _failed = False  # set by fail() even before activation
@@ -112,6 +118,13 @@ class _Companion:
         self.sink = sink
         self.pid = os.getpid()
         self.interval = parse_interval(os.environ.get("CUPROBE_FRAMEWORK_INTERVAL"))
+        self.watch_gap = parse_interval(os.environ.get("CUPROBE_FRAMEWORK_WATCH"),
+                                        DEFAULT_WATCH_GAP)
+        if sink.wait is None:
+            self.watch_gap = 0.0
+        self.samples = 0
+        self.sample_us_total = 0.0
+        self.sample_us_max = 0.0
         self.collectors = {}   # framework name -> collector
         self.thread = None
         self.stop = None
@@ -124,12 +137,13 @@ class _Companion:
     def info(self, event, **extra):
         obj = {"v": VERSION, "event": event, "pid": self.pid,
                "python": sys.version.split()[0], "interval_s": self.interval,
+               "watch_gap_s": self.watch_gap,
                "sink": self.sink.where, "frameworks": sorted(self.collectors)}
         obj.update(extra)
         record("companion.info", obj)
 
     def start_timer(self):
-        if self.thread is not None or self.interval <= 0:
+        if self.thread is not None or (self.interval <= 0 and self.watch_gap <= 0):
             return
         self.stop = threading.Event()
         self.thread = threading.Thread(target=self._run, name="cuprobe-companion",
@@ -141,11 +155,44 @@ class _Companion:
             self.stop.set()
 
     def _run(self):
+        """The periodic summary every `interval`, and a sample right after
+        the allocator grows (at most one per `watch_gap`): the thread sleeps
+        in the shim's cuprobe_framework_wait() between the two."""
         _block_signals()
-        while not self.stop.wait(self.interval):
+        inf = float("inf")
+        next_tick = time.monotonic() + self.interval if self.interval > 0 else inf
+        while not self.stop.is_set():
             if disabled():
                 return
-            self.tick()
+            now = time.monotonic()
+            if now >= next_tick:
+                self.tick()
+                next_tick = time.monotonic() + self.interval
+                continue
+            timeout = min(next_tick - now, WAIT_SLICE_S)
+            if self.watch_gap <= 0:
+                self.stop.wait(timeout)
+                continue
+            rc = self.sink.wait(max(1, int(timeout * 1000)))
+            if rc < 0:
+                self.watch_gap = 0.0      # tracing is off: the timer only
+            elif rc > 0 and not self.stop.is_set() and not disabled():
+                self.sample()
+                self.stop.wait(self.watch_gap)
+
+    def sample(self):
+        """One sample of every collector that has one, after a new segment."""
+        c0 = time.thread_time()
+        for name, collector in list(self.collectors.items()):
+            fn = getattr(collector, "segment", None)
+            if fn is not None:
+                guarded(name + ".segment", fn)
+                if disabled():
+                    return
+        us = (time.thread_time() - c0) * 1e6
+        self.samples += 1
+        self.sample_us_total += us
+        self.sample_us_max = max(self.sample_us_max, us)
 
     def tick(self):
         """One periodic summary of every collector.  Its cost is this
@@ -172,7 +219,11 @@ class _Companion:
             guarded(name + ".exit", collector.exit)
         if not disabled():
             mean = self.tick_us_total / self.ticks if self.ticks else 0.0
+            smean = self.sample_us_total / self.samples if self.samples else 0.0
             self.info("exit", periodic_ticks=self.ticks,
+                      segment_samples=self.samples,
+                      segment_us_mean=round(smean, 1),
+                      segment_us_max=round(self.sample_us_max, 1),
                       periodic_us_mean=round(mean, 1),
                       periodic_us_max=round(self.tick_us_max, 1),
                       periodic_wall_us_max=round(self.tick_wall_us_max, 1),

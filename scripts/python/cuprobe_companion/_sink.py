@@ -44,7 +44,8 @@ def _shim_paths():
 
 
 def _find_entry_points():
-    """(record, log) ctypes functions of the loaded shim, or (None, None)."""
+    """(record, log, wait) ctypes functions of the loaded shim, or
+    (None, None, None); wait is None with a shim that predates it."""
     import ctypes
 
     libs = []
@@ -71,17 +72,26 @@ def _find_entry_points():
         record.restype = ctypes.c_int
         log.argtypes = (ctypes.c_char_p,)
         log.restype = ctypes.c_int
-        return record, log
-    return None, None
+        # ctypes releases the GIL for the call: the program runs while the
+        # sampler thread sleeps in the shim.
+        wait = getattr(lib, "cuprobe_framework_wait", None)
+        if wait is not None:
+            wait.argtypes = (ctypes.c_int,)
+            wait.restype = ctypes.c_int
+        return record, log, wait
+    return None, None, None
 
 
 class Sink:
     """Writes records; open() returns None when there is nowhere to write."""
 
-    def __init__(self, record_fn, log_fn, path):
+    def __init__(self, record_fn, log_fn, path, wait_fn=None):
         self._record = record_fn
         self._log = log_fn
         self._path = path
+        # wait_fn(timeout_ms) -> 1 when device memory was taken, 0 on
+        # timeout, < 0 when it cannot wait (cuprobe_framework_wait).
+        self.wait = wait_fn
         self.records = 0
         self.failures = 0
         self.last_rc = 0
@@ -89,10 +99,10 @@ class Sink:
     @classmethod
     def open(cls):
         path = os.environ.get("CUPROBE_FRAMEWORK_SINK") or None
-        record, log = _find_entry_points()
+        record, log, wait = _find_entry_points()
         if record is None and path is None:
             return None
-        return cls(record, log, path)
+        return cls(record, log, path, wait)
 
     @property
     def where(self):

@@ -1,5 +1,6 @@
-"""PyTorch: the caching allocator's own view, recorded at each OOM, at exit
-and periodically (kinds torch.oom, torch.exit, torch.periodic; fields in
+"""PyTorch: the caching allocator's own view, recorded at each OOM, at exit,
+periodically and right after the allocator takes a new segment (kinds
+torch.oom, torch.exit, torch.periodic, torch.segment; fields in
 docs/framework.md).
 
 API surface used (PyTorch 2.11; every call is looked up with getattr and a
@@ -182,6 +183,7 @@ class TorchCollector:
         self.attached = False
         self.ooms = 0
         self.ticks = 0
+        self.segments = 0
         self.static = None
         self.periodic_frag = True
         self.periodic_frag_off = ""
@@ -303,7 +305,8 @@ class TorchCollector:
     def exit(self):
         t0 = time.perf_counter()
         obj = {"v": VERSION, "cuda_initialized": bool(self.cuda.is_initialized()),
-               "oom_count": self.ooms, "periodic_count": self.ticks}
+               "oom_count": self.ooms, "periodic_count": self.ticks,
+               "segment_count": self.segments}
         obj.update(self._static_info())
         if obj["cuda_initialized"]:
             obj["history_enabled"] = self._history_enabled()
@@ -339,3 +342,18 @@ class TorchCollector:
         obj["devices"] = devices
         obj["collect_us"] = round((time.thread_time() - t0) * 1e6, 1)
         self._record("torch.periodic", obj)
+
+    def segment(self):
+        """After the allocator took memory from the driver: allocated and
+        reserved per device, without the snapshot (cheap, often)."""
+        cuda = self.cuda
+        if not cuda.is_initialized():
+            return
+        t0 = time.thread_time()
+        devices, _, _ = self._collect(set(), False, None)
+        self.segments += 1
+        obj = {"v": VERSION, "sample": self.segments}
+        obj.update(totals(devices))
+        obj["devices"] = devices
+        obj["collect_us"] = round((time.thread_time() - t0) * 1e6, 1)
+        self._record("torch.segment", obj)

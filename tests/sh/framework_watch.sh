@@ -1,0 +1,49 @@
+#!/bin/sh
+# framework_watch: the companion samples PyTorch's allocator right after the
+# allocator takes device memory (torch.segment records), not only on its
+# 10 s timer, so a run of one second still has PyTorch's own timeline
+# (issue 10).  The shim wakes the sampler through cuprobe_framework_wait().
+# framework_prog.py grow keeps an 8 MiB tensor per step for 24 steps 40 ms
+# apart on the fake driver; each new 20 MiB stand-in segment is also taken
+# with cuMemAlloc.
+. "$ROOT/tests/sh/lib.sh"
+command -v python3 >/dev/null 2>&1 || skip "no python3"
+[ -f "$SHIM" ] || skip "no $SHIM"
+[ -f "$FAKE_DIR/libcuda.so.1" ] || skip "fake driver not built"
+[ -x "$ANA" ] || skip "no $ANA"
+
+PP="$ROOT/scripts/python:$ROOT/tests/py/standins"
+run() { # run NAME [VAR=VALUE...]
+    name=$1; shift
+    env -u CUPROBE_FRAMEWORK_SINK "$@" PYTHONPATH="$PP" PYTHONDONTWRITEBYTECODE=1 \
+        LD_PRELOAD="$SHIM" LD_LIBRARY_PATH="$FAKE_DIR" CUPROBE_OUTPUT="$TMP/$name.trace" \
+        FAKECUDA_MEM=1G python3 "$ROOT/tests/py/framework_prog.py" grow \
+        >"$TMP/$name.out" 2>"$TMP/$name.err" || { cat "$TMP/$name.err"; die "$name: run failed"; }
+    "$ANA" dump "$TMP/$name.trace" >"$TMP/$name.dump" 2>&1 || die "$name: dump failed"
+    "$ANA" report --no-progress "$TMP/$name.trace" >"$TMP/$name.report" 2>&1
+}
+
+# 1. Default: a sample after new segments (12 segments, at most one sample
+#    per 50 ms), none from the timer; the growth finding uses them.
+run on
+expect_grep '^kept 24 reserved 251658240$' "$TMP/on.out"
+n=$(grep -c 'kind="torch.segment"' "$TMP/on.dump")
+[ "$n" -ge 6 ] || die "expected >= 6 torch.segment records, found $n"
+expect_no_grep 'kind="torch.periodic"' "$TMP/on.dump"
+expect_grep 'segment_samples\\":'"$n"',' "$TMP/on.dump"
+# The samples follow the growth: the last one saw (nearly) all of it.
+last=$(grep 'kind="torch.segment"' "$TMP/on.dump" | tail -1)
+echo "$last" | grep -q -E 'reserved_bytes\\":2(09715200|30686720|51658240)[,}]' ||
+    die "the last torch.segment record missed the growth: $last"
+expect_grep "^warning +\[memory-growth\]" "$TMP/on.report"
+expect_grep "PyTorch's own timeline \(([7-9]|[1-9][0-9]) samples\): allocated .* live tensors are growing" "$TMP/on.report"
+
+# 2. CUPROBE_FRAMEWORK_WATCH=0: no segment samples, only the exit record.
+run off CUPROBE_FRAMEWORK_WATCH=0
+expect_no_grep 'kind="torch.segment"' "$TMP/off.dump"
+expect_grep 'watch_gap_s\\":0\.0' "$TMP/off.dump"
+expect_grep "PyTorch at the end: " "$TMP/off.report"
+
+# 3. The program's output does not depend on the watch.
+cmp -s "$TMP/on.out" "$TMP/off.out" || die "output differs with the watch"
+echo "ok"
