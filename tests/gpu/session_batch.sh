@@ -3,7 +3,7 @@
 # call, each under its own time limit, with their outputs under $OUT/PART;
 # everything is packed into $OUT/results.tgz (the device tool brings back
 # at most 8 files).  PART is one of: accuracy fatal pictures compile bytes
-# bench checks validation.  Run from the repository root with build/ built.
+# bench checks validation gpt2ab gpt2bisect watch.  Run from the repository root with build/ built.
 OUT=${OUT:-session-out}
 mkdir -p "$OUT"
 export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1
@@ -24,6 +24,7 @@ run_part() {
     validation) OUT="$d" bash tests/gpu/run_validation.sh ;;
     gpt2ab) bash tests/gpu/gpt2_async_ab.sh "$d" ;;
     gpt2bisect) bash tests/gpu/gpt2_bisect.sh "$d" ;;
+    watch) bash tests/gpu/framework_watch.sh "$d" ;;
     esac
 }
 # The analyzer links elfutils dynamically; a GPU machine without libdw gets
