@@ -24,7 +24,9 @@ run_doctor() {
         while [ $# -gt 0 ]; do
             case "$1" in [A-Z]*=*) export "$1"; shift ;; *) break ;; esac
         done
-        exec timeout 60 "$ANA" doctor "$@"
+        # A generous step limit first (a later --timeout wins): on a loaded
+        # machine the fake 64 MiB copy test can take longer than the default 20 s.
+        exec timeout 300 "$ANA" doctor --timeout 120 "$@"
     ) >"$out" 2>&1
     rc=$?
 }
