@@ -466,10 +466,24 @@ static void gr_finish(cp_proc *p, void *st, cp_report *rep)
                        "with no plateau (%s/s over %s)", cp_fmt_bytes(growth, b1, sizeof b1),
                        cp_fmt_bytes(cp_rate_u64(rate, 1.0), b2, sizeof b2),
                        cp_fmt_ns(t_end - t_start, tb, sizeof tb));
+    int fwk = cp_advice_fw(p);
     cp_finding_line(f, "Lowest memory held in each eighth of the work (kernel launches): "
                     "from %s to %s, rising to the end; the sites below are where the added "
                     "memory was allocated and stayed.", cp_fmt_bytes(g.floor[0], b1, sizeof b1),
                     cp_fmt_bytes(g.floor[GSEG - 1], b3, sizeof b3));
+    if (fwk != CP_FWK_CUDA)
+        /* The driver sees a caching allocator's segments, not its tensors:
+         * a segment is taken by whichever request found the cache empty,
+         * which on the H200 (accuracy.md) was a line next to the one that
+         * keeps the references, in the same loop. */
+        cp_finding_line(f, "%s's allocator takes memory from the driver where its cache runs "
+                        "out: the sites are where that happened, often a line next to the "
+                        "one that keeps the references, in the same loop.%s",
+                        cp_advice_fw_name(fwk),
+                        fwk == CP_FWK_TORCH ? " To name the tensors that stay, record "
+                        "torch.cuda.memory._record_memory_history() before the loop and "
+                        "torch.cuda.memory._dump_snapshot(\"snap.pickle\") after it "
+                        "(open it at pytorch.org/memory_viz)." : "");
     uint64_t steps = gr_steps(s);
     if (steps)
         cp_finding_line(f, "About %s per step (%llu steps, counted from the read-back "

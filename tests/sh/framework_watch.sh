@@ -36,6 +36,7 @@ last=$(grep 'kind="torch.segment"' "$TMP/on.dump" | tail -1)
 echo "$last" | grep -q -E 'reserved_bytes\\":2(09715200|30686720|51658240)[,}]' ||
     die "the last torch.segment record missed the growth: $last"
 expect_grep "^warning +\[memory-growth\]" "$TMP/on.report"
+expect_grep "PyTorch's allocator takes memory from the driver where its cache runs out: .*_record_memory_history" "$TMP/on.report"
 expect_grep "PyTorch's own timeline \(([7-9]|[1-9][0-9]) samples\): allocated .* live tensors are growing" "$TMP/on.report"
 
 # 2. CUPROBE_FRAMEWORK_WATCH=0: no segment samples, only the exit record.
