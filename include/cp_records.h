@@ -97,7 +97,7 @@ typedef struct cp_oom_proc {
     R(STACK, 6, stack, REC, "a call site: native ips and Python frames, both innermost first") \
     R(API, 7, api, REC, "routes: bit 1 << route for each route by which the program obtained this function so far (0 symbol, 1 dlsym, 2 cuGetProcAddress, 3 cuGetProcAddress_v2)") \
     R(DLOPEN, 8, dlopen, REC, "a dlopen of libcuda; lib_kind: 0 not found, 1 driver, 2 toolkit stub, 3 other") \
-    R(DRIVER, 9, driver, REC, "driver_version is 0 when cuDriverGetVersion failed") \
+    R(DRIVER, 9, driver, REC, "driver_version is 0 when cuDriverGetVersion failed; cuDriverGetVersion records an answer only when it differs from the last one it recorded in this file") \
     R(DEVICE, 10, device, REC, "one GPU as the driver reported it") \
     R(CALL, 11, call, EV, "a call with nothing more to say (init, failures of other calls)") \
     R(ALLOC, 12, alloc, EV, "EV's dev is the device holding the memory (for cuMemCreate the requested location's device); for VMM kinds ptr is the physical allocation handle; launches: kernel launches this thread made so far (memory taken while the program works, not at set-up)") \
@@ -108,7 +108,7 @@ typedef struct cp_oom_proc {
     R(STREAM, 17, stream, EV, "a stream created or destroyed, a capture begun or ended") \
     R(VMM, 18, vmm, EV, "an address range reserved or freed, a physical allocation mapped or unmapped, access set") \
     R(POOL, 19, pool, EV, "a memory pool created, destroyed or trimmed, an attribute set, or read at a failed allocation") \
-    R(LAUNCH_COUNT, 20, launch_count, REC, "count: launches of func on this thread since its previous LAUNCH_COUNT; name may be empty") \
+    R(LAUNCH_COUNT, 20, launch_count, REC, "count: launches of func on this thread since its previous LAUNCH_COUNT; name: the function's name in the first LAUNCH_COUNT of func from each thread in a file, empty in later ones (and when unknown)") \
     R(XDEV, 21, xdev, EV, "a kernel parameter pointing at memory of another device") \
     R(OOM, 22, oom, EV, "EV of the failed call; procs: the processes on the device (NVML)") \
     R(SYNC, 23, sync, EV, "launches as in COPY") \

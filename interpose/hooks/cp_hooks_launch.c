@@ -25,6 +25,9 @@ typedef struct cp_lc_slot {
     _Atomic(uintptr_t) func;
     atomic_uint_fast64_t pending;   /* launches not yet recorded */
     uint32_t api;
+    uint32_t named_gen;             /* cp_rec_generation() + 1 of the file that
+                                     * has func's name from this slot; under
+                                     * cp_lc_emit_lock */
 } cp_lc_slot;
 
 typedef struct cp_lc_table {
@@ -90,20 +93,28 @@ static cp_lc_table *cp_lc_mine(void)
     return t;
 }
 
+/* A function's name goes into its first LAUNCH_COUNT from this thread in
+ * each file only: counts leave at every flush, and repeating a mangled
+ * kernel name (about 150 bytes) each time made LAUNCH_COUNT 31% of a
+ * GPT-2 training trace.  The analyzer never needs it again. */
 static void cp_lc_emit_table(cp_lc_table *t)
 {
+    uint32_t gen = cp_rec_generation() + 1;
     for (unsigned i = 0; i < CP_LC_SLOTS; i++) {
-        uintptr_t f = atomic_load_explicit(&t->slot[i].func, memory_order_acquire);
+        cp_lc_slot *s = &t->slot[i];
+        uintptr_t f = atomic_load_explicit(&s->func, memory_order_acquire);
         if (!f)
             continue;
-        uint64_t n = atomic_exchange(&t->slot[i].pending, 0);
+        uint64_t n = atomic_exchange(&s->pending, 0);
         if (!n)
             continue;
-        const char *name = cp_launch_name((const void *)f);
+        const char *name = s->named_gen == gen ? NULL : cp_launch_name((const void *)f);
         size_t len = name ? strnlen(name, 1024) : 0;
-        cp_ev_announce(t->slot[i].api);
-        if (cp_rec_put_launch_count(t->slot[i].api, f, n, name, len))
+        cp_ev_announce(s->api);
+        if (cp_rec_put_launch_count(s->api, f, n, name, len))
             return;
+        if (name)
+            s->named_gen = gen;
     }
 }
 

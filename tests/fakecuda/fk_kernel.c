@@ -7,6 +7,8 @@
  *   fake_add_f32  (CUdeviceptr a, CUdeviceptr b, CUdeviceptr out, size_t n)
  *   fake_scale_f32(CUdeviceptr p, float s, size_t n)
  *   fake_noop     ()
+ * A name may carry a suffix after '@' ("fake_noop@_ZN2at6native..."): the
+ * same kernel under a long, mangled-looking name, as real libraries have.
  * They behave like grid-stride loops: all n elements are processed whatever
  * the grid.  Memory is only required to be known to the driver (any device,
  * pinned host, managed); unknown memory fails the launch with
@@ -125,8 +127,10 @@ FK_ALIAS(cuModuleLoadData);
 
 static int fk_kdef_index(const char *name)
 {
+    const char *at = strchr(name, '@');
+    size_t n = at ? (size_t)(at - name) : strlen(name);
     for (int i = 0; i < FK_NKERNELS; i++)
-        if (strcmp(fk_kdefs[i].name, name) == 0)
+        if (strlen(fk_kdefs[i].name) == n && strncmp(fk_kdefs[i].name, name, n) == 0)
             return i;
     return -1;
 }

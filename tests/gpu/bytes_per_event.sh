@@ -11,11 +11,38 @@
 #   record type) and summary.txt: one line per trace with records, file
 #   bytes, compressed bytes/event and raw bytes/event.  Under 2 minutes on
 #   an H200 (GPT-2 and the MLP run 15 s and 8 s of steps).
-OUT=${1:-${OUT:-bytes-per-event-out}}
+# bash tests/gpu/bytes_per_event.sh --measure TRACE...  prints the summary
+#   line of traces already written (no GPU needed).
 B=${B:-build}
-mkdir -p "$OUT" || exit 1
 CP="$PWD/$B/cuprobe"
 ANA="$PWD/$B/cuprobe-analyze"
+
+# measure_trace NAME TRACE : the summary line of one trace; its stats go
+# next to it.  The arithmetic is awk's: the GPU machine has no bc, and
+# $(echo ... | bc -l) there gave "" which printf showed as 0.00 (the
+# B/event columns of the 2026-12-01 H200 run).
+measure_trace() {
+    local name=$1 t=$2 fb
+    "$ANA" dump --stats "$t" >"$t.stats.txt" 2>&1
+    fb=$(stat -c %s "$t")
+    LC_ALL=C awk -v name="$name" -v trace="$(basename "$t")" -v fb="$fb" '
+        $1 == "total" && $2 > 0 {
+            printf "%-10s %-28s %10d %12d %10.2f %10.2f\n", name, trace, $2, fb, fb / $2, $3 / $2
+            found = 1
+        }
+        { last = $0 }
+        END { if (!found) printf "%s: %s: no records (%s)\n", name, trace, last }' "$t.stats.txt"
+}
+
+if [ "${1:-}" = "--measure" ]; then
+    shift
+    for t in "$@"; do
+        measure_trace "$(basename "$(dirname "$t")")" "$t"
+    done
+    exit 0
+fi
+OUT=${1:-${OUT:-bytes-per-event-out}}
+mkdir -p "$OUT" || exit 1
 [ -x "$CP" ] && [ -x "$ANA" ] && [ -f "$B/libcuprobe.so" ] || { echo "build/ is missing (run make)"; exit 1; }
 if ! python3 -c 'import torch, sys; sys.exit(0 if torch.cuda.is_available() else 1)' 2>/dev/null; then
     echo "skip: torch with CUDA is not importable here" | tee "$OUT/summary.txt"
@@ -32,19 +59,10 @@ record() {
     rm -f "$OUT/$name"/*.trace
     timeout 90 "$CP" run -o "$OUT/$name/$name-%p.trace" -- "$@" >"$OUT/$name/stdout.txt" 2>"$OUT/$name/stderr.txt"
     echo "exit $?" >>"$OUT/$name/stdout.txt"
-    local t n fb raw
+    local t
     for t in "$OUT/$name"/*.trace; do
         [ -f "$t" ] || { echo "$name: no trace written (see $OUT/$name/stderr.txt)" | tee -a "$OUT/summary.txt"; return; }
-        "$ANA" dump --stats "$t" >"$t.stats.txt" 2>&1
-        n=$(awk '$1 == "total" {print $2}' "$t.stats.txt")
-        raw=$(awk '$1 == "total" {print $3}' "$t.stats.txt")
-        fb=$(stat -c %s "$t")
-        if [ -n "$n" ] && [ "$n" -gt 0 ]; then
-            printf '%-10s %-28s %10d %12d %10.2f %10.2f\n' "$name" "$(basename "$t")" "$n" "$fb" \
-                "$(echo "$fb / $n" | bc -l)" "$(echo "$raw / $n" | bc -l)" | tee -a "$OUT/summary.txt"
-        else
-            echo "$name: $(basename "$t"): no records ($(tail -1 "$t.stats.txt"))" | tee -a "$OUT/summary.txt"
-        fi
+        measure_trace "$name" "$t" | tee -a "$OUT/summary.txt"
     done
 }
 
