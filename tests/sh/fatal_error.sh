@@ -10,20 +10,13 @@
 # must be the same as without the companion; a run that caught everything
 # shows nothing.
 . "$ROOT/tests/sh/lib.sh"
-command -v python3 >/dev/null 2>&1 || skip "no python3"
-[ -f "$SHIM" ] || skip "no $SHIM"
-[ -f "$FAKE_DIR/libcuda.so.1" ] || skip "fake driver not built"
-[ -x "$ANA" ] || skip "no $ANA"
+need_py_fake
 
 PROG="$ROOT/tests/py/fatal_prog.py"
-PP="$ROOT/scripts/python:$ROOT/tests/py/standins"
 line_of() { grep -n "# $1\$" "$PROG" | cut -d: -f1; }
 run() { # run NAME [VAR=VALUE...]: trace fatal_prog.py NAME into $TMP/NAME.trace
     name=$1; shift
-    env -u CUPROBE_FRAMEWORK_SINK "$@" PYTHONPATH="$PP" PYTHONDONTWRITEBYTECODE=1 \
-        LD_PRELOAD="$SHIM" LD_LIBRARY_PATH="$FAKE_DIR" CUPROBE_OUTPUT="$TMP/$name.trace" \
-        FAKECUDA_MEM=1G python3 "$PROG" "$name" >"$TMP/$name.out" 2>"$TMP/$name.err"
-    echo $? >"$TMP/$name.rc"
+    py_traced "$name" "$@" -- "$PROG" "$name"
     "$ANA" report --no-progress "$TMP/$name.trace" >"$TMP/$name.report" 2>&1
     "$ANA" report --json --no-progress "$TMP/$name.trace" >"$TMP/$name.json" 2>&1
 }

@@ -7,18 +7,12 @@
 # apart on the fake driver; each new 20 MiB stand-in segment is also taken
 # with cuMemAlloc.
 . "$ROOT/tests/sh/lib.sh"
-command -v python3 >/dev/null 2>&1 || skip "no python3"
-[ -f "$SHIM" ] || skip "no $SHIM"
-[ -f "$FAKE_DIR/libcuda.so.1" ] || skip "fake driver not built"
-[ -x "$ANA" ] || skip "no $ANA"
+need_py_fake
 
-PP="$ROOT/scripts/python:$ROOT/tests/py/standins"
 run() { # run NAME [VAR=VALUE...]
     name=$1; shift
-    env -u CUPROBE_FRAMEWORK_SINK "$@" PYTHONPATH="$PP" PYTHONDONTWRITEBYTECODE=1 \
-        LD_PRELOAD="$SHIM" LD_LIBRARY_PATH="$FAKE_DIR" CUPROBE_OUTPUT="$TMP/$name.trace" \
-        FAKECUDA_MEM=1G python3 "$ROOT/tests/py/framework_prog.py" grow \
-        >"$TMP/$name.out" 2>"$TMP/$name.err" || { cat "$TMP/$name.err"; die "$name: run failed"; }
+    py_traced "$name" "$@" -- "$ROOT/tests/py/framework_prog.py" grow
+    [ "$(cat "$TMP/$name.rc")" = 0 ] || { cat "$TMP/$name.err"; die "$name: run failed"; }
     "$ANA" dump "$TMP/$name.trace" >"$TMP/$name.dump" 2>&1 || die "$name: dump failed"
     "$ANA" report --no-progress "$TMP/$name.trace" >"$TMP/$name.report" 2>&1
 }

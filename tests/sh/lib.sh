@@ -18,3 +18,27 @@ skip() { echo "$*"; exit 77; }
 # expect_grep PATTERN FILE: fail with the file shown when PATTERN is absent
 expect_grep() { grep -q -E -- "$1" "$2" || { echo "--- $2"; cat "$2"; die "expected /$1/ in $2"; }; }
 expect_no_grep() { ! grep -q -E -- "$1" "$2" || { echo "--- $2"; cat "$2"; die "did not expect /$1/ in $2"; }; }
+# need_py_fake: skip unless python3, the shim, the fake driver and the
+# analyzer are there (tests that trace Python programs on the fake driver).
+need_py_fake() {
+    command -v python3 >/dev/null 2>&1 || skip "no python3"
+    [ -f "$SHIM" ] || skip "no $SHIM"
+    [ -f "$FAKE_DIR/libcuda.so.1" ] || skip "fake driver not built"
+    [ -x "$ANA" ] || skip "no $ANA"
+}
+# py_traced NAME [VAR=VALUE...] -- SCRIPT ARGS...: run python3 SCRIPT under
+# the shim on the fake driver (1 GiB) with the companion and the stand-in
+# frameworks; trace in $TMP/NAME.trace, stdout/stderr in $TMP/NAME.out/.err,
+# exit status in $TMP/NAME.rc.  VALUEs must not hold spaces.
+py_traced() {
+    name_=$1; shift
+    set -- env -u CUPROBE_FRAMEWORK_SINK "$@"
+    env_=""
+    while [ $# -gt 0 ] && [ "$1" != "--" ]; do env_="$env_ $1"; shift; done
+    [ $# -gt 0 ] && shift
+    # shellcheck disable=SC2086
+    $env_ PYTHONPATH="$ROOT/scripts/python:$ROOT/tests/py/standins" PYTHONDONTWRITEBYTECODE=1 \
+        LD_PRELOAD="$SHIM" LD_LIBRARY_PATH="$FAKE_DIR" CUPROBE_OUTPUT="$TMP/$name_.trace" \
+        FAKECUDA_MEM=1G python3 "$@" >"$TMP/$name_.out" 2>"$TMP/$name_.err"
+    echo $? >"$TMP/$name_.rc"
+}

@@ -113,6 +113,26 @@ def record(kind, obj, shrink=None):
     return state.sink.record(kind, data)
 
 
+class _Cost:
+    """What one kind of collection cost: count, CPU microseconds (total,
+    max) and the longest wall time."""
+
+    def __init__(self):
+        self.n = 0
+        self.us_total = 0.0
+        self.us_max = 0.0
+        self.wall_us_max = 0.0
+
+    def add(self, us, wall_us):
+        self.n += 1
+        self.us_total += us
+        self.us_max = max(self.us_max, us)
+        self.wall_us_max = max(self.wall_us_max, wall_us)
+
+    def mean(self):
+        return round(self.us_total / self.n, 1) if self.n else 0.0
+
+
 class _Companion:
     def __init__(self, sink):
         self.sink = sink
@@ -122,16 +142,11 @@ class _Companion:
                                         DEFAULT_WATCH_GAP)
         if sink.wait is None:
             self.watch_gap = 0.0
-        self.samples = 0
-        self.sample_us_total = 0.0
-        self.sample_us_max = 0.0
+        self.sample_cost = _Cost()
         self.collectors = {}   # framework name -> collector
         self.thread = None
         self.stop = None
-        self.ticks = 0
-        self.tick_us_total = 0.0
-        self.tick_us_max = 0.0
-        self.tick_wall_us_max = 0.0
+        self.tick_cost = _Cost()
         self.exited = False
 
     def info(self, event, **extra):
@@ -180,35 +195,26 @@ class _Companion:
                 self.sample()
                 self.stop.wait(self.watch_gap)
 
-    def sample(self):
-        """One sample of every collector that has one, after a new segment."""
-        c0 = time.thread_time()
-        for name, collector in list(self.collectors.items()):
-            fn = getattr(collector, "segment", None)
-            if fn is not None:
-                guarded(name + ".segment", fn)
-                if disabled():
-                    return
-        us = (time.thread_time() - c0) * 1e6
-        self.samples += 1
-        self.sample_us_total += us
-        self.sample_us_max = max(self.sample_us_max, us)
-
-    def tick(self):
-        """One periodic summary of every collector.  Its cost is this
-        thread's CPU time: wall time would also count the waits for the GIL
-        while the program's threads run."""
+    def _each(self, method, cost):
+        """Run `method` of every collector that has one, and add this
+        thread's CPU time to `cost`: wall time would also count the waits
+        for the GIL while the program's threads run."""
         c0, w0 = time.thread_time(), time.perf_counter()
         for name, collector in list(self.collectors.items()):
-            guarded(name + ".periodic", collector.periodic)
-            if disabled():
-                return
-        us = (time.thread_time() - c0) * 1e6
-        self.ticks += 1
-        self.tick_us_total += us
-        self.tick_us_max = max(self.tick_us_max, us)
-        self.tick_wall_us_max = max(self.tick_wall_us_max,
-                                    (time.perf_counter() - w0) * 1e6)
+            fn = getattr(collector, method, None)
+            if fn is not None:
+                guarded(name + "." + method, fn)
+                if disabled():
+                    return
+        cost.add((time.thread_time() - c0) * 1e6, (time.perf_counter() - w0) * 1e6)
+
+    def sample(self):
+        """One sample of every collector that has one, after a new segment."""
+        self._each("segment", self.sample_cost)
+
+    def tick(self):
+        """One periodic summary of every collector."""
+        self._each("periodic", self.tick_cost)
 
     def at_exit(self):
         if self.exited:
@@ -218,15 +224,14 @@ class _Companion:
         for name, collector in list(self.collectors.items()):
             guarded(name + ".exit", collector.exit)
         if not disabled():
-            mean = self.tick_us_total / self.ticks if self.ticks else 0.0
-            smean = self.sample_us_total / self.samples if self.samples else 0.0
-            self.info("exit", periodic_ticks=self.ticks,
-                      segment_samples=self.samples,
-                      segment_us_mean=round(smean, 1),
-                      segment_us_max=round(self.sample_us_max, 1),
-                      periodic_us_mean=round(mean, 1),
-                      periodic_us_max=round(self.tick_us_max, 1),
-                      periodic_wall_us_max=round(self.tick_wall_us_max, 1),
+            t, g = self.tick_cost, self.sample_cost
+            self.info("exit", periodic_ticks=t.n,
+                      segment_samples=g.n,
+                      segment_us_mean=g.mean(),
+                      segment_us_max=round(g.us_max, 1),
+                      periodic_us_mean=t.mean(),
+                      periodic_us_max=round(t.us_max, 1),
+                      periodic_wall_us_max=round(t.wall_us_max, 1),
                       records=self.sink.records, record_failures=self.sink.failures)
 
 
