@@ -180,9 +180,18 @@ static void cp_merged_line(cp_finding *f)
     }
     /* First among the lines: it qualifies the title, which is the first
      * process's. */
+    int differ = 0;
+    for (size_t i = 1; i < n; i++)
+        differ |= memcmp(&v[i], &v[0], sizeof v[0]) != 0;
+    char whose[64] = "";
+    if (differ && f->proc->id.rank >= 0)
+        snprintf(whose, sizeof whose, " The title and lines are rank %ld's.", f->proc->id.rank);
+    else if (differ)
+        snprintf(whose, sizeof whose, " The title and lines are pid %llu's.",
+                 (unsigned long long)f->proc->pid);
     size_t before = f->n_lines;
     if (at && at < sizeof line)
-        cp_finding_line(f, "Per process (%zu): %s.", n, line);
+        cp_finding_line(f, "Per process (%zu): %s.%s", n, line, whose);
     if (f->n_lines > before) {
         char *l = f->lines[before];
         memmove(f->lines + 1, f->lines, before * sizeof *f->lines);
