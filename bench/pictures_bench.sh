@@ -64,6 +64,10 @@ if [ -n "$CHROME" ]; then
 $(median "$W/times")
 EOF2
         echo "chromium --dump-dom $page.html: $secs s"
+        if [ "$page" = page ]; then
+            ms=$(sed -n 's/.*data-ready-ms="\([0-9]*\)".*/\1/p' "$W/$page.dom" | head -n 1)
+            echo "page ready ${ms:-?} ms after the navigation started (file read, parse, charts, script; last run)"
+        fi
         grep -q 'data-ready="1"' "$W/$page.dom" || [ "$page" = empty ] ||
             echo "WARNING: the page's script did not finish"
     done
