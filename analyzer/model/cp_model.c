@@ -79,18 +79,6 @@ const char *cp_proc_env(const cp_proc *p, const char *name)
     return NULL;
 }
 
-int cp_hold_of_kind(uint64_t kind)
-{
-    switch (kind) {
-    case CP_MK_DEVICE: return CP_HOLD_DEVICE;
-    case CP_MK_ASYNC:
-    case CP_MK_POOL: return CP_HOLD_POOL;
-    case CP_MK_VMM_PHYS: return CP_HOLD_VMM;
-    case CP_MK_MANAGED: return CP_HOLD_MANAGED;
-    default: return -1;
-    }
-}
-
 uint64_t cp_proc_hold_total(const cp_proc *p, int dev)
 {
     return dev >= 0 && dev < CP_MAX_DEV ? p->mem[dev].held_total : 0;
@@ -580,7 +568,8 @@ int cp_model_feed(cp_proc *p, const cp_dec *d, const cp_record *r)
 {
     /* The timeline reads a FREE before the model forgets what it releases,
      * everything else after the model applied it. */
-    cp_series_pre(p->series, p, r);
+    cp_series_pre(p->series, p, r,
+                  r->type == CP_REC_FREE ? cp_model_freeing(p, r) : NULL);
     int rc = cp_model_apply(p, d, r);
     if (rc == 0)
         rc = cp_series_feed(p->series, p, r);

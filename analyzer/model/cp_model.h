@@ -247,8 +247,19 @@ const char *cp_dev_uuid(const cp_proc *p, int dev, char *buf, size_t cap);
 const char *cp_dev_pci(const cp_proc *p, int dev, char *buf, size_t cap);
 
 /*! cp_hold_of_kind() : enum cp_hold of a device allocation kind, or -1 for
- *  host kinds. */
-int cp_hold_of_kind(uint64_t kind);
+ *  host kinds.  Inline: the model, its timeline (cp_series.c) and the
+ *  checks all ask, and the timeline must not call back into the model. */
+static inline int cp_hold_of_kind(uint64_t kind)
+{
+    switch (kind) {
+    case CP_MK_DEVICE: return CP_HOLD_DEVICE;
+    case CP_MK_ASYNC:
+    case CP_MK_POOL: return CP_HOLD_POOL;
+    case CP_MK_VMM_PHYS: return CP_HOLD_VMM;
+    case CP_MK_MANAGED: return CP_HOLD_MANAGED;
+    default: return -1;
+    }
+}
 
 /*! cp_fmt_bytes() : "1.50 GiB" into buf.  cp_fmt_ns() : "12.3 ms". */
 const char *cp_fmt_bytes(uint64_t b, char *buf, size_t cap);

@@ -296,11 +296,10 @@ static void cp_ser_advance(cp_series *s, const cp_proc *p, uint64_t ts)
 
 /* --- records ------------------------------------------------------------------------- */
 
-void cp_series_pre(cp_series *s, cp_proc *p, const cp_record *r)
+void cp_series_pre(cp_series *s, cp_proc *p, const cp_record *r, const cp_live *l)
 {
     if (r->type != CP_REC_FREE)
         return;
-    const cp_live *l = cp_model_freeing(p, r);
     if (!l || l->dev < 0 || l->dev >= CP_MAX_DEV || cp_hold_of_kind(l->kind) < 0)
         return;
     cp_ser_now *n = &s->now[l->dev];

@@ -24,6 +24,7 @@
 
 struct cp_proc;
 struct cp_record;
+struct cp_live;
 
 /* Who holds device memory, bottom to top in the stacked charts. */
 enum cp_holder {
@@ -91,9 +92,12 @@ cp_series *cp_series_new(void);
 /*! cp_series_free() : free s (NULL is fine). */
 void cp_series_free(cp_series *s);
 
-/*! cp_series_pre() : record r before the model applies it (a FREE: what it
- *  releases is still live).  O(1). */
-void cp_series_pre(cp_series *s, struct cp_proc *p, const struct cp_record *r);
+/*! cp_series_pre() : record r before the model applies it; for a FREE,
+ *  freeing is the live allocation it releases (cp_model_freeing(), NULL
+ *  when unknown): the model hands it over so the timeline never calls back
+ *  into the model.  O(1). */
+void cp_series_pre(cp_series *s, struct cp_proc *p, const struct cp_record *r,
+                   const struct cp_live *freeing);
 
 /*! cp_series_feed() : record r after the model applied it.  O(1) amortised.
  *  @return : 0, or -ENOMEM. */

@@ -14,20 +14,6 @@
 
 #include "render_html.h"
 
-void cp_html_esc(FILE *o, const char *s)
-{
-    for (; s && *s; s++) {
-        switch (*s) {
-        case '&': fputs("&amp;", o); break;
-        case '<': fputs("&lt;", o); break;
-        case '>': fputs("&gt;", o); break;
-        case '"': fputs("&quot;", o); break;
-        case '\'': fputs("&#39;", o); break;
-        default: fputc(*s, o);
-        }
-    }
-}
-
 /* A JSON string safe inside <script>: no '<', '>' or '&' left as such. */
 static void cp_js_str(FILE *o, const char *s)
 {

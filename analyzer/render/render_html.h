@@ -18,7 +18,8 @@ typedef struct cp_html {
     char **proc_label;          /* per process: "rank 1 on host (pid 42)" */
 } cp_html;
 
-/*! cp_html_esc() : s on o with &, <, >, " and ' escaped for HTML. */
+/*! cp_html_esc() : s on o with &, <, >, " and ' escaped for HTML and SVG
+ *  (render_svg.c). */
 void cp_html_esc(FILE *o, const char *s);
 
 /*! cp_svg_memory() : the memory chart of process p, device d: held memory

@@ -15,6 +15,22 @@
 #define W 960.0             /* chart width in px */
 #define PADL 70.0           /* left margin for the axis labels */
 
+/* Text escaping lives with the charts, the lowest of the two files: the
+ * page (render_html.c) draws its charts through this file, never back. */
+void cp_html_esc(FILE *o, const char *s)
+{
+    for (; s && *s; s++) {
+        switch (*s) {
+        case '&': fputs("&amp;", o); break;
+        case '<': fputs("&lt;", o); break;
+        case '>': fputs("&gt;", o); break;
+        case '"': fputs("&quot;", o); break;
+        case '\'': fputs("&#39;", o); break;
+        default: fputc(*s, o);
+        }
+    }
+}
+
 static const char *const cp_hd_color[CP_HD_N] = {
     "#4e79a7", "#a0cbe8", "#f28e2b", "#59a14f", "#b07aa1", "#9c9c9c",
 };

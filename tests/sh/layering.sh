@@ -107,8 +107,6 @@ for v in files:
 # exactly; any other loop, or a bigger one, fails).  Remove a line when its
 # loop is gone.
 KNOWN = [
-    {"analyzer/model/cp_model.o", "analyzer/model/cp_series.o"},
-    {"analyzer/render/render_html.o", "analyzer/render/render_svg.o"},
 ]
 for c in comps:
     if len(c) > 1 and set(c) in KNOWN:
