@@ -1,12 +1,12 @@
 /*
- * cp_decode.c - the streaming trace reader: file prefix, zstd frames, record
- * framing, error reporting and the decoder thread.  Field layouts live in
+ * cp_decode.c - the streaming trace reader: file prefix, record framing and
+ * the decoder thread.  The decompressed window (file input, zstd frames and
+ * their checksums, errors) lives in cp_decode_window.c, field layouts in
  * cp_decode_fields.c, the id -> name tables in cp_decode_note.c.
  *
- * The decompressed stream is read through a window `buf`: records are
- * parsed in place and the window is refilled (the unread tail moved to the
- * front) when the next record is not complete in it.  A record larger than
- * the window grows it, up to CP_DEC_MAX_RECORD.
+ * Records are parsed in place in the decompressed window `buf`
+ * (cp_decode_window.c refills it when the next record is not complete in
+ * it).
  *
  * A trace file of CP_DEC_THREAD_MIN bytes or more is decoded on a thread
  * of its own (decompression, framing and fields: about half the work of a
@@ -19,89 +19,23 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <zstd.h>
-#include <zstd_errors.h>
 
 #include "cp_decode.h"
 #include "cp_decode_int.h"
 #include "cp_grow.h"
 #include "cp_varint.h"
 
-#define CP_DEC_WINDOW (1u << 20)
-#define CP_DEC_MAX_RECORD (64u << 20)
-/* Decoder thread: a batch's window (about 5,000 records), and the file
- * size from which the thread pays for itself. */
-#define CP_DEC_BATCH_WINDOW (128u << 10)
-#define CP_DEC_THREAD_MIN (1u << 20)
-
-enum { CP_DS_OK = 0, CP_DS_END = 1, CP_DS_ERR = 2 };
-
-struct cp_dec {
-    char *path;
-    int fd;                     /* -1 for a memory buffer */
-    const uint8_t *mem;
-    size_t mem_len;
-    ZSTD_DCtx *dctx;
-    uint8_t *in;                /* compressed input (fd mode) */
-    size_t in_cap, in_len, in_pos;
-    uint64_t in_file_off;       /* file offset of in[0] */
-    int in_eof;
-    /* The zstd frame being decoded: its first bytes (magic and frame
-     * header descriptor, to see the checksum flag) and where it started. */
-    uint8_t fh[5];
-    unsigned fh_n;
-    uint64_t frame_off;
-    int mid_frame;              /* zstd still expects bytes of this frame */
-    uint8_t *buf;               /* decompressed window */
-    size_t cap, pos, len;
-    uint64_t base;              /* stream offset of buf[0] */
-    uint64_t prev_ts, nrec;
-    int state, truncated, rc;
-    char err[512];
-    struct cp_scratch scratch;
-    cp_record one;              /* the record handed out, without a thread */
-    /* The reader's side: names and facts of records handed out. */
-    struct cp_idmap apis, strings;
-    cp_trace_info info;
-    uint64_t delivered;
-    /* Decoder thread, when there is one.  The fields above `apis` belong
-     * to it until it handed over its last batch. */
-    cp_ring *ring;
-    pthread_t thread;
-    int threaded, joined, stopped;
-    int buf_in_ring;            /* buf went to the first batch */
-    cp_batch *fill;             /* decoder thread: the batch being filled */
-    cp_batch *cur;              /* reader: the batch being handed out */
-    size_t cur_i;
-    uint64_t progress;          /* file offset decoded (atomic) */
-};
-
 static _Thread_local char g_open_err[600];  /* traces open on several threads */
 
 static void cp_dec_maybe_thread(cp_dec *d);
 
-/* ---- errors ------------------------------------------------------------- */
-
-__attribute__((format(printf, 3, 4)))
-static int cp_dec_fail(cp_dec *d, int truncated, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    int n = snprintf(d->err, sizeof d->err, "%s: ", d->path);
-    if (n > 0 && (size_t)n < sizeof d->err)
-        vsnprintf(d->err + n, sizeof d->err - (size_t)n, fmt, ap);
-    va_end(ap);
-    d->state = CP_DS_ERR;
-    d->truncated = truncated;
-    d->rc = truncated ? -EPIPE : -EINVAL;
-    return d->rc;
-}
+/* ---- the decoder thread's end --------------------------------------------- */
 
 /* Stop the decoder thread (if any) and wait for it: from then on the
  * reader's calls end with d->rc. */
@@ -253,161 +187,11 @@ void cp_dec_close(cp_dec *d)
     free(d);
 }
 
-/* ---- the decompressed window -------------------------------------------- */
-
-static int cp_read_input(cp_dec *d)
-{
-    if (d->in_eof)
-        return 0;
-    d->in_file_off += d->in_len;
-    d->in_len = d->in_pos = 0;
-    for (;;) {
-        ssize_t r = read(d->fd, d->in, d->in_cap);
-        if (r < 0 && errno == EINTR)
-            continue;
-        if (r < 0)
-            return cp_dec_fail(d, 0, "at file byte %llu: read: %s",
-                               (unsigned long long)d->in_file_off, strerror(errno));
-        if (r == 0)
-            d->in_eof = 1;
-        d->in_len = (size_t)r;
-        return 0;
-    }
-}
-
-static int cp_dec_zstd_fail(cp_dec *d, size_t r, uint64_t at)
-{
-    if (ZSTD_getErrorCode(r) == ZSTD_error_checksum_wrong)
-        return cp_dec_fail(d, 0, "at file byte %llu: the checksum of the zstd frame that "
-                                 "starts at file byte %llu does not match its data "
-                                 "(the file is damaged)",
-                           (unsigned long long)at, (unsigned long long)d->frame_off);
-    return cp_dec_fail(d, 0, "at file byte %llu: zstd: %s", (unsigned long long)at,
-                       ZSTD_getErrorName(r));
-}
-
-/* Bytes of the current frame that zstd just consumed: keep its first five
- * and, once they are there, insist on the content checksum the format
- * requires (without it a file cut inside the last frame could not be told
- * from a complete one, and damage would go unseen).  @return : 0 or < 0. */
-static int cp_dec_frame_bytes(cp_dec *d, const uint8_t *p, size_t n)
-{
-    static const uint8_t zmagic[4] = {0x28, 0xb5, 0x2f, 0xfd};
-    if (d->fh_n >= sizeof d->fh || n == 0)
-        return 0;
-    size_t k = sizeof d->fh - d->fh_n < n ? sizeof d->fh - d->fh_n : n;
-    memcpy(d->fh + d->fh_n, p, k);
-    d->fh_n += (unsigned)k;
-    if (d->fh_n < sizeof d->fh || memcmp(d->fh, zmagic, 4) != 0)
-        return 0;
-    if (!(d->fh[4] & 0x04))   /* Frame_Header_Descriptor: Content_Checksum_flag */
-        return cp_dec_fail(d, 0, "at file byte %llu: the zstd frame that starts here has "
-                                 "no checksum (cuprobe writes one in every frame: the "
-                                 "file was not written by cuprobe, or was rewritten)",
-                           (unsigned long long)d->frame_off);
-    return 0;
-}
-
-/* Decoder thread: hand the filled batch over and continue in a fresh one,
- * starting with the unread tail.  @return : 0, or < 0 (stopped, memory). */
-static int cp_next_batch(cp_dec *d, size_t need)
-{
-    cp_batch *nb = cp__ring_take_free(d->ring);
-    if (!nb)
-        return cp_dec_fail(d, 0, "at decompressed byte %llu: reader stopped",
-                           (unsigned long long)(d->base + d->pos));
-    size_t tail = d->len - d->pos;
-    size_t want = need + CP_DEC_BATCH_WINDOW;
-    if (nb->cap < want) {
-        free(nb->buf);
-        nb->buf = malloc(want);
-        nb->cap = nb->buf ? want : 0;
-        if (!nb->buf) {
-            cp__ring_put_free(d->ring, nb);
-            return cp_dec_fail(d, 0, "at decompressed byte %llu: out of memory for a %zu-byte record",
-                               (unsigned long long)(d->base + d->pos), need);
-        }
-    }
-    memcpy(nb->buf, d->buf + d->pos, tail);
-    d->fill->buf = d->buf;
-    d->fill->cap = d->cap;
-    cp__ring_put_full(d->ring, d->fill);
-    d->fill = nb;
-    d->buf = nb->buf;
-    d->cap = nb->cap;
-    d->base += d->pos;
-    d->len = tail;
-    d->pos = 0;
-    return 0;
-}
-
-/* Make `need` bytes available at buf[pos].  @return : 1 when they are, 0 at
- * the end of the input, < 0 on error (d->err set). */
-static int cp_fill(cp_dec *d, size_t need)
-{
-    while (d->len - d->pos < need) {
-        if (d->fill && d->fill->n) {
-            /* Records of this batch point into buf: never move it.  Go on
-             * in the next batch once this window is (nearly) full. */
-            if (d->cap - d->len < 4096 || d->cap - d->pos < need) {
-                int rc = cp_next_batch(d, need);
-                if (rc < 0)
-                    return rc;
-            }
-        } else if (d->pos && d->cap - d->pos < need + CP_DEC_WINDOW / 2) {
-            memmove(d->buf, d->buf + d->pos, d->len - d->pos);
-            d->base += d->pos;
-            d->len -= d->pos;
-            d->pos = 0;
-        }
-        if (d->cap - d->pos < need) {
-            size_t c = d->pos + need + CP_DEC_WINDOW;
-            uint8_t *b = realloc(d->buf, c);
-            if (!b)
-                return cp_dec_fail(d, 0, "at decompressed byte %llu: out of memory for a "
-                                         "%zu-byte record",
-                                   (unsigned long long)(d->base + d->pos), need);
-            d->buf = b;
-            d->cap = c;
-        }
-        ZSTD_inBuffer in = {d->in, d->in_len, d->in_pos};
-        ZSTD_outBuffer out = {d->buf, d->cap, d->len};
-        size_t r = ZSTD_decompressStream(d->dctx, &out, &in);
-        if (ZSTD_isError(r))
-            return cp_dec_zstd_fail(d, r, d->in_file_off + in.pos);
-        int progress = out.pos != d->len || in.pos != d->in_pos;
-        if (cp_dec_frame_bytes(d, d->in + d->in_pos, in.pos - d->in_pos) < 0)
-            return d->rc;
-        d->in_pos = in.pos;
-        d->len = out.pos;
-        if (progress) {
-            /* r == 0: the frame is complete (its checksum verified); one
-             * call never runs past the end of a frame.  A call without
-             * progress says nothing: at a frame boundary zstd asks for the
-             * next frame's header. */
-            d->mid_frame = r != 0;
-            if (r == 0) {
-                d->fh_n = 0;
-                d->frame_off = d->in_file_off + in.pos;
-            }
-        }
-        __atomic_store_n(&d->progress, d->in_file_off + d->in_pos, __ATOMIC_RELAXED);
-        if (progress)
-            continue;
-        if (d->in_eof)
-            return 0;
-        int rc = cp_read_input(d);
-        if (rc < 0)
-            return rc;
-    }
-    return 1;
-}
-
 /* ---- records ------------------------------------------------------------ */
 
 static int cp_dec_truncated_at(cp_dec *d, uint64_t off)
 {
-    return cp_dec_fail(d, 1, "at decompressed byte %llu: truncated after %llu records "
+    return cp__dec_fail(d, 1, "at decompressed byte %llu: truncated after %llu records "
                              "(no END record: the process was killed or the file cut)",
                        (unsigned long long)off, (unsigned long long)d->nrec);
 }
@@ -418,13 +202,13 @@ static int cp_dec_frame_slow(cp_dec *d, size_t *hdr, uint64_t *plen)
 {
     if (d->state == CP_DS_ERR)
         return d->rc;
-    int rc = cp_fill(d, 1 + CP_VARINT_MAX);
+    int rc = cp__dec_fill(d, 1 + CP_VARINT_MAX);
     if (rc < 0)
         return rc;
     uint64_t off = d->base + d->pos;
     if (d->len == d->pos) {
         if (d->state == CP_DS_END && d->mid_frame)
-            return cp_dec_fail(d, 1, "at file byte %llu: the file ends inside its last zstd "
+            return cp__dec_fail(d, 1, "at file byte %llu: the file ends inside its last zstd "
                                      "frame (started at file byte %llu), after the END "
                                      "record: the file was cut short",
                                (unsigned long long)cp_dec_file_offset(d),
@@ -434,7 +218,7 @@ static int cp_dec_frame_slow(cp_dec *d, size_t *hdr, uint64_t *plen)
         return cp_dec_truncated_at(d, off);
     }
     if (d->state == CP_DS_END)
-        return cp_dec_fail(d, 0, "at decompressed byte %llu: data after the END record",
+        return cp__dec_fail(d, 0, "at decompressed byte %llu: data after the END record",
                            (unsigned long long)off);
 
     const uint8_t *p = d->buf + d->pos + 1, *e = d->buf + d->len;
@@ -442,17 +226,17 @@ static int cp_dec_frame_slow(cp_dec *d, size_t *hdr, uint64_t *plen)
     if (cp_get_u(&p, e, plen)) {
         if (rc == 0 && e - p < CP_VARINT_MAX)
             return cp_dec_truncated_at(d, off);
-        return cp_dec_fail(d, 0, "at decompressed byte %llu: bad record length", (unsigned long long)off);
+        return cp__dec_fail(d, 0, "at decompressed byte %llu: bad record length", (unsigned long long)off);
     }
     if (type == 0)
-        return cp_dec_fail(d, 0, "at decompressed byte %llu: record type 0 (not a record)",
+        return cp__dec_fail(d, 0, "at decompressed byte %llu: record type 0 (not a record)",
                            (unsigned long long)off);
     if (*plen > CP_DEC_MAX_RECORD)
-        return cp_dec_fail(d, 0, "at decompressed byte %llu: record length %llu exceeds the %u-byte limit",
+        return cp__dec_fail(d, 0, "at decompressed byte %llu: record length %llu exceeds the %u-byte limit",
                            (unsigned long long)off, (unsigned long long)*plen,
                            CP_DEC_MAX_RECORD);
     *hdr = (size_t)(p - (d->buf + d->pos));
-    rc = cp_fill(d, *hdr + (size_t)*plen);
+    rc = cp__dec_fill(d, *hdr + (size_t)*plen);
     if (rc < 0)
         return rc;
     if (rc == 0)
@@ -484,10 +268,10 @@ static int cp_dec_parse(cp_dec *d, cp_record *r, size_t hdr, uint64_t plen)
     const uint8_t *p = d->buf + d->pos + hdr, *e = p + plen, *lim = d->buf + d->len;
     uint64_t delta, tid;
     if (!(p = cp__get_u_fast(p, lim, &delta)) || !(p = cp__get_u_fast(p, lim, &tid)) || p > e)
-        return cp_dec_fail(d, 0, "at decompressed byte %llu: %s record too short for its time and thread",
+        return cp__dec_fail(d, 0, "at decompressed byte %llu: %s record too short for its time and thread",
                            (unsigned long long)off, cp_rec_type_name(type));
     if (d->nrec == 0 && type != CP_REC_HEADER)
-        return cp_dec_fail(d, 0, "at decompressed byte %llu: first record is %s, not HEADER",
+        return cp__dec_fail(d, 0, "at decompressed byte %llu: first record is %s, not HEADER",
                            (unsigned long long)off, cp_rec_type_name(type));
     memset(&r->ev, 0, sizeof r->ev);
     r->type = type;
@@ -499,9 +283,9 @@ static int cp_dec_parse(cp_dec *d, cp_record *r, size_t hdr, uint64_t plen)
     const char *why = "";
     int frc = cp__dec_fields_fast(&d->scratch, r, lim, &why);
     if (frc == -2)
-        return cp_dec_fail(d, 0, "at decompressed byte %llu: out of memory", (unsigned long long)off);
+        return cp__dec_fail(d, 0, "at decompressed byte %llu: out of memory", (unsigned long long)off);
     if (frc < 0)
-        return cp_dec_fail(d, 0, "at decompressed byte %llu: bad %s record: field '%s' does not fit "
+        return cp__dec_fail(d, 0, "at decompressed byte %llu: bad %s record: field '%s' does not fit "
                                  "in its %llu bytes",
                            (unsigned long long)off, cp_rec_type_name(type), why,
                            (unsigned long long)plen);
@@ -534,7 +318,7 @@ static void *cp_dec_thread_main(void *arg)
         cp_batch *b = d->fill;
         if (b->n == b->recs_cap &&
             cp_grow((void **)&b->recs, &b->recs_cap, b->n + 1, sizeof *b->recs, 1024)) {
-            rc = cp_dec_fail(d, 0, "at decompressed byte %llu: out of memory",
+            rc = cp__dec_fail(d, 0, "at decompressed byte %llu: out of memory",
                              (unsigned long long)(d->base + d->pos));
             break;
         }
@@ -543,7 +327,7 @@ static void *cp_dec_thread_main(void *arg)
         if (rc < 0)
             break;
         if (cp__batch_has_arrays(r->type) && cp__batch_keep_arrays(b, r) < 0) {
-            rc = cp_dec_fail(d, 0, "at decompressed byte %llu: out of memory", (unsigned long long)r->offset);
+            rc = cp__dec_fail(d, 0, "at decompressed byte %llu: out of memory", (unsigned long long)r->offset);
             break;
         }
         b->n++;
@@ -627,7 +411,7 @@ int cp_dec_next_ref(cp_dec *d, const cp_record **out)
         return rc;
     if (cp__dec_noted((*out)->type) && cp__dec_note(&d->apis, &d->strings, &d->info, *out) < 0) {
         cp_dec_stop_thread(d);  /* before touching what it owns */
-        return cp_dec_fail(d, 0, "at decompressed byte %llu: out of memory",
+        return cp__dec_fail(d, 0, "at decompressed byte %llu: out of memory",
                            (unsigned long long)(*out)->offset);
     }
     d->delivered++;

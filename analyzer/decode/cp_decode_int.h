@@ -1,13 +1,17 @@
 /*
- * cp_decode_int.h - internals shared by cp_decode.c (stream, framing,
- * tables) and cp_decode_fields.c (per-type field parsing).
+ * cp_decode_int.h - internals shared by the reader's files: cp_decode.c
+ * (framing, the decoder thread), cp_decode_window.c (the decompressed
+ * window: input, zstd frames, errors), cp_decode_fields.c (per-type field
+ * parsing), cp_decode_note.c (names) and cp_decode_ring.c (batches).
  */
 #ifndef CP_DECODE_INT_H
 #define CP_DECODE_INT_H
 
+#include <pthread.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
+#include <zstd.h>
 
 #include "cp_decode.h"
 #include "cp_varint.h"
@@ -178,5 +182,79 @@ static inline int cp__batch_has_arrays(unsigned type)
  *  into b, where they stay until the reader gives b back.
  *  @return : 0, or -1 when out of memory. */
 int cp__batch_keep_arrays(cp_batch *b, cp_record *r);
+
+/* ---- the reader's state (cp_decode.c, cp_decode_window.c) ---------------- */
+
+/* The decompressed stream is read through a window `buf`: records are
+ * parsed in place and the window is refilled (the unread tail moved to the
+ * front) when the next record is not complete in it.  A record larger than
+ * the window grows it, up to CP_DEC_MAX_RECORD. */
+#define CP_DEC_WINDOW (1u << 20)
+#define CP_DEC_MAX_RECORD (64u << 20)
+/* Decoder thread: a batch's window (about 5,000 records), and the file
+ * size from which the thread pays for itself. */
+#define CP_DEC_BATCH_WINDOW (128u << 10)
+#define CP_DEC_THREAD_MIN (1u << 20)
+
+enum { CP_DS_OK = 0, CP_DS_END = 1, CP_DS_ERR = 2 };
+
+struct cp_dec {
+    char *path;
+    int fd;                     /* -1 for a memory buffer */
+    const uint8_t *mem;
+    size_t mem_len;
+    ZSTD_DCtx *dctx;
+    uint8_t *in;                /* compressed input (fd mode) */
+    size_t in_cap, in_len, in_pos;
+    uint64_t in_file_off;       /* file offset of in[0] */
+    int in_eof;
+    /* The zstd frame being decoded: its first bytes (magic and frame
+     * header descriptor, to see the checksum flag) and where it started. */
+    uint8_t fh[5];
+    unsigned fh_n;
+    uint64_t frame_off;
+    int mid_frame;              /* zstd still expects bytes of this frame */
+    uint8_t *buf;               /* decompressed window */
+    size_t cap, pos, len;
+    uint64_t base;              /* stream offset of buf[0] */
+    uint64_t prev_ts, nrec;
+    int state, truncated, rc;
+    char err[512];
+    struct cp_scratch scratch;
+    cp_record one;              /* the record handed out, without a thread */
+    /* The reader's side: names and facts of records handed out. */
+    struct cp_idmap apis, strings;
+    cp_trace_info info;
+    uint64_t delivered;
+    /* Decoder thread, when there is one.  The fields above `apis` belong
+     * to it until it handed over its last batch. */
+    cp_ring *ring;
+    pthread_t thread;
+    int threaded, joined, stopped;
+    int buf_in_ring;            /* buf went to the first batch */
+    cp_batch *fill;             /* decoder thread: the batch being filled */
+    cp_batch *cur;              /* reader: the batch being handed out */
+    size_t cur_i;
+    uint64_t progress;          /* file offset decoded (atomic) */
+};
+
+/*! cp__dec_fail() : set d's error "PATH: <fmt...>" and its state: a
+ *  truncated trace (truncated != 0) ends with -EPIPE, damage with -EINVAL.
+ *  @return : d->rc. */
+__attribute__((format(printf, 3, 4)))
+int cp__dec_fail(cp_dec *d, int truncated, const char *fmt, ...);
+
+/*! cp__dec_refill() : decompress until `need` bytes stand at buf[pos]
+ *  (growing the window, or on the decoder thread moving on to the next
+ *  batch).  @return : 1 when they do, 0 at the end of the input, < 0 on
+ *  error (d->err set). */
+int cp__dec_refill(cp_dec *d, size_t need);
+
+/*! cp__dec_fill() : cp__dec_refill() once the window runs short; a record
+ *  already in the window costs one comparison. */
+static inline int cp__dec_fill(cp_dec *d, size_t need)
+{
+    return d->len - d->pos >= need ? 1 : cp__dec_refill(d, need);
+}
 
 #endif /* CP_DECODE_INT_H */

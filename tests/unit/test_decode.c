@@ -1,5 +1,5 @@
 // link: build/analyzer/decode/cp_decode.o build/analyzer/decode/cp_decode_fields.o build/analyzer/decode/cp_names.o
-// link: build/analyzer/decode/cp_decode_note.o build/analyzer/decode/cp_decode_ring.o
+// link: build/analyzer/decode/cp_decode_note.o build/analyzer/decode/cp_decode_ring.o build/analyzer/decode/cp_decode_window.o
 /*
  * test_decode.c - the trace reader on a synthetic trace holding every
  * record type (fields, tables, unknown types, appended fields, a record
