@@ -23,14 +23,6 @@ extern const cp_check cp_check_leak;   /* defined at the end of this file */
 
 enum { CL_LEAK = 0, CL_ALLOC, CL_LIB, CL_OTHER, CL_N };
 
-static const char *const cp_torch_mods[] = { "libc10", "libtorch", NULL };
-static const char *const cp_jax_mods[] = { "xla_extension", "libxla", "/jaxlib/", "jax_cuda",
-                                           "libjax", NULL };
-static const char *const cp_cupy_mods[] = { "/cupy/", "cupy_backends", NULL };
-static const char *const cp_lib_mods[] = { "libnccl", "libcublas", "libcudnn", "libcufft",
-                                           "libcusparse", "libcusolver", "libcurand",
-                                           "libnvrtc", "libnvJitLink", NULL };
-
 typedef struct cp_lk_cls {
     int cls;
     const char *who;
@@ -49,14 +41,6 @@ static const cp_state_map lk_maps[] = {
     CP_STATE_MAPS(cp_lk, cls, cp_agg_val, CL_N),
 };
 
-static int cp_in(const char *path, const char *const *needles)
-{
-    for (int i = 0; needles[i]; i++)
-        if (strstr(path, needles[i]))
-            return 1;
-    return 0;
-}
-
 static const char *cp_fw_name(unsigned fw)
 {
     return (fw & CP_FW_TORCH) ? "PyTorch caching allocator"
@@ -73,20 +57,14 @@ static int cp_classify(cp_proc *p, const cp_live *l, const char **who)
         for (uint32_t i = 0; i < st->n_native; i++) {
             if (!st->native[i].mod)
                 continue;
+            /* The known-library table (cp_libs.c) says whose it is. */
             const char *path = p->stacks.mods[st->native[i].mod - 1].path;
-            if (cp_in(path, cp_torch_mods)) {
-                *who = "PyTorch caching allocator";
+            const cp_known_lib *k = cp_lib_find(path, CP_LIB_ALLOC);
+            if (k) {
+                *who = cp_fw_name(k->fw);
                 return CL_ALLOC;
             }
-            if (cp_in(path, cp_jax_mods)) {
-                *who = "JAX/XLA allocator";
-                return CL_ALLOC;
-            }
-            if (cp_in(path, cp_cupy_mods)) {
-                *who = "CuPy memory pool";
-                return CL_ALLOC;
-            }
-            if (cp_in(path, cp_lib_mods)) {
+            if (cp_lib_find(path, CP_LIB_HOLDS)) {
                 *who = cp_base_name(path);
                 return CL_LIB;
             }

@@ -81,12 +81,6 @@ static const char *cp_istr0(const char *s)
     return cp_sym_intern(s ? s : "", s ? strlen(s) : 0);
 }
 
-const char *cp_base_name(const char *path)
-{
-    const char *b = strrchr(path, '/');
-    return b ? b + 1 : path;
-}
-
 /* A path shown relative to the working directory when it lies below it. */
 static const char *cp_short_path(const char *p)
 {
@@ -107,14 +101,9 @@ void cp_sym_config(int symbolize, int all_frames)
 
 int cp_module_class_of(const char *path)
 {
-    static const char *const internal[] = {
-        "libcuprobe", "libcuda.so", "libcudart", "libtorch", "libc10", "libpython",
-        "libffi", "_ctypes", "libc.so", "ld-linux", "libstdc++", "libpthread", NULL,
-    };
+    if (cp_lib_find(path, CP_LIB_INTERNAL))
+        return CP_MODC_INTERNAL;
     const char *b = cp_base_name(path);
-    for (int i = 0; internal[i]; i++)
-        if (strncmp(b, internal[i], strlen(internal[i])) == 0)
-            return CP_MODC_INTERNAL;
     /* The interpreter itself: python, python3, python3.12, python3.12d. */
     if (strncmp(b, "python", 6) == 0 && strspn(b + 6, "0123456789.dmu") == strlen(b + 6))
         return CP_MODC_INTERNAL;
@@ -279,19 +268,14 @@ const cp_stack *cp_stacks_get(const cp_stacks *s, uint64_t id)
     return id ? cp_map_get(&s->stacks, id) : NULL;
 }
 
-int cp_stacks_has_module(const cp_stacks *s, uint64_t id, const char *const *needles)
+int cp_stacks_has_lib(const cp_stacks *s, uint64_t id, unsigned roles)
 {
     const cp_stack *st = cp_stacks_get(s, id);
     if (!st)
         return 0;
-    for (uint32_t i = 0; i < st->n_native; i++) {
-        if (!st->native[i].mod)
-            continue;
-        const char *b = cp_base_name(s->mods[st->native[i].mod - 1].path);
-        for (int j = 0; needles[j]; j++)
-            if (strstr(b, needles[j]))
-                return 1;
-    }
+    for (uint32_t i = 0; i < st->n_native; i++)
+        if (st->native[i].mod && cp_lib_find(s->mods[st->native[i].mod - 1].path, roles))
+            return 1;
     return 0;
 }
 

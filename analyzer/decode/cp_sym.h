@@ -14,14 +14,17 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
+#include "cp_libs.h"
 #include "cp_map.h"
 
 /* Module classes: what a frame in it says about who made the call. */
 enum cp_mod_class {
     CP_MODC_USER = 0,       /* the program or a library it chose */
     CP_MODC_INTERNAL = 1,   /* cuprobe, libcuda, libcudart, libtorch/c10, the
-                             * Python interpreter, libc: never a call site */
+                             * Python interpreter, libc: never a call site
+                             * (CP_LIB_INTERNAL in cp_libs.c) */
 };
 
 typedef struct cp_module {
@@ -119,9 +122,9 @@ int cp_stacks_add(cp_stacks *s, uint64_t id, uint64_t n_native, const uint64_t *
 /*! cp_stacks_get() : @return : stack id, or NULL (id 0 or never announced). */
 const cp_stack *cp_stacks_get(const cp_stacks *s, uint64_t id);
 
-/*! cp_stacks_has_module() : non-zero when any frame of stack id lies in a
- *  module whose path contains one of the NULL-terminated needles. */
-int cp_stacks_has_module(const cp_stacks *s, uint64_t id, const char *const *needles);
+/*! cp_stacks_has_lib() : non-zero when any frame of stack id lies in a
+ *  known library (cp_libs.h) with one of the role bits `roles`. */
+int cp_stacks_has_lib(const cp_stacks *s, uint64_t id, unsigned roles);
 
 /*! cp_sym_native() : symbolize frame f of process s into *out (strings stay
  *  valid until cp_sym_shutdown). */
@@ -142,7 +145,12 @@ const char *cp_site_label_as(cp_stacks *s, uint64_t id, int all_frames);
 /*! cp_module_class_of() : enum cp_mod_class for a path. */
 int cp_module_class_of(const char *path);
 
-/*! cp_base_name() : the part of path after its last '/'. */
-const char *cp_base_name(const char *path);
+/*! cp_base_name() : the part of path after its last '/'.  Inline: the
+ *  known-library table (cp_libs.c), which cp_sym.c itself asks, needs it. */
+static inline const char *cp_base_name(const char *path)
+{
+    const char *b = strrchr(path, '/');
+    return b ? b + 1 : path;
+}
 
 #endif /* CP_SYM_H */

@@ -29,12 +29,8 @@ enum cp_hold {
     CP_HOLD_N = 4,
 };
 
-/* Caching allocators recognised from the module map. */
-enum cp_fw {
-    CP_FW_TORCH = 1,
-    CP_FW_JAX = 2,
-    CP_FW_CUPY = 4,
-};
+/* enum cp_fw (frameworks with a caching allocator) is the known-library
+ * table's, cp_libs.h. */
 
 /* API calls the model and checks single out. */
 enum cp_api_kind {

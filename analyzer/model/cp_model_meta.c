@@ -12,55 +12,20 @@
 #include "cp_grow.h"
 #include "cp_model.h"
 
-/* CUDA libraries worth naming in the environment section, by file name
- * prefix (or path part for Python packages). */
-static const struct {
-    const char *needle;
-    const char *name;
-    int in_path;
-    unsigned fw;
-} cp_known_libs[] = {
-    { "libcudart", "libcudart", 0, 0 },
-    { "libcublasLt", "libcublasLt", 0, 0 },
-    { "libcublas.", "libcublas", 0, 0 },
-    { "libcudnn", "libcudnn", 0, 0 },
-    { "libnccl", "libnccl", 0, 0 },
-    { "libcufft", "libcufft", 0, 0 },
-    { "libcurand", "libcurand", 0, 0 },
-    { "libcusparse", "libcusparse", 0, 0 },
-    { "libcusolver", "libcusolver", 0, 0 },
-    { "libnvrtc", "libnvrtc", 0, 0 },
-    { "libnvJitLink", "libnvJitLink", 0, 0 },
-    { "libnvidia-ml", "libnvidia-ml", 0, 0 },
-    { "libtorch_cuda", "libtorch_cuda", 0, CP_FW_TORCH },
-    { "libc10_cuda", "libc10_cuda", 0, CP_FW_TORCH },
-    { "xla_extension", "jaxlib (xla_extension)", 0, CP_FW_JAX },
-    { "libxla", "libxla", 0, CP_FW_JAX },
-    { "/jaxlib/", "jaxlib", 1, CP_FW_JAX },
-    { "/jax_cuda", "jax-cuda plugin", 1, CP_FW_JAX },
-    { "/cupy/", "cupy", 1, CP_FW_CUPY },
-    { "cupy_backends", "cupy", 1, CP_FW_CUPY },
-    { "libcuda.so", "libcuda", 0, 0 },
-};
-
+/* CUDA libraries and frameworks worth naming in the environment section:
+ * the CP_LIB_ENV rows of the known-library table (cp_libs.c). */
 void cp__model_library(cp_proc *p, const char *path)
 {
-    const char *base = cp_base_name(path);
-    for (size_t i = 0; i < sizeof cp_known_libs / sizeof *cp_known_libs; i++) {
-        const char *n = cp_known_libs[i].needle;
-        int hit = cp_known_libs[i].in_path ? strstr(path, n) != NULL
-                                           : strncmp(base, n, strlen(n)) == 0;
-        if (!hit)
-            continue;
-        p->fw |= cp_known_libs[i].fw;
-        for (size_t j = 0; j < p->n_libs; j++)
-            if (strcmp(p->libs[j].name, cp_known_libs[i].name) == 0)
-                return;
-        if (cp_grow((void **)&p->libs, &p->cap_libs, p->n_libs + 1, sizeof *p->libs, 16))
-            return;
-        p->libs[p->n_libs++] = (cp_lib){ cp_known_libs[i].name, path };
+    const cp_known_lib *k = cp_lib_find(path, CP_LIB_ENV);
+    if (!k)
         return;
-    }
+    p->fw |= k->fw;
+    for (size_t j = 0; j < p->n_libs; j++)
+        if (strcmp(p->libs[j].name, k->name) == 0)
+            return;
+    if (cp_grow((void **)&p->libs, &p->cap_libs, p->n_libs + 1, sizeof *p->libs, 16))
+        return;
+    p->libs[p->n_libs++] = (cp_lib){ k->name, path };
 }
 
 /* A companion record names its framework ("torch.exit", "jax.periodic"):

@@ -17,12 +17,6 @@ _Static_assert(CP_MAX_DEV == 64, "cp_series.h sizes its device arrays for 64");
 /* The first bucket width: fine enough for a run of a few milliseconds. */
 #define CP_SER_W0 1000ull
 
-/* Modules whose allocations count as "CUDA libraries". */
-static const char *const cp_lib_needles[] = {
-    "libcublas", "libcudnn", "libnccl", "libcufft", "libcusparse", "libcusolver",
-    "libcurand", "libcutensor", "libnvshmem", NULL,
-};
-
 cp_series *cp_series_new(void)
 {
     cp_series *s = calloc(1, sizeof *s);
@@ -68,7 +62,8 @@ static int cp_ser_is_lib(cp_series *s, cp_proc *p, uint64_t stack)
     uint8_t *v = cp_map_get(&s->lib_stack, stack);
     if (v)
         return *v == 1;
-    int lib = cp_stacks_has_module(&p->stacks, stack, cp_lib_needles);
+    /* Allocations from inside a CUDA library count as "CUDA libraries". */
+    int lib = cp_stacks_has_lib(&p->stacks, stack, CP_LIB_HOLDS);
     v = cp_map_put(&s->lib_stack, stack, NULL);
     if (v)
         *v = lib ? 1 : 2;
