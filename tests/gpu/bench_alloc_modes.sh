@@ -26,6 +26,7 @@ mkdir -p "$OUT" || exit 1
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
 CP="$PWD/$B/cuprobe"
+GIT_REV=$(git describe --always --dirty 2>/dev/null)
 START=$(date +%s)
 elapsed() { echo $(($(date +%s) - START)); }
 
@@ -147,7 +148,10 @@ else
 fi
 
 {
-    echo "cuprobe $(git rev-parse --short HEAD 2>/dev/null), $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null | head -1), torch $(python3 -c 'import torch; print(torch.__version__)' 2>/dev/null)"
+    # The version the build says (the Makefile's VERSION, the only place it
+    # lives), then the tree's commit when there is one: a bare commit id
+    # once passed for the version.
+    echo "$("$CP" version)${GIT_REV:+ (commit $GIT_REV)}, $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null | head -1), torch $(python3 -c 'import torch; print(torch.__version__)' 2>/dev/null)"
     cat "$T/mlp_summary"
     echo
     cat "$T/calls_summary"

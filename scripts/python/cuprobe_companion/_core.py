@@ -17,7 +17,7 @@ import sys
 import threading
 import time
 
-VERSION = 1
+from ._sink import VERSION
 DEFAULT_INTERVAL = 10.0
 MIN_INTERVAL = 0.01
 # CUPROBE_FRAMEWORK_WATCH: the least time between two samples taken because

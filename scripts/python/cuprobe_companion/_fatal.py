@@ -16,7 +16,7 @@ Rules kept here:
 import os
 import sys
 
-VERSION = 1
+from ._sink import VERSION
 MAX_MESSAGE = 8000
 MAX_FRAMES = 120        # innermost 100 and outermost 20 when deeper
 MAX_CHAIN = 4

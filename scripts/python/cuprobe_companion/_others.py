@@ -14,7 +14,7 @@ import os
 import sys
 import time
 
-VERSION = 1
+from ._sink import VERSION
 
 _JAX_KEYS = ("bytes_in_use", "peak_bytes_in_use", "largest_free_block_bytes",
              "bytes_limit", "bytes_reserved", "peak_bytes_reserved",

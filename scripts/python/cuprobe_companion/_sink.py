@@ -13,6 +13,8 @@ data {"text": ...}).
 import json
 import os
 
+# "v" of every record the companion writes (docs/framework.md): here only.
+VERSION = 1
 SHIM_NAME = "libcuprobe.so"
 # What cuprobe_framework_record() accepts (CP_FW_MAX_BYTES), less a margin.
 MAX_JSON_BYTES = (16 << 20) - 4096

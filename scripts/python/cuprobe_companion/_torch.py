@@ -20,8 +20,7 @@ import os
 import sys
 import time
 
-
-VERSION = 1
+from ._sink import VERSION
 # OOMs after this many in one process get summaries without segments, so a
 # program that probes batch sizes by catching OOMs stays cheap.
 MAX_FULL_OOMS = 32
