@@ -20,6 +20,8 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "cp_trace.h"
 
@@ -30,6 +32,18 @@ typedef struct cp_str {
     const char *p;
     size_t n;
 } cp_str;
+
+/*! cp_str_dup() : s as an owned NUL-terminated copy (for what outlives the
+ *  record).  @return : the copy (free() it), or NULL out of memory. */
+static inline char *cp_str_dup(cp_str s)
+{
+    char *c = malloc(s.n + 1);
+    if (c) {
+        memcpy(c, s.p, s.n);
+        c[s.n] = 0;
+    }
+    return c;
+}
 
 /* Decoded fields of each record kind (include/cp_records.h). */
 #define CP_DECL(k, n, a, fmt) CP_DECL_##k(n, a, fmt)

@@ -74,16 +74,6 @@ void cp__idmap_free(struct cp_idmap *m)
 
 /* ---- notes ------------------------------------------------------------- */
 
-static char *cp_strndup0(cp_str s)
-{
-    char *p = malloc(s.n + 1);
-    if (p) {
-        memcpy(p, s.p, s.n);
-        p[s.n] = 0;
-    }
-    return p;
-}
-
 /* Keep what later questions need: header facts, names, end facts. */
 int cp__dec_note(struct cp_idmap *apis, struct cp_idmap *strings, cp_trace_info *in,
                  const cp_record *r)
@@ -102,9 +92,9 @@ int cp__dec_note(struct cp_idmap *apis, struct cp_idmap *strings, cp_trace_info 
         free(in->exe);
         free(in->shim_version);
         free(in->cmdline);
-        in->host = cp_strndup0(h->host);
-        in->exe = cp_strndup0(h->exe);
-        in->shim_version = cp_strndup0(h->shim_version);
+        in->host = cp_str_dup(h->host);
+        in->exe = cp_str_dup(h->exe);
+        in->shim_version = cp_str_dup(h->shim_version);
         size_t n = 1;
         for (uint64_t i = 0; i < h->argc; i++)
             n += h->argv[i].n + 1;

@@ -61,16 +61,6 @@ void cp_proc_free(cp_proc *p)
     free(p);
 }
 
-static char *cp_strndup0(cp_str s)
-{
-    char *c = malloc(s.n + 1);
-    if (c) {
-        memcpy(c, s.p, s.n);
-        c[s.n] = 0;
-    }
-    return c;
-}
-
 const char *cp_proc_env(const cp_proc *p, const char *name)
 {
     for (size_t i = 0; i < p->n_env; i++)
@@ -98,16 +88,16 @@ static int cp_model_header(cp_proc *p, const cp_dec *d, const cp_record *r)
     free(p->exe);
     free(p->cmdline);
     free(p->host);
-    p->exe = cp_strndup0(r->u.header.exe);
-    p->host = cp_strndup0(r->u.header.host);
+    p->exe = cp_str_dup(r->u.header.exe);
+    p->host = cp_str_dup(r->u.header.host);
     p->cmdline = strdup(in && in->cmdline ? in->cmdline : "");
     for (uint64_t i = 0; i < r->u.header.nenv; i++) {
         cp_env_kv *e = realloc(p->env, (p->n_env + 1) * sizeof *e);
         if (!e)
             return -ENOMEM;
         p->env = e;
-        e[p->n_env].name = cp_strndup0(r->u.header.env_name[i]);
-        e[p->n_env].value = cp_strndup0(r->u.header.env_value[i]);
+        e[p->n_env].name = cp_str_dup(r->u.header.env_name[i]);
+        e[p->n_env].value = cp_str_dup(r->u.header.env_value[i]);
         if (!e[p->n_env].name || !e[p->n_env].value)
             return -ENOMEM;
         p->n_env++;
@@ -471,10 +461,10 @@ static int cp_model_apply(cp_proc *p, const cp_dec *d, const cp_record *r)
         if (r->u.dlopen.ok) {
             p->dlopen_ok = 1;
             free(p->lib_path);
-            p->lib_path = cp_strndup0(r->u.dlopen.found_path);
+            p->lib_path = cp_str_dup(r->u.dlopen.found_path);
         } else {
             free(p->lib_error);
-            p->lib_error = cp_strndup0(r->u.dlopen.error);
+            p->lib_error = cp_str_dup(r->u.dlopen.error);
         }
         return 0;
     case CP_REC_DRIVER:
