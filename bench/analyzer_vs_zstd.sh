@@ -8,6 +8,7 @@
 #            (made once, kept in $TMPDIR)
 #     RUNS   rounds of (zstd, report, zstd, dump) (default 7)
 #     ANA    the analyzer to time (default $B/cuprobe-analyze)
+#     OLD    another build's analyzer, timed in the same rounds (before/after)
 # Prints every run, then best and median of each and report/zstd of both,
 # and the load average before and after (the machine may be shared).
 # Two cores help: the report decodes on a thread of its own.
@@ -41,7 +42,11 @@ while [ $i -lt "$RUNS" ]; do
     { t zstd zstd -dc "$FRAMES"
       t report "$ANA" report --no-progress --no-symbolize "$TRACE"
       t zstd zstd -dc "$FRAMES"
-      t dump "$ANA" dump "$TRACE"; } | tee -a "$out"
+      t dump "$ANA" dump "$TRACE"
+      if [ -n "${OLD:-}" ]; then
+          t zstd zstd -dc "$FRAMES"
+          t report_old "$OLD" report --no-progress --no-symbolize "$TRACE"
+      fi; } | tee -a "$out"
     i=$((i + 1))
 done
 echo "load after: $(cut -d' ' -f1-3 /proc/loadavg)"
@@ -54,5 +59,9 @@ set -- $(stat_of report); rb=$1; rm_=$2
 set -- $(stat_of dump); db=$1; dm=$2
 echo "zstd -dc   best $zb s  median $zm s"
 echo "report     best $rb s  median $rm_ s   report/zstd: best $(echo "scale=2; $rb / $zb" | bc)  median $(echo "scale=2; $rm_ / $zm" | bc)"
+if [ -n "${OLD:-}" ]; then
+    set -- $(stat_of report_old); ob=$1; om=$2
+    echo "report OLD best $ob s  median $om s   report/zstd: best $(echo "scale=2; $ob / $zb" | bc)  median $(echo "scale=2; $om / $zm" | bc)"
+fi
 echo "dump       best $db s  median $dm s   $(echo "$records / $db / 1000000" | bc -l | cut -c1-5) M records/s (best)"
 rm -f "$out"
