@@ -452,11 +452,13 @@ static int cp_sr_part(cp_sr *r, const cp_jn *o, const unsigned char *selected, c
     pt->bad = (int)bad->u;
     if (cp_sr_proc(r, pv, p) != 0)
         return -1;
-    if (p->n_dev < 0 || p->n_dev > CP_MAX_DEV || dev->n != (size_t)p->n_dev ||
-        mem->n != (size_t)p->n_dev || last->n != CP_LAST_EVENTS)
+    /* Devices past CP_MAX_DEV are counted but not kept (cp_model.c). */
+    int nd = p->n_dev < CP_MAX_DEV ? p->n_dev : CP_MAX_DEV;
+    if (p->n_dev < 0 || dev->n != (size_t)nd || mem->n != (size_t)nd ||
+        last->n != CP_LAST_EVENTS)
         return cp_sr_fail(r, pv, "the device count does not match \"dev\" and \"mem\" (or "
                           "\"last\" does not hold %d events)", CP_LAST_EVENTS);
-    for (int d = 0; d < p->n_dev; d++)
+    for (int d = 0; d < nd; d++)
         if (cp_sr_devinfo(r, &dev->kid[d], &p->dev[d]) || cp_sr_devmem(r, &mem->kid[d], &p->mem[d]))
             return -1;
     for (int i = 0; i < CP_LAST_EVENTS; i++)
