@@ -120,7 +120,22 @@ static int cp_analyze_one(const char *file, size_t i, const cp_aopts *o, cp_part
         return -1;
     pt->proc = p;
     pt->bad = cp_read_trace(p, o, pg) != 0;
-    cp_checks_finish(p->checks, p, &pt->rep);
+    if (p->error && p->records == 0) {
+        /* Not a trace (or cut before its first record): no process to
+         * judge, so no findings about one. */
+        cp_checks_discard(p->checks);
+        if (p->dec) {
+            size_t n = strlen(p->error) + 32;
+            char *e = malloc(n);
+            if (e) {
+                snprintf(e, n, "%s (no record could be decoded)", p->error);
+                free(p->error);
+                p->error = e;
+            }
+        }
+    } else {
+        cp_checks_finish(p->checks, p, &pt->rep);
+    }
     p->checks = NULL;
     cp_dec_close((cp_dec *)p->dec);
     p->dec = NULL;

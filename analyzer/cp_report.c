@@ -150,14 +150,24 @@ static int cp_combine(const cp_ropts *o, cp_part *parts, size_t n, cp_report *re
         return -1;
     }
     rep->cap = n_f ? n_f : 1;
+    size_t kept = 0;
     for (size_t i = 0; i < n; i++) {
-        rep->procs[i] = parts[i].proc;
-        rep->procs[i]->index = (int)i;
+        cp_proc *p = parts[i].proc;
+        if (p->error && p->records == 0) {
+            /* Not even the HEADER decoded: not a trace.  There is no
+             * process to show; its error line is all there is to say. */
+            fprintf(stderr, "%s\n", p->error);
+            cp_part_free(&parts[i]);
+            continue;
+        }
+        rep->procs[kept] = p;
+        p->index = (int)kept++;
         for (size_t j = 0; j < parts[i].rep.n; j++)
             rep->f[rep->n++] = parts[i].rep.f[j];
         free(parts[i].rep.f);
         memset(&parts[i], 0, sizeof parts[i]);
     }
+    rep->n_procs = kept;
     cp_run_build(rep->procs, rep->n_procs);
     size_t nc;
     const cp_check *const *all = cp_checks(&nc);
@@ -488,7 +498,9 @@ int cp_report_main(int argc, char **argv)
     }
     const char *nc = getenv("NO_COLOR");
     cp_out_opts oo = { .color = !o.json && isatty(1) && !(nc && *nc), .max_sites = o.max_sites };
-    if (o.list) {
+    if (rep.n_procs == 0 && bad) {
+        /* Only files that are not traces: their errors are all there is. */
+    } else if (o.list) {
         for (size_t i = 0; i < rep.n; i++)
             printf("%s %s %llu\n", rep.f[i]->check->id, cp_sev_name(rep.f[i]->sev),
                    (unsigned long long)rep.f[i]->count);

@@ -147,3 +147,13 @@ void cp_checks_finish(cp_check_run *run, cp_proc *p, cp_report *rep)
     }
     free(run);
 }
+
+void cp_checks_discard(cp_check_run *run)
+{
+    if (!run)
+        return;
+    for (size_t i = 0; i < CP_N_ALL; i++)
+        if (run->live[i])
+            cp_check_end(cp_all_checks[i], run->state[i]);
+    free(run);
+}

@@ -31,6 +31,10 @@ void cp_checks_rec(cp_check_run *run, cp_proc *p, const cp_record *r, int after_
  *  of rep; then their state is freed, and the run (NULL is fine). */
 void cp_checks_finish(cp_check_run *run, cp_proc *p, cp_report *rep);
 
+/*! cp_checks_discard() : end run's checks without a finding: the trace
+ *  held no process to judge (nothing decoded).  Frees run (NULL is fine). */
+void cp_checks_discard(cp_check_run *run);
+
 /* Checks whose findings another check looks up (check_fatal.c joins the
  * run's fatal error to them); every other check is reached only through the
  * registry. */

@@ -70,12 +70,18 @@ static cp_dec *cp_dec_new(const char *path)
 
 static int cp_check_prefix(const char *path, const uint8_t *p, size_t n, const char **err)
 {
-    if (n < CP_TRACE_PREFIX_BYTES) {
+    static const uint8_t elf[4] = {0x7f, 'E', 'L', 'F'};
+    if (n == 0) {
+        snprintf(g_open_err, sizeof g_open_err, "%s: not a cuprobe trace: the file is empty",
+                 path);
+    } else if (memcmp(p, CP_TRACE_MAGIC, n < 8 ? n : 8) != 0) {
         snprintf(g_open_err, sizeof g_open_err,
-                 "%s: not a cuprobe trace (only %zu bytes, the prefix needs %u)",
+                 "%s: not a cuprobe trace: file byte 0 is not the magic \"CUPROBE\"%s", path,
+                 n >= 4 && memcmp(p, elf, 4) == 0 ? " (an ELF file)" : "");
+    } else if (n < CP_TRACE_PREFIX_BYTES) {
+        snprintf(g_open_err, sizeof g_open_err,
+                 "%s: not a cuprobe trace: only %zu bytes, the prefix needs %u",
                  path, n, CP_TRACE_PREFIX_BYTES);
-    } else if (memcmp(p, CP_TRACE_MAGIC, 8) != 0) {
-        snprintf(g_open_err, sizeof g_open_err, "%s: not a cuprobe trace (bad magic)", path);
     } else {
         uint32_t v = (uint32_t)p[8] | (uint32_t)p[9] << 8 | (uint32_t)p[10] << 16 |
                      (uint32_t)p[11] << 24;

@@ -93,7 +93,7 @@ typedef struct cp_trace_info {
 /*! cp_dec_open() : open path and check its 16-byte prefix.
  *  @return : a reader, or NULL with *err set to a message (owned by the
  *  library, valid until the next cp_dec_open call on this thread) such as
- *  "FILE: not a cuprobe trace (bad magic)" or "FILE: trace format version 2
+ *  "FILE: not a cuprobe trace: file byte 0 is not the magic ..." or "FILE: trace format version 2
  *  is newer than this cuprobe (1); upgrade cuprobe to read it". */
 cp_dec *cp_dec_open(const char *path, const char **err);
 
