@@ -6,15 +6,26 @@
  * capture and freed by a key destructor at thread exit: no lock, no
  * sharing.  A forked child inherits its thread's table; the file epoch
  * changes at fork, so every entry misses once there.
+ *
+ * A miss costs one unw_backtrace, as without the cache: the return-address
+ * slots of the new entry are computed from each return address's frame
+ * size, learned once per process by a libunwind cursor walk (which reports
+ * stack pointers).  Filling every entry from a cursor walk made misses
+ * 100-200x dearer than unw_backtrace (libunwind's step path takes a
+ * signal-masked lock, two system calls, per frame) and GPT-2 under
+ * cudaMallocAsync, whose stacks miss often, 2.5x slower on an H200
+ * (BENCHMARKS.md 2b; `test_scache bench` measures both).
  */
 #include "cp_scache.h"
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 
 #define CP_SCACHE_WAYS 64   /* power of two */
 
 struct cp_scache {
+    uintptr_t stack_lo, stack_hi;   /* this thread's stack; 0, 0 if unknown */
     struct cp_scache_ent e[CP_SCACHE_WAYS];
 };
 
@@ -24,6 +35,52 @@ static pthread_once_t g_key_once = PTHREAD_ONCE_INIT;
 static int g_key_ok;
 static __thread int t_forced;       /* per thread: tests force 1 on, 2 off */
 static int g_on = -1;               /* CUPROBE_STACK_CACHE, read once */
+
+/* Frame size by return address: the distance from the slot a return
+ * address sits in to the slot of the next one up, i.e. the caller's frame
+ * at that call.  It is a property of the code (the caller's unwind rule
+ * there), so it is learned once per process and shared by all threads:
+ * write-once keys, open addressing.  0: not learned; -1: not usable (a
+ * signal frame, a jump between stacks). */
+#define CP_RA_SLOTS 16384   /* power of two; 256 KiB of .bss, touched as used */
+#define CP_RA_PROBE 16
+#define CP_RA_MAX_FRAME (1u << 20)
+static struct {
+    _Atomic uintptr_t ra;
+    _Atomic int32_t size;
+} g_ra[CP_RA_SLOTS];
+
+static unsigned ra_hash(uintptr_t ra)
+{
+    return (unsigned)(((uint64_t)ra * 0x9e3779b97f4a7c15ull) >> 40) & (CP_RA_SLOTS - 1);
+}
+
+static int32_t ra_size(uintptr_t ra)
+{
+    unsigned h = ra_hash(ra);
+    for (unsigned i = 0; i < CP_RA_PROBE; i++, h = (h + 1) & (CP_RA_SLOTS - 1)) {
+        uintptr_t k = atomic_load_explicit(&g_ra[h].ra, memory_order_acquire);
+        if (k == ra)
+            return atomic_load_explicit(&g_ra[h].size, memory_order_acquire);
+        if (k == 0)
+            return 0;
+    }
+    return -1;  /* table full around here: never learnable, never walk for it */
+}
+
+static void ra_learn(uintptr_t ra, int32_t size)
+{
+    unsigned h = ra_hash(ra);
+    for (unsigned i = 0; i < CP_RA_PROBE; i++, h = (h + 1) & (CP_RA_SLOTS - 1)) {
+        uintptr_t k = atomic_load_explicit(&g_ra[h].ra, memory_order_acquire);
+        if (k == 0 && atomic_compare_exchange_strong(&g_ra[h].ra, &k, ra))
+            k = ra;
+        if (k == ra) {
+            atomic_store_explicit(&g_ra[h].size, size, memory_order_release);
+            return;
+        }
+    }
+}
 
 static void scache_free(void *p)
 {
@@ -45,15 +102,12 @@ void cp_scache_enable(int on)
 int cp_scache_enabled(void)
 {
 #if defined(__x86_64__)
-    /* Off unless CUPROBE_STACK_CACHE=1: on GPT-2 under cudaMallocAsync on
-     * an H200 the cache's miss path (a frame-by-frame walk recording stack
-     * pointers) made the run 2.2x slower than unw_backtrace without it
-     * (BENCHMARKS.md section 2b); it stays available to measure and fix. */
+    /* On unless CUPROBE_STACK_CACHE=0. */
     if (t_forced)
         return t_forced == 1;
     if (g_on < 0) {
         const char *v = getenv("CUPROBE_STACK_CACHE");
-        g_on = v && v[0] == '1' && v[1] == 0;
+        g_on = !(v && v[0] == '0' && v[1] == 0);
     }
     return g_on;
 #else
@@ -86,24 +140,43 @@ struct cp_scache_ent *cp_scache_find(uintptr_t sp, uintptr_t tag, uint64_t epoch
     return e;
 }
 
-__attribute__((no_sanitize("address", "thread")))
-struct cp_scache_ent *cp_scache_put(uintptr_t sp, uintptr_t tag, uint64_t epoch,
-                                    const uintptr_t *ips, const uintptr_t *sps, int got,
-                                    int first, int n_native)
+/* The calling thread's table, made on first use with its stack's bounds
+ * (computed slots are read only inside them). */
+static struct cp_scache *scache_get(void)
 {
     struct cp_scache *c = t_cache;
+    if (c)
+        return c;
+    pthread_once(&g_key_once, scache_key_init);
+    if (!g_key_ok)
+        return NULL;
+    c = calloc(1, sizeof(*c));
+    if (!c)
+        return NULL;
+    pthread_attr_t a;
+    void *lo;
+    size_t size;
+    if (pthread_getattr_np(pthread_self(), &a) == 0) {
+        if (pthread_attr_getstack(&a, &lo, &size) == 0) {
+            c->stack_lo = (uintptr_t)lo;
+            c->stack_hi = (uintptr_t)lo + size;
+        }
+        pthread_attr_destroy(&a);
+    }
+    pthread_setspecific(g_key, c);
+    t_cache = c;
+    return c;
+}
+
+/* Store the walk in sp's entry, reading every slot back (sps[i] is the
+ * stack pointer frame i's caller has after the return). */
+__attribute__((no_sanitize("address", "thread")))
+static struct cp_scache_ent *scache_put(struct cp_scache *c, uintptr_t sp, uintptr_t tag,
+                                        uint64_t epoch, const uintptr_t *ips,
+                                        const uintptr_t *sps, int got, int first, int n_native)
+{
     if (got < 2 || got - 1 > CP_SCACHE_FRAMES || sps[1] != sp || first < 1)
         return NULL;
-    if (!c) {
-        pthread_once(&g_key_once, scache_key_init);
-        if (!g_key_ok)
-            return NULL;
-        c = calloc(1, sizeof(*c));
-        if (!c)
-            return NULL;
-        pthread_setspecific(g_key, c);
-        t_cache = c;
-    }
     struct cp_scache_ent *e = &c->e[scache_index(sp, tag)];
     e->sp = 0;  /* invalid while it is rewritten */
     for (int i = 1; i < got; i++) {
@@ -111,7 +184,7 @@ struct cp_scache_ent *cp_scache_put(uintptr_t sp, uintptr_t tag, uint64_t epoch,
          * pointer the caller has after the return.  When it is not there
          * the frame is not an ordinary call (a signal frame...). */
         uintptr_t slot = sps[i] - 8;
-        if (slot < sp - 8 || slot - (sp - 8) > UINT32_MAX ||
+        if (slot < sp - 8 || slot - (sp - 8) > UINT32_MAX || slot + 8 > c->stack_hi ||
             *(const uint64_t *)slot != (uint64_t)ips[i])
             return NULL;
         e->off[i - 1] = (uint32_t)(slot - (sp - 8));
@@ -126,4 +199,54 @@ struct cp_scache_ent *cp_scache_put(uintptr_t sp, uintptr_t tag, uint64_t epoch,
     e->epoch = epoch;
     e->sp = sp;
     return e;
+}
+
+struct cp_scache_ent *cp_scache_fill(uintptr_t sp, uintptr_t tag, uint64_t epoch,
+                                     const uintptr_t *ips, int got, int first, int n_native,
+                                     int *unknown)
+{
+    uintptr_t sps[CP_SCACHE_FRAMES + 1];
+    struct cp_scache *c = scache_get();
+    *unknown = 0;
+    /* Only on the thread's own stack (not a signal handler's alternate
+     * one), and only walks an entry can hold. */
+    if (!c || sp < c->stack_lo || sp >= c->stack_hi || got < 2 || got - 1 > CP_SCACHE_FRAMES)
+        return NULL;
+    sps[0] = 0;
+    sps[1] = sp;
+    for (int i = 1; i + 1 < got; i++) {
+        int32_t size = ra_size(ips[i]);
+        if (size == 0)
+            *unknown = 1;
+        if (size <= 0)
+            return NULL;
+        sps[i + 1] = sps[i] + (uint32_t)size;
+        if (sps[i + 1] > c->stack_hi)
+            return NULL;
+    }
+    if (*unknown)
+        return NULL;
+    return scache_put(c, sp, tag, epoch, ips, sps, got, first, n_native);
+}
+
+__attribute__((no_sanitize("address", "thread")))
+void cp_scache_learn(uintptr_t sp, const uintptr_t *ips, const uintptr_t *sps, int got)
+{
+    struct cp_scache *c = scache_get();
+    if (!c || got < 2 || !sps || sps[1] != sp || sp < c->stack_lo || sp >= c->stack_hi) {
+        /* No stack pointers to learn from: never walk for these again. */
+        for (int i = 1; i + 1 < got; i++)
+            if (ra_size(ips[i]) == 0)
+                ra_learn(ips[i], -1);
+        return;
+    }
+    for (int i = 1; i + 1 < got; i++) {
+        uintptr_t d = sps[i + 1] - sps[i];
+        /* A frame on the same stack, above this one, whose return address
+         * is where the call pushed it; anything else (a signal frame, a
+         * jump to another stack) is never cached. */
+        int ok = sps[i + 1] > sps[i] && d < CP_RA_MAX_FRAME && sps[i + 1] <= c->stack_hi &&
+                 *(const uint64_t *)(sps[i] - 8) == (uint64_t)ips[i];
+        ra_learn(ips[i], ok ? (int32_t)d : -1);
+    }
 }

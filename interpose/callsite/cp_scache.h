@@ -17,7 +17,7 @@
  * in which a stale copy of the old return address survives at exactly the
  * old slot: such a frame makes the next slot move, and the entry is only
  * trusted when the return address the call pushed is read back from the
- * slot at fill time (see cp_scache_put()).
+ * slot at fill time (see cp_scache_fill()).
  *
  * x86-64 only (the return address sits at CFA - 8); elsewhere every lookup
  * misses and capture unwinds as before.
@@ -46,24 +46,35 @@ struct cp_scache_ent {
 /*! cp_scache_find() : the calling thread's entry for a walk that starts at
  *  stack pointer sp with tag, if every slot it recorded still holds the
  *  same return address and it was filled in file epoch `epoch`.
- *  @return : the entry (valid until this thread's next cp_scache_put), or
+ *  @return : the entry (valid until this thread's next cp_scache_fill), or
  *  NULL (a miss: unwind). */
 struct cp_scache_ent *cp_scache_find(uintptr_t sp, uintptr_t tag, uint64_t epoch);
 
-/*! cp_scache_put() : remember a full unwind.  ips[i], sps[i] (i = 0..got-1)
- *  are each frame's IP and stack pointer as libunwind reports them (ips[0]
- *  and sps[0] the frame of cp_stack_capture itself, sps[1] == sp); `first`
- *  and `n_native` the frames the stack keeps.  Nothing is stored when the
- *  walk is too long, or a return address is not found at sps[i] - 8 (a
- *  signal frame, an unusual ABI): that site then always unwinds.
- *  @return : the new entry, or NULL. */
-struct cp_scache_ent *cp_scache_put(uintptr_t sp, uintptr_t tag, uint64_t epoch,
-                                    const uintptr_t *ips, const uintptr_t *sps, int got,
-                                    int first, int n_native);
+/*! cp_scache_fill() : remember an unwind (unw_backtrace's ips[0..got-1]:
+ *  ips[0] in cp_stack_capture itself, then return addresses) that started
+ *  at stack pointer sp; `first` and `n_native` are the frames the stack
+ *  keeps.  Each frame's slot is computed from the frame sizes learned by
+ *  cp_scache_learn() and read back.  Nothing is stored when the walk is too
+ *  long, leaves the thread's stack, or a return address is not found where
+ *  its frame size puts it (a frame whose size varies: alloca, realignment,
+ *  a signal frame): that site then unwinds on every capture, as without
+ *  the cache.  @return : the new entry, or NULL; *unknown is set when a
+ *  frame's size was never learned (one cursor walk can teach it). */
+struct cp_scache_ent *cp_scache_fill(uintptr_t sp, uintptr_t tag, uint64_t epoch,
+                                     const uintptr_t *ips, int got, int first, int n_native,
+                                     int *unknown);
 
-/*! cp_scache_enable() : turn the calling thread's cache on (1, the
- *  default) or off (0: every capture unwinds), for the tests that compare
- *  the two. */
+/*! cp_scache_learn() : learn the frame size of every return address of a
+ *  cursor walk (ips[i], sps[i] each frame's IP and stack pointer as
+ *  libunwind reports them, sps[1] == sp; sps NULL when the walk gave
+ *  none), so that cp_scache_fill() can place their slots from then on.
+ *  Frames that cannot be learned are marked never to be walked for again.
+ *  Process-wide, lock-free; once per return address in practice. */
+void cp_scache_learn(uintptr_t sp, const uintptr_t *ips, const uintptr_t *sps, int got);
+
+/*! cp_scache_enable() : turn the calling thread's cache on (1) or off (0:
+ *  every capture unwinds), for the tests that compare the two; without
+ *  it, CUPROBE_STACK_CACHE decides (default on, x86-64 only). */
 void cp_scache_enable(int on);
 
 /*! cp_scache_enabled() : whether the calling thread looks up its cache. */

@@ -7,11 +7,10 @@
  * that every return address of the last full walk from the same stack
  * pointer is still in place (a few ns for 24 frames) and hands back the
  * interned id.  A new site, or one whose caller changed at any recorded
- * depth, is walked with a libunwind cursor (which also yields each frame's
- * stack pointer, for the cache) and interned; each distinct stack is
- * written once per trace file.  Without the cache (CUPROBE_STACK_DEPTH
- * above what an entry holds, other architectures) we use unw_backtrace,
- * libunwind's fast trace.
+ * depth, is unwound with unw_backtrace (libunwind's fast trace) and
+ * interned, and its entry's slots are placed from frame sizes learned per
+ * return address (cp_scache.c); each distinct stack is written once per
+ * trace file.
  */
 #include "cp_stack.h"
 
@@ -259,21 +258,35 @@ __attribute__((noinline)) uint64_t cp_stack_capture(int skip, int with_python)
             }
             return id;
         }
-        got = stack_walk(ips, sps, want);
-        if (got > 0) {
-            n_native = stack_keep(ips, got, skip, cfg->depth, key, &first);
-            uint64_t id = stack_finish(cfg, key, n_native, with_python, &n_py);
-            if (id && n_native)
-                e = cp_scache_put(sp, tag, epoch, (const uintptr_t *)ips, sps, got, first,
-                                  n_native);
+        /* A miss costs what a capture without the cache costs: the fast
+         * unwind, then the entry's slots placed by learned frame sizes.
+         * Only a return address never seen before pays a cursor walk
+         * (once per process: libunwind's step path makes system calls). */
+        got = stack_unwind(ips, want);
+        n_native = stack_keep(ips, got, skip, cfg->depth, key, &first);
+        uint64_t id = stack_finish(cfg, key, n_native, with_python, &n_py);
+        if (id && n_native) {
+            int unknown = 0;
+            e = cp_scache_fill(sp, tag, epoch, (const uintptr_t *)ips, got, first, n_native,
+                               &unknown);
+            if (!e && unknown) {
+                void *wips[CP_SCACHE_FRAMES + 1];
+                int wgot = stack_walk(wips, sps, want);
+                int same = (wgot < 0 ? -wgot : wgot) == got;
+                for (int k = 1; same && k < got; k++)
+                    same = wips[k] == ips[k];
+                /* A different walk (it should not happen) teaches nothing
+                 * and the frames are marked never to be walked for. */
+                cp_scache_learn(sp, (const uintptr_t *)ips, wgot > 0 && same ? sps : NULL, got);
+                e = cp_scache_fill(sp, tag, epoch, (const uintptr_t *)ips, got, first, n_native,
+                                   &unknown);
+            }
             if (e && n_py == 0)
                 e->id = id;
-            return id;
         }
-        got = -got;
-    } else {
-        got = stack_unwind(ips, want);
+        return id;
     }
+    got = stack_unwind(ips, want);
     n_native = stack_keep(ips, got, skip, cfg->depth, key, &first);
     return stack_finish(cfg, key, n_native, with_python, &n_py);
 }
