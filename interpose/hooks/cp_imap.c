@@ -1,55 +1,163 @@
 /*
- * cp_imap.c - interval maps over glibc's tsearch (a red-black tree), one
- * rwlock each.  Live ranges never overlap, so "contains" is a total order
- * on them and tfind can answer containment queries directly.
+ * cp_imap.c - interval maps: one treap (a binary search tree kept balanced
+ * by random priorities) per map, ordered by base, guarded by a small
+ * reader-writer spinlock.  Live ranges never overlap, so "contains" is a
+ * total order on them and a descent answers containment queries directly.
  *
  * Cost (every allocation inserts, every free removes, under
- * cudaMallocAsync once per tensor): nodes come from a per-map free list
- * instead of malloc/free, and an insert is one tsearch (which finds a stale
- * overlapping range by itself) instead of a tfind and a tsearch.
+ * cudaMallocAsync once per tensor): glibc's tsearch/tdelete took a malloc
+ * and a free for their own node, a comparison through a function pointer
+ * at every level and a pthread rwlock's two atomic sections; about 800
+ * instructions for an insert and a remove (BENCHMARKS.md 1, issue 16).
+ * Here nodes come from a per-map free list, comparisons are inline, and
+ * the lock is one compare-and-swap to take and one store to drop.
  */
 #include <errno.h>
-#include <pthread.h>
-#include <search.h>
+#include <sched.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 
 #include "cp_imap.h"
 
-/* A node, or on the free list a link to the next free one. */
-typedef union cp_node {
+typedef struct cp_tnode {
     cp_range r;
-    union cp_node *next;
-} cp_node;
+    struct cp_tnode *kid[2];    /* lower, higher bases; on the free list kid[0] links */
+    uint32_t prio;
+} cp_tnode;
 
 #define CP_IMAP_SPARE_MAX 4096  /* free nodes kept per map; more go to free() */
+#define CP_LOCK_WRITER 1u
+#define CP_LOCK_READER 2u
 
 typedef struct cp_imap {
-    pthread_rwlock_t lock;
-    void *root;
-    cp_node *spare;             /* under lock (write) */
+    _Alignas(64) atomic_uint lock;  /* CP_LOCK_WRITER bit | readers * CP_LOCK_READER */
+    cp_tnode *root;                 /* under the lock */
+    cp_tnode *spare;                /* under the lock (write) */
     unsigned n_spare;
+    uint32_t seed;                  /* priorities (xorshift), under the lock (write) */
 } cp_imap;
 
-static cp_imap cp_maps[CP_IMAP_N] = {
-    { PTHREAD_RWLOCK_INITIALIZER, NULL, NULL, 0 },
-    { PTHREAD_RWLOCK_INITIALIZER, NULL, NULL, 0 },
-    { PTHREAD_RWLOCK_INITIALIZER, NULL, NULL, 0 },
-};
+static cp_imap cp_maps[CP_IMAP_N];
 static atomic_uint_fast64_t cp_dev_mask;
 static unsigned cp_dev_live[64];    /* under cp_maps[CP_IMAP_DEV].lock */
 
-static int cp_range_cmp(const void *a, const void *b)
+/* --- the lock: held for a tree descent, never across a call out ----------- */
+
+static inline void cp_lock_pause(unsigned *spins)
 {
-    const cp_range *x = a, *y = b;
-    uint64_t xe = x->base + (x->size ? x->size : 1);
-    uint64_t ye = y->base + (y->size ? y->size : 1);
-    if (xe <= y->base)
-        return -1;
-    if (ye <= x->base)
-        return 1;
-    return 0;   /* overlap: the same live range */
+    /* The holder may have been preempted: give it the CPU. */
+    if (++*spins > 100) {
+        sched_yield();
+        *spins = 0;
+    } else {
+#if defined(__x86_64__) || defined(__i386__)
+        __builtin_ia32_pause();
+#endif
+    }
 }
+
+static inline void cp_wlock(cp_imap *m)
+{
+    unsigned spins = 0, z = 0;
+    while (!atomic_compare_exchange_weak_explicit(&m->lock, &z, CP_LOCK_WRITER,
+                                                  memory_order_acquire, memory_order_relaxed)) {
+        z = 0;
+        cp_lock_pause(&spins);
+    }
+}
+
+static inline void cp_wunlock(cp_imap *m)
+{
+    atomic_store_explicit(&m->lock, 0, memory_order_release);
+}
+
+static inline void cp_rlock(cp_imap *m)
+{
+    unsigned spins = 0;
+    for (;;) {
+        unsigned v = atomic_fetch_add_explicit(&m->lock, CP_LOCK_READER, memory_order_acquire);
+        if (!(v & CP_LOCK_WRITER))
+            return;
+        atomic_fetch_sub_explicit(&m->lock, CP_LOCK_READER, memory_order_relaxed);
+        while (atomic_load_explicit(&m->lock, memory_order_relaxed) & CP_LOCK_WRITER)
+            cp_lock_pause(&spins);
+    }
+}
+
+static inline void cp_runlock(cp_imap *m)
+{
+    atomic_fetch_sub_explicit(&m->lock, CP_LOCK_READER, memory_order_release);
+}
+
+/* --- the treap ------------------------------------------------------------- */
+
+static inline uint64_t cp_end(const cp_range *r)
+{
+    return r->base + (r->size ? r->size : 1);
+}
+
+/* Insert n (its range overlaps none in t).  Recursion depth is the tree's
+ * height: O(log n) expected. */
+static cp_tnode *cp_t_insert(cp_tnode *t, cp_tnode *n)
+{
+    if (!t)
+        return n;
+    int side = n->r.base > t->r.base;
+    t->kid[side] = cp_t_insert(t->kid[side], n);
+    cp_tnode *k = t->kid[side];
+    if (k->prio > t->prio) {    /* rotate k above t */
+        t->kid[side] = k->kid[!side];
+        k->kid[!side] = t;
+        return k;
+    }
+    return t;
+}
+
+static cp_tnode *cp_t_join(cp_tnode *a, cp_tnode *b)
+{
+    if (!a)
+        return b;
+    if (!b)
+        return a;
+    if (a->prio > b->prio) {
+        a->kid[1] = cp_t_join(a->kid[1], b);
+        return a;
+    }
+    b->kid[0] = cp_t_join(a, b->kid[0]);
+    return b;
+}
+
+/* Unlink the node whose range overlaps [lo, hi) (or, with exact, starts at
+ * lo); *out gets it, NULL when none. */
+static cp_tnode *cp_t_unlink(cp_tnode *t, uint64_t lo, uint64_t hi, int exact, cp_tnode **out)
+{
+    if (!t)
+        return NULL;
+    if (hi <= t->r.base) {
+        t->kid[0] = cp_t_unlink(t->kid[0], lo, hi, exact, out);
+    } else if (cp_end(&t->r) <= lo) {
+        t->kid[1] = cp_t_unlink(t->kid[1], lo, hi, exact, out);
+    } else if (!exact || t->r.base == lo) {
+        *out = t;
+        return cp_t_join(t->kid[0], t->kid[1]);
+    }
+    return t;
+}
+
+static const cp_tnode *cp_t_find(const cp_tnode *t, uint64_t addr)
+{
+    while (t) {
+        if (addr < t->r.base)
+            t = t->kid[0];
+        else if (addr >= cp_end(&t->r))
+            t = t->kid[1];
+        else
+            return t;
+    }
+    return NULL;
+}
+
+/* --- nodes and the device mask (write lock held) ---------------------------- */
 
 static void cp_count(int which, const cp_range *r, int delta)
 {
@@ -65,12 +173,11 @@ static void cp_count(int which, const cp_range *r, int delta)
         atomic_fetch_and(&cp_dev_mask, ~(1ull << r->dev));
 }
 
-/* A node for r: from the free list (write lock held), else malloc. */
-static cp_range *cp_node_get(cp_imap *m, const cp_range *r)
+static cp_tnode *cp_node_get(cp_imap *m, const cp_range *r)
 {
-    cp_node *n = m->spare;
+    cp_tnode *n = m->spare;
     if (n) {
-        m->spare = n->next;
+        m->spare = n->kid[0];
         m->n_spare--;
     } else {
         n = malloc(sizeof(*n));
@@ -78,86 +185,81 @@ static cp_range *cp_node_get(cp_imap *m, const cp_range *r)
             return NULL;
     }
     n->r = *r;
-    return &n->r;
+    n->kid[0] = n->kid[1] = NULL;
+    uint32_t x = m->seed ? m->seed : 0x9e3779b9u;
+    x ^= x << 13;
+    x ^= x >> 17;
+    x ^= x << 5;
+    m->seed = x;
+    n->prio = x;
+    return n;
 }
 
-/* Back to the free list (write lock held). */
-static void cp_node_put(cp_imap *m, cp_range *r)
+static void cp_node_put(cp_imap *m, cp_tnode *n)
 {
-    cp_node *n = (cp_node *)r;
     if (m->n_spare >= CP_IMAP_SPARE_MAX) {
         free(n);
         return;
     }
-    n->next = m->spare;
+    n->kid[0] = m->spare;
     m->spare = n;
     m->n_spare++;
 }
 
+/* --- the API ------------------------------------------------------------------ */
+
 int cp_imap_insert(int which, const cp_range *r)
 {
     cp_imap *m = &cp_maps[which];
-    pthread_rwlock_wrlock(&m->lock);
-    cp_range *n = cp_node_get(m, r);
+    cp_wlock(m);
+    cp_tnode *n = cp_node_get(m, r);
     if (!n) {
-        pthread_rwlock_unlock(&m->lock);
+        cp_wunlock(m);
         return -ENOMEM;
     }
+    /* Stale ranges overlapping the new one (their frees were never seen):
+     * dropped first. */
     for (;;) {
-        void *hit = tsearch(n, &m->root, cp_range_cmp);
-        if (!hit) {
-            cp_node_put(m, n);
-            pthread_rwlock_unlock(&m->lock);
-            return -ENOMEM;
-        }
-        cp_range *old = *(cp_range **)hit;
-        if (old == n)
+        cp_tnode *old = NULL;
+        m->root = cp_t_unlink(m->root, r->base, cp_end(r), 0, &old);
+        if (!old)
             break;
-        /* A stale range overlapping the new one (its free was never
-         * seen): drop it and insert again. */
-        tdelete(old, &m->root, cp_range_cmp);
-        cp_count(which, old, -1);
+        cp_count(which, &old->r, -1);
         cp_node_put(m, old);
     }
-    cp_count(which, n, 1);
-    pthread_rwlock_unlock(&m->lock);
+    m->root = cp_t_insert(m->root, n);
+    cp_count(which, &n->r, 1);
+    cp_wunlock(m);
     return 0;
 }
 
 int cp_imap_remove(int which, uint64_t base, cp_range *out)
 {
     cp_imap *m = &cp_maps[which];
-    cp_range key = { .base = base, .size = 1 };
-    int rc = -ENOENT;
-    pthread_rwlock_wrlock(&m->lock);
-    void *hit = tfind(&key, &m->root, cp_range_cmp);
-    if (hit) {
-        cp_range *old = *(cp_range **)hit;
-        if (old->base == base) {
-            tdelete(old, &m->root, cp_range_cmp);
-            cp_count(which, old, -1);
-            if (out)
-                *out = *old;
-            cp_node_put(m, old);
-            rc = 0;
-        }
+    cp_tnode *old = NULL;
+    cp_wlock(m);
+    m->root = cp_t_unlink(m->root, base, base + 1, 1, &old);
+    if (old) {
+        cp_count(which, &old->r, -1);
+        if (out)
+            *out = old->r;
+        cp_node_put(m, old);
     }
-    pthread_rwlock_unlock(&m->lock);
-    return rc;
+    cp_wunlock(m);
+    return old ? 0 : -ENOENT;
 }
 
 int cp_imap_find(int which, uint64_t addr, cp_range *out)
 {
     cp_imap *m = &cp_maps[which];
-    cp_range key = { .base = addr, .size = 1 };
     int rc = -ENOENT;
-    pthread_rwlock_rdlock(&m->lock);
-    void *hit = m->root ? tfind(&key, &m->root, cp_range_cmp) : NULL;
+    cp_rlock(m);
+    const cp_tnode *hit = cp_t_find(m->root, addr);
     if (hit) {
-        *out = **(cp_range **)hit;
+        *out = hit->r;
         rc = 0;
     }
-    pthread_rwlock_unlock(&m->lock);
+    cp_runlock(m);
     return rc;
 }
 
@@ -169,10 +271,10 @@ uint64_t cp_imap_dev_mask(void)
 void cp_imap_reset(void)
 {
     /* After fork only the calling thread exists: no lock holder can be
-     * waiting.  The nodes are leaked on purpose (tdestroy would walk freed
-     * parent state just as well, but is not needed for correctness). */
+     * waiting.  The nodes are leaked on purpose (the parent's tree pages
+     * are shared copy-on-write; walking them to free costs more). */
     for (int i = 0; i < CP_IMAP_N; i++) {
-        pthread_rwlock_init(&cp_maps[i].lock, NULL);
+        atomic_store(&cp_maps[i].lock, 0);
         cp_maps[i].root = NULL;
         cp_maps[i].spare = NULL;
         cp_maps[i].n_spare = 0;

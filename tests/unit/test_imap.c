@@ -30,8 +30,63 @@ static void *worker(void *arg)
     return NULL;
 }
 
+/* Random inserts (some over stale ranges), removes and lookups against a
+ * plain array holding the same live ranges: the tree must agree on every
+ * answer, whatever shape the random priorities gave it. */
+#define MODEL_N 512
+static void test_against_model(void)
+{
+    static cp_range model[MODEL_N];
+    int live = 0, bad = 0;
+    uint64_t x = 88172645463325252ull;
+    for (int step = 0; step < 200000; step++) {
+        x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+        uint64_t base = 0x7f0000000000ull + (x % 4096) * 0x1000, size = 0x1000 * (1 + (x >> 20) % 3);
+        cp_range got;
+        switch ((x >> 40) % 4) {
+        case 0: {   /* insert: the model drops what it overlaps */
+            cp_range r = R(base, size, (int)((x >> 50) % 4));
+            int k = 0;
+            for (int i = 0; i < live; i++)
+                if (model[i].base + model[i].size <= base || base + size <= model[i].base)
+                    model[k++] = model[i];
+            live = k;
+            if (live == MODEL_N || cp_imap_insert(CP_IMAP_HOST, &r) != 0)
+                break;
+            model[live++] = r;
+            break;
+        }
+        case 1: {   /* remove by exact base */
+            int at = -1;
+            for (int i = 0; i < live; i++)
+                if (model[i].base == base)
+                    at = i;
+            int rc = cp_imap_remove(CP_IMAP_HOST, base, &got);
+            bad += (at >= 0) != (rc == 0) || (at >= 0 && got.size != model[at].size);
+            if (at >= 0)
+                model[at] = model[--live];
+            break;
+        }
+        default: {  /* containment */
+            uint64_t addr = base + (x >> 24) % 0x3000;
+            int at = -1;
+            for (int i = 0; i < live; i++)
+                if (addr >= model[i].base && addr < model[i].base + model[i].size)
+                    at = i;
+            int rc = cp_imap_find(CP_IMAP_HOST, addr, &got);
+            bad += (at >= 0) != (rc == 0) || (at >= 0 && got.base != model[at].base);
+        }
+        }
+    }
+    CHECK(bad == 0, "the tree agrees with the model");
+    for (int i = 0; i < live; i++)
+        CHECK(cp_imap_remove(CP_IMAP_HOST, model[i].base, NULL) == 0, "model range removable");
+    CHECK(cp_imap_find(CP_IMAP_HOST, 0x7f0000001000ull, &(cp_range){0}) == -ENOENT, "empty");
+}
+
 int main(void)
 {
+    test_against_model();
     cp_range got;
     cp_range a = R(0x1000, 0x1000, 0), b = R(0x3000, 0x2000, 1);
     CHECK(cp_imap_insert(CP_IMAP_DEV, &a) == 0, "insert a");
