@@ -233,7 +233,11 @@ __attribute__((no_sanitize("address", "thread")))
 void cp_scache_learn(uintptr_t sp, const uintptr_t *ips, const uintptr_t *sps, int got)
 {
     struct cp_scache *c = scache_get();
-    if (!c || got < 2 || !sps || sps[1] != sp || sp < c->stack_lo || sp >= c->stack_hi) {
+    /* Off this thread's known stack nothing is cached (cp_scache_fill()
+     * refuses it first), so nothing is learned or marked either. */
+    if (!c || sp < c->stack_lo || sp >= c->stack_hi)
+        return;
+    if (got < 2 || !sps || sps[1] != sp) {
         /* No stack pointers to learn from: never walk for these again. */
         for (int i = 1; i + 1 < got; i++)
             if (ra_size(ips[i]) == 0)
