@@ -100,7 +100,16 @@ static int cp_read_trace(cp_proc *p, const cp_aopts *o, cp_progress *pg)
         /* Clean to the cut and no END: the process was killed (SIGKILL,
          * the OOM killer, a time limit) and the trace is whole up to its
          * last flush: a post-mortem, not an input error. */
-        p->killed = p->truncated && cp_dec_records(d) > 0;
+        p->killed = p->truncated && cp_dec_records(d) > 0 && !p->nospace_ts;
+        if (p->truncated && p->nospace_ts) {
+            /* The shim stopped writing at a full file system and said so
+             * (NOSPACE): the trace is whole up to there, the process just
+             * was not seen exiting.  Neither killed nor bad input. */
+            free(p->error);
+            p->error = NULL;
+            p->truncated = 0;
+            rc = 0;
+        }
     }
     cp_model_last_names(p, d);
     p->records = cp_dec_records(d);

@@ -25,11 +25,11 @@
  * `make docs` to regenerate the table in docs/trace-format.md.
  *
  * ---- How to add a RECORD --------------------------------------------------
- * 1. Take a free id (reserved: 32 issue 13, 33-34 issue 11, 35-36 issue 15,
- *    37 issue 10, 38 issue 16; 127 is END) and add one R(...) line to
- *    CP_RECORDS: R(NAME, id, lname, shape, "what it means").  shape is EV
- *    (starts with the EV prefix; emitter cp_ev_put_<lname>), REC (emitter
- *    cp_rec_put_<lname>) or BARE (no fields, no emitter).
+ * 1. Take a free id (reserved: 33-34 issue 11, 37 issue 10, 38 issue 16;
+ *    127 is END) and add one R(...) line to CP_RECORDS: R(NAME, id, lname,
+ *    shape, "what it means").  shape is EV (starts with the EV prefix;
+ *    emitter cp_ev_put_<lname>), REC (emitter cp_rec_put_<lname>) or BARE
+ *    (no fields, no emitter).
  * 2. Define CP_F_<NAME>(F) with its fields, one F(kind, name, arg, fmt) a
  *    line (kinds and dump formats below).
  * 3. Call the emitter from the hook; read r->u.<lname>.<field> in the
@@ -120,6 +120,7 @@ typedef struct cp_oom_proc {
     R(FRAMEWORK, 29, framework, REC, "framework companion data (PyTorch, CuPy, JAX)") \
     R(PYFRAME, 30, pyframe, REC, "a Python frame; line 0: no line for that instruction") \
     R(RESOLVE, 31, resolve, REC, "a lookup through cuGetProcAddress or dlsym that failed, asked for the resolver itself, asked for a higher version than any before it (the last such record gives the newest CUDA version a runtime in the process was built for), or a dlsym that handed out a wrapper") \
+    R(NOSPACE, 32, nospace, REC, "the file system was full at this record's time (err: 28 ENOSPC, 122 EDQUOT): writing stopped and the program went on untraced; records_dropped records (bytes_dropped bytes before compression) made since the last flush were lost; file_bytes: the trace's length up to that flush. Written into space reserved ahead; only END can follow it, at exit") \
     R(ASYNC_ERROR, 35, async_error, EV, "the first call of the process that returned a sticky error (700, 710, 714-719, 999); EV's stack is where it surfaced; overflow: 1 when launches older than the per-thread rings were in flight too; n_inflight INFLIGHT records follow") \
     R(INFLIGHT, 36, inflight, REC, "a launch issued on the failing context since its last successful context or stream synchronisation, oldest first; launch_tid: the launching thread; stack: the launch's innermost Python frames (taken raw at launch, resolved only now) and its caller, 0 when neither") \
     R(END, 127, end, REC, "records: records of the file before END; dropped: records the recorder had to drop (also announced by LOST)")
@@ -285,6 +286,11 @@ typedef struct cp_oom_proc {
     F(U, status, _, DEC) \
     F(U, route, _, ROUTE) \
     F(U, handed_out, _, DEC)
+#define CP_F_NOSPACE(F) \
+    F(U, err, _, DEC) \
+    F(U, records_dropped, _, DEC) \
+    F(U, bytes_dropped, _, DEC) \
+    F(U, file_bytes, _, DEC)
 #define CP_F_ASYNC_ERROR(F) \
     F(U, n_inflight, _, DEC) \
     F(U, overflow, _, DEC)

@@ -541,6 +541,12 @@ static int cp_model_apply(cp_proc *p, const cp_dec *d, const cp_record *r)
     case CP_REC_LOST:
         p->lost += r->u.lost.records_lost;
         return 0;
+    case CP_REC_NOSPACE:
+        p->nospace_ts = r->ts ? r->ts : 1;
+        p->nospace_err = r->u.nospace.err;
+        p->nospace_records = r->u.nospace.records_dropped;
+        p->nospace_bytes = r->u.nospace.bytes_dropped;
+        return 0;
     case CP_REC_FRAMEWORK:
         return cp__model_framework(p, r);
     case CP_REC_END:

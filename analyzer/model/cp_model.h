@@ -116,6 +116,9 @@ typedef struct cp_proc {
     char *error;                /* "FILE: offset N: reason" or NULL */
     int truncated;
     int killed;                 /* the trace decodes cleanly to a cut, with no END */
+    /* NOSPACE: the file system filled up at nospace_ts (0: never) and the
+     * shim stopped writing; what it lost then. */
+    uint64_t nospace_ts, nospace_err, nospace_records, nospace_bytes;
     cp_last_event last[CP_LAST_EVENTS];
     unsigned n_last;            /* events seen (ring index = n_last % CP_LAST_EVENTS) */
     uint64_t records, lost, dropped;

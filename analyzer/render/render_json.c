@@ -100,6 +100,16 @@ static void cp_proc_json(cp_jb *b, const cp_proc *p)
     cp_jb_ku(b, "records", p->records);
     cp_jb_ku(b, "lost", p->lost);
     cp_jb_ku(b, "signal", p->signo);
+    if (p->nospace_ts) {
+        /* Only when the shim stopped writing at a full file system. */
+        cp_jb_key(b, "write_stopped");
+        cp_jb_open(b, '{');
+        cp_jb_ks(b, "errno", p->nospace_err == 122 ? "EDQUOT" : "ENOSPC");
+        cp_jb_ku(b, "t_ns", p->nospace_ts > p->t0 ? p->nospace_ts - p->t0 : 0);
+        cp_jb_ku(b, "records_dropped", p->nospace_records);
+        cp_jb_ku(b, "bytes_dropped", p->nospace_bytes);
+        cp_jb_close(b, '}');
+    }
     cp_jb_close(b, '}');
     cp_jb_key(b, "environment");
     cp_jb_open(b, '{');

@@ -27,7 +27,21 @@ static const char *cp_c(const cp_out_opts *o, const char *code)
 static void cp_trace_status(FILE *o, const cp_proc *p)
 {
     fprintf(o, "  trace: %s, ", p->file);
-    if (p->killed)
+    if (p->nospace_ts) {
+        char b1[32];
+        uint64_t at = p->nospace_ts > p->t0 ? p->nospace_ts - p->t0 : 0;
+        fprintf(o, "writing stopped at +%s: the file system was full (%s), %llu records "
+                   "since the last flush lost; ", cp_fmt_ns(at, b1, sizeof b1),
+                p->nospace_err == 122 ? "EDQUOT, disk quota exceeded" : "ENOSPC",
+                (unsigned long long)p->nospace_records);
+        if (p->complete)
+            fprintf(o, "the process went on untraced and ended (%s, status %lld)",
+                    cp_end_reason_name(p->end_reason), (long long)p->end_status);
+        else
+            fprintf(o, "the process went on untraced, its exit was not recorded");
+        if (p->error)
+            fprintf(o, "; DAMAGED after that: %s", p->error);
+    } else if (p->killed)
         fprintf(o, "killed (no END record; whole up to its last flush)");
     else if (p->error)
         fprintf(o, "%s: %s", p->truncated ? "TRUNCATED" : "DAMAGED", p->error);

@@ -25,28 +25,11 @@
 #include "cp_env.h"
 #include "cp_io.h"
 #include "cp_rec.h"
+#include "cp_wfile.h"
 #include "cp_writer.h"
 
 #define CP_INBUF_BYTES (256u << 10)
 
-struct cp_wfile {
-    int fd;                    /* -1 when closed */
-    char path[PATH_MAX];
-    ZSTD_CCtx *cctx;
-    uint8_t *in;               /* encoded records waiting for zstd */
-    size_t in_len, in_cap;
-    uint8_t *out;
-    size_t out_cap;
-    uint64_t frame_in;         /* input bytes in the current frame */
-    uint64_t unflushed;        /* input bytes since the last flush */
-    uint64_t prev_ts;          /* for ts deltas; 0 at file start */
-    uint64_t start_ts;         /* records older than this are discarded */
-    uint64_t records;
-    uint64_t events;           /* records beyond the file's own bookkeeping */
-    uint64_t lost_base, lost_reported;
-    int err;                   /* first negative errno, sticky */
-    int emergency;             /* encoding from a signal handler */
-};
 
 static struct cp_wfile g_w = {.fd = -1};
 
@@ -118,129 +101,6 @@ static int cp_writer_is_self(void)
     return t_is_writer;
 }
 
-/* ---- encoding and compression ------------------------------------------- */
-
-static int cp_writer_compress(struct cp_wfile *w, ZSTD_EndDirective mode)
-{
-    if (w->err)
-        return w->err;
-    ZSTD_inBuffer in = {w->in, w->in_len, 0};
-    for (;;) {
-        ZSTD_outBuffer out = {w->out, w->out_cap, 0};
-        size_t r = ZSTD_compressStream2(w->cctx, &out, &in, mode);
-        if (ZSTD_isError(r))
-            return w->err = -EIO;
-        if (out.pos) {
-            int rc = cp__write_all(w->fd, w->out, out.pos);
-            if (rc < 0)
-                return w->err = rc;
-        }
-        if (mode == ZSTD_e_continue ? in.pos == in.size : r == 0)
-            break;
-    }
-    w->frame_in += w->in_len;
-    w->unflushed += w->in_len;
-    w->in_len = 0;
-    if (mode == ZSTD_e_end) {
-        w->frame_in = 0;
-        w->unflushed = 0;
-    } else if (mode == ZSTD_e_flush) {
-        w->unflushed = 0;
-    }
-    if (w->frame_in >= CP_FRAME_MAX_BYTES)
-        return cp_writer_compress(w, ZSTD_e_end);
-    return 0;
-}
-
-/* Whether a record says anything about the program (as opposed to the
- * file's own set-up: header, thread names, id announcements, exec, end). */
-static int cp_is_event(unsigned type)
-{
-    switch (type) {
-    case CP_REC_HEADER: case CP_REC_THREAD: case CP_REC_MODULE:
-    case CP_REC_MODULE_RESET: case CP_REC_STRING: case CP_REC_STACK:
-    case CP_REC_API: case CP_REC_PYFRAME: case CP_REC_EXEC: case CP_REC_END:
-        return 0;
-    default:
-        return 1;
-    }
-}
-
-/* cp__emit_fn: one record in file encoding:
- * u8 type | varint len | varint ts_delta | varint tid | fields. */
-static void cp_writer_emit(void *ctx, uint32_t tid, unsigned type, uint64_t ts,
-                           const uint8_t *fields, uint32_t len)
-{
-    struct cp_wfile *w = ctx;
-    uint8_t pre[2 * CP_VARINT_MAX];
-    /* Records arrive in non-decreasing ts order; the clamp only guards the
-     * format's promise if a clock ever stepped back. */
-    uint64_t delta = ts > w->prev_ts ? ts - w->prev_ts : 0;
-    w->prev_ts += delta;
-    uint8_t *q = cp_put_u(pre, delta);
-    q = cp_put_u(q, tid);
-    size_t plen = (size_t)(q - pre) + len;
-    size_t need = 1 + CP_VARINT_MAX + plen;
-    if (w->in_len + need > w->in_cap) {
-        if (cp_writer_compress(w, ZSTD_e_continue) < 0)
-            return;
-        if (need > w->in_cap) {
-            uint8_t *n = w->emergency ? NULL : realloc(w->in, need);
-            if (!n)
-                return;
-            w->in = n;
-            w->in_cap = need;
-        }
-    }
-    uint8_t *p = w->in + w->in_len;
-    *p++ = (uint8_t)type;
-    p = cp_put_u(p, plen);
-    memcpy(p, pre, (size_t)(q - pre));
-    p += q - pre;
-    memcpy(p, fields, len);
-    w->in_len = (size_t)(p + len - w->in);
-    w->records++;
-    w->events += cp_is_event(type);
-}
-
-/* A record the writer makes itself (LOST, SIGNAL, END). */
-static void cp_writer_own(struct cp_wfile *w, uint32_t tid, unsigned type,
-                          const uint8_t *f, const uint8_t *end)
-{
-    uint64_t now = cp_now_ns();
-    cp_writer_emit(w, tid, type, now > w->prev_ts ? now : w->prev_ts, f,
-                   (uint32_t)(end - f));
-}
-
-static void cp_writer_report_lost(struct cp_wfile *w)
-{
-    uint64_t lost = cp__rec_lost() - w->lost_base;
-    if (lost <= w->lost_reported)
-        return;
-    static const char why[] = "writer backlog limit reached or record nested in a signal handler";
-    enum { why_len = sizeof why - 1 };
-    uint8_t f[CP_REC_BOUND(LOST)];
-    uint8_t *p = cp_enc_lost(f, lost - w->lost_reported, why, why_len);
-    w->lost_reported = lost;
-    cp_writer_own(w, 0, CP_REC_LOST, f, p);
-}
-
-static void cp_writer_end(struct cp_wfile *w, int reason, int64_t status)
-{
-    cp_writer_report_lost(w);
-    uint8_t f[CP_REC_BOUND(END)];
-    uint8_t *p = cp_enc_end(f, (uint64_t)reason, status, w->records, cp__rec_lost() - w->lost_base);
-    cp_writer_own(w, 0, CP_REC_END, f, p);
-    cp_writer_compress(w, ZSTD_e_end);
-}
-
-static void cp_writer_close(struct cp_wfile *w)
-{
-    if (w->fd >= 0)
-        close(w->fd);
-    w->fd = -1;
-}
-
 /* ---- the thread --------------------------------------------------------- */
 
 /* A path for a message: an over-long one (CUPROBE_OUTPUT) is shortened in
@@ -257,8 +117,13 @@ static const char *cp_path_msg(const char *path, char *buf, size_t cap)
 static void cp_writer_warn_failed(const struct cp_wfile *w)
 {
     char b[256];
-    cp_log(1, "cannot write trace file '%s': %s; tracing is off, the program "
-              "continues untraced", cp_path_msg(w->path, b, sizeof b), strerror(-w->err));
+    if (w->nospace_ts)
+        cp_log(1, "trace file '%s': %s; writing stopped (the trace ends with a record "
+                  "saying so), the program continues untraced",
+               cp_path_msg(w->path, b, sizeof b), strerror(-w->err));
+    else
+        cp_log(1, "cannot write trace file '%s': %s; tracing is off, the program "
+                  "continues untraced", cp_path_msg(w->path, b, sizeof b), strerror(-w->err));
 }
 
 /* One round, g_out held.  @return : w->err. */
@@ -267,16 +132,18 @@ static int cp_writer_round_locked(struct cp_wfile *w, int stop, int flush)
     if (w->fd < 0)   /* closed by a fatal-signal handler */
         return -EBADF;
     uint64_t cut = cp_now_ns();
-    cp__rec_drain(stop ? UINT64_MAX : cut, w->start_ts, 0, cp_writer_emit, w);
-    cp_writer_report_lost(w);
+    cp__rec_drain(stop ? UINT64_MAX : cut, w->start_ts, 0, cp_wfile_emit, w);
+    cp_wfile_report_lost(w);
     if (stop)
-        cp_writer_end(w, g_stop_reason, g_stop_status);
+        cp_wfile_end(w, g_stop_reason, g_stop_status);
     else
-        cp_writer_compress(w, flush && (w->unflushed || w->in_len) ? ZSTD_e_flush
+        cp_wfile_compress(w, flush && (w->unflushed || w->in_len) ? ZSTD_e_flush
                                                                   : ZSTD_e_continue);
     if (stop || w->err) {
         atomic_store_explicit(&cp__flush_due, UINT64_MAX, memory_order_relaxed);
-        cp_writer_close(w);
+        /* After NOSPACE the file stays open for END (cp_writer_stop). */
+        if (stop || !w->nospace_ts)
+            cp_wfile_close(w);
     } else if (flush) {
         cp_flush_schedule(cut);
     }
@@ -416,7 +283,9 @@ static int cp_writer_start(uint64_t start_ts)
         goto close_fd;
     }
     w->fd = fd;
+    cp_tf_open(&w->tf, fd, CP_TRACE_PREFIX_BYTES);
     w->in_len = 0;
+    w->in_total = w->nospace_ts = 0;
     w->frame_in = w->unflushed = w->prev_ts = w->records = w->events = 0;
     w->start_ts = start_ts;
     w->lost_base = cp__rec_lost();
@@ -481,6 +350,14 @@ static int cp_writer_stop(int reason, int64_t status, unsigned wait_ms)
         return -ETIMEDOUT;
     pthread_join(g_thread, NULL);
     g_alive = 0;
+    struct cp_wfile *w = &g_w;
+    if (w->nospace_ts && w->fd >= 0 && pthread_mutex_trylock(&g_out) == 0) {
+        /* The writer stopped at a full file system and left the file open
+         * with room for this: the exit is known after all. */
+        cp_wfile_end(w, reason, status);
+        cp_wfile_close(w);
+        pthread_mutex_unlock(&g_out);
+    }
     return 0;
 }
 
@@ -523,12 +400,12 @@ static int cp_writer_emergency(int sig, int code, uint64_t addr, uint32_t tid)
         return -EBADF;
     w->emergency = 1;
     atomic_store_explicit(&cp__flush_due, UINT64_MAX, memory_order_relaxed);
-    cp__rec_drain(UINT64_MAX, w->start_ts, 1, cp_writer_emit, w);
+    cp__rec_drain(UINT64_MAX, w->start_ts, 1, cp_wfile_emit, w);
     uint8_t f[CP_REC_BOUND(SIGNAL)];
     uint8_t *p = cp_enc_signal(f, (uint64_t)sig, code, addr);
-    cp_writer_own(w, tid, CP_REC_SIGNAL, f, p);
-    cp_writer_end(w, CP_END_SIGNAL, sig);
-    cp_writer_close(w);
+    cp_wfile_own(w, tid, CP_REC_SIGNAL, f, p);
+    cp_wfile_end(w, CP_END_SIGNAL, sig);
+    cp_wfile_close(w);
     return 0;
 }
 

@@ -1,0 +1,85 @@
+#!/bin/sh
+# writer_nospace.sh - the file system of the trace fills up while a program
+# runs (a real ENOSPC: a 3 MiB tmpfs that the program itself fills):
+#   - the program runs on, every driver call succeeds, and `cuprobe run`
+#     returns its own exit status;
+#   - the shim says once on stderr that writing stopped;
+#   - the trace decodes without error: NOSPACE (err 28) ends what was
+#     recorded, then END with the real exit status, written into the space
+#     the writer kept in reserve;
+#   - the report says writing stopped because the file system was full, at
+#     which time, and that the process then exited with its status; it does
+#     not say the process was killed;
+#   - SIGKILLed after the disk filled: still no error and no "killed", the
+#     exit is said to be unknown;
+#   - at a normal close the reserve is given back (the file's blocks match
+#     its length).
+# Needs to mount a size-limited tmpfs: as root, or in a user namespace
+# (unshare -rm); skipped otherwise, saying so.
+ROOT=${ROOT:-$(cd "$(dirname "$0")/../.." && pwd)}
+. "$ROOT/tests/sh/lib.sh"
+P="$B/tests/progs/disk_full"
+[ -f "$SHIM" ] && [ -x "$ANA" ] && [ -x "$P" ] || die "shim, analyzer or disk_full not built"
+MNT="$TMP/mnt"
+mkdir "$MNT"
+if ! mount -t tmpfs -o size=3m cuprobe-test "$MNT" 2>/dev/null; then
+    if [ -z "${CP_NOSPACE_NS:-}" ] && unshare -rm true 2>/dev/null; then
+        rm -rf "$TMP"
+        CP_NOSPACE_NS=1 exec unshare -rm sh "$0"
+    fi
+    skip "cannot mount a 3 MiB tmpfs here (not root, no user namespaces): ENOSPC not tested"
+fi
+trap 'umount "$MNT" 2>/dev/null; rm -rf "$TMP"' EXIT
+export LD_LIBRARY_PATH="$FAKE_DIR"
+
+# 1. the disk fills, the program exits 3
+"$CUPROBE" run -o "$MNT/t-%p.trace" -- "$P" "$MNT/fill" 3 >"$TMP/out" 2>"$TMP/err"; rc=$?
+[ $rc -eq 3 ] || { cat "$TMP/err"; die "exit status $rc, expected the program's 3"; }
+expect_grep "trace file '$MNT/t-[0-9]+.trace': No space left on device; writing stopped" "$TMP/err"
+[ "$(grep -c 'No space left' "$TMP/err")" -eq 1 ] || { cat "$TMP/err"; die "expected one warning"; }
+trace=$(ls "$MNT"/t-*.trace)
+"$ANA" dump "$trace" >"$TMP/dump" 2>"$TMP/derr" || { cat "$TMP/derr"; die "dump: exit $?"; }
+expect_grep '^NOSPACE .*err=28 records_dropped=[0-9]+ bytes_dropped=[0-9]+ file_bytes=[0-9]+' "$TMP/dump"
+expect_grep '^END .*reason=exit status=3' "$TMP/dump"
+tail -n 2 "$TMP/dump" | head -n 1 | grep -q '^NOSPACE ' || die "NOSPACE is not the record before END"
+n=$(grep -c '^ALLOC ' "$TMP/dump")
+[ "$n" -ge 1000 ] || die "only $n ALLOC records before the disk filled"
+"$CUPROBE" report --no-symbolize "$trace" >"$TMP/rep" 2>"$TMP/rerr"; rc=$?
+[ $rc -eq 0 ] || { cat "$TMP/rerr"; die "report: exit $rc"; }
+expect_grep "writing stopped at \+[0-9.]+ [a-z]+: the file system was full \(ENOSPC\), [0-9]+ records since the last flush lost; the process went on untraced and ended \(exit, status 3\)" "$TMP/rep"
+expect_no_grep "killed|crashed|TRUNCATED|DAMAGED" "$TMP/rep"
+[ ! -s "$TMP/rerr" ] || { cat "$TMP/rerr"; die "report wrote to stderr"; }
+"$ANA" report --json "$trace" >"$TMP/json"
+expect_grep '"write_stopped":\{"errno":"ENOSPC","t_ns":[0-9]+,"records_dropped":[0-9]+' "$TMP/json"
+expect_grep '"exit_status":3' "$TMP/json"
+rm -f "$MNT"/*
+
+# 2. SIGKILL after the disk filled
+"$CUPROBE" run -o "$MNT/k-%p.trace" -- "$P" "$MNT/fill" 0 hold >"$TMP/out" 2>"$TMP/err" &
+pid=$!
+i=0
+while ! grep -q full "$TMP/out"; do
+    i=$((i + 1))
+    [ $i -lt 200 ] || { kill -9 $pid; die "disk_full never filled the disk"; }
+    sleep 0.1
+done
+sleep 0.3
+kill -9 $pid 2>/dev/null    # `cuprobe run` execs the program: $pid is it
+wait $pid 2>/dev/null
+ktrace=$(ls "$MNT"/k-*.trace)
+"$ANA" dump "$ktrace" >"$TMP/kdump" 2>"$TMP/kerr"; rc=$?
+expect_grep '^NOSPACE ' "$TMP/kdump"
+expect_no_grep '^END ' "$TMP/kdump"
+"$CUPROBE" report --no-symbolize "$ktrace" >"$TMP/krep" 2>"$TMP/kerr"; rc=$?
+[ $rc -eq 0 ] || { cat "$TMP/kerr"; die "report of the killed-after-ENOSPC trace: exit $rc"; }
+expect_grep "writing stopped at .*the file system was full \(ENOSPC\).*its exit was not recorded" "$TMP/krep"
+expect_no_grep "killed|crashed|TRUNCATED|DAMAGED" "$TMP/krep"
+rm -f "$MNT"/*
+
+# 3. a normal run: the reserve is given back at close
+"$CUPROBE" run -o "$MNT/n-%p.trace" -- "$P" - 0 >/dev/null 2>&1
+ntrace=$(ls "$MNT"/n-*.trace)
+size=$(stat -c %s "$ntrace")
+alloc=$(( $(stat -c %b "$ntrace") * $(stat -c %B "$ntrace") ))
+[ $alloc -lt $((size + 8192)) ] || die "reserve kept after close: $alloc bytes allocated for $size"
+echo "writer_nospace: ok ($n ALLOC records kept, exit status 3 passed through)"
