@@ -44,6 +44,8 @@ typedef struct cp_blk {
     cp_map agg;                 /* stack*8 + what -> blk_site */
     cp_map pend;                /* tid -> cp_pend */
     cp_map cum;                 /* tid -> blk_cum */
+    uint64_t n_set;             /* entries of pend with set: none (the usual
+                                 * case) spares every record the lookup */
     uint64_t seq;               /* work records seen */
     uint64_t first_ts, last_ts; /* of work records */
 } cp_blk;
@@ -104,9 +106,10 @@ static void blk_rec(cp_proc *p, void *st, const cp_record *r)
     }
     if (!cp_pend_ender(r))
         return;                 /* FREE, LAUNCH_COUNT: other work, nothing more */
-    cp_pend *c = cp_map_get(&s->pend, r->tid);
+    cp_pend *c = s->n_set ? cp_map_get(&s->pend, r->tid) : NULL;
     if (c && c->set) {
         c->set = 0;
+        s->n_set--;
         if (cp_pend_synced_by(c, r)) {
             /* A blocking copy: the sync is part of it.  Only downloads
              * wait for results; an upload's wait is its data arriving. */
@@ -121,8 +124,10 @@ static void blk_rec(cp_proc *p, void *st, const cp_record *r)
     int dtoh;
     if (cp_pageable_async(r, &dtoh)) {
         c = cp_map_put(&s->pend, r->tid, NULL);
-        if (c)
+        if (c) {
+            s->n_set += !c->set;
             cp_pend_set(c, r, dtoh, seq);
+        }
         return;
     }
     if (r->type == CP_REC_COPY) {

@@ -19,6 +19,8 @@ extern const cp_check cp_check_pageable;   /* defined at the end of this file */
 typedef struct cp_pac {
     cp_map agg;                 /* stack*2 + (1 for DtoH) -> cp_agg_val */
     cp_map pend;                /* tid -> cp_pend */
+    uint64_t n_set;             /* entries of pend with set: none (the usual
+                                 * case) spares every record the lookup */
     uint64_t htod, dtoh, blocking;
 } cp_pac;
 
@@ -38,6 +40,7 @@ static void pac_commit(cp_pac *s, cp_pend *c)
     else
         s->htod++;
     c->set = 0;
+    s->n_set--;
 }
 
 static void pac_rec(cp_proc *p, void *st, const cp_record *r)
@@ -46,11 +49,12 @@ static void pac_rec(cp_proc *p, void *st, const cp_record *r)
     (void)p;
     if (!cp_pend_ender(r))
         return;
-    cp_pend *c = cp_map_get(&s->pend, r->tid);
+    cp_pend *c = s->n_set ? cp_map_get(&s->pend, r->tid) : NULL;
     if (c && c->set) {
         if (cp_pend_synced_by(c, r)) {
             s->blocking++;      /* a blocking copy, as meant */
             c->set = 0;
+            s->n_set--;
         } else {
             pac_commit(s, c);
         }
@@ -59,8 +63,10 @@ static void pac_rec(cp_proc *p, void *st, const cp_record *r)
     if (!cp_pageable_async(r, &dtoh))
         return;
     c = cp_map_put(&s->pend, r->tid, NULL);
-    if (c)
+    if (c) {
+        s->n_set += !c->set;
         cp_pend_set(c, r, dtoh, 0);
+    }
 }
 
 static void pac_finish(cp_proc *p, void *st, cp_report *rep)
