@@ -7,8 +7,7 @@
  * atomic exchange; cp_rec_commit() reads CLOCK_MONOTONIC (vDSO) under the
  * buffer lock, so that a writer cutting at time T sees every record with
  * ts < T (see cp_rec_drain.c for the argument), and compares it with the
- * flush deadline (one relaxed load).  cp_rec_commit_at() takes a time the
- * caller read earlier (a timed call's end: one clock read fewer per event).
+ * flush deadline (one relaxed load).
  */
 #include <errno.h>
 #include <pthread.h>
@@ -38,7 +37,6 @@ enum cp_state {
 static _Atomic int g_on;                            /* cp_rec_on() */
 static _Atomic uint32_t g_live_gen = CP_GEN_NONE;   /* == g_gen while RUNNING */
 static _Atomic uint32_t g_gen = 1;
-static _Atomic uint64_t g_file_start;               /* cp_now_ns() at file start */
 static int g_state;                                 /* under g_start_mu */
 static pthread_mutex_t g_start_mu = PTHREAD_MUTEX_INITIALIZER;
 static pid_t g_pid;
@@ -191,15 +189,13 @@ static uint8_t *cp_rec_open_slow(struct cp_tbuf *t, unsigned type, size_t need)
     return c->data + CP_HDR_BYTES;
 }
 
-/* Publish the open record of t at time ts (0: now) and unlock.
- * @return : its ts. */
-static inline uint64_t cp_rec_publish(struct cp_tbuf *t, uint8_t *end, uint64_t ts)
+/* Publish the open record of t and unlock.  @return : its ts. */
+static inline uint64_t cp_rec_publish(struct cp_tbuf *t, uint8_t *end)
 {
     uint8_t *p = t->open;
     struct cp_chunk *c = atomic_load_explicit(&t->last, memory_order_relaxed);
     uint32_t len = (uint32_t)(end - p - CP_HDR_BYTES);
-    if (!ts)
-        ts = cp_now_ns();
+    uint64_t ts = cp_now_ns();
     memcpy(p + 1, &len, sizeof len);
     memcpy(p + 5, &ts, sizeof ts);
     atomic_store_explicit(&c->used, (size_t)(end - c->data), memory_order_release);
@@ -209,22 +205,13 @@ static inline uint64_t cp_rec_publish(struct cp_tbuf *t, uint8_t *end, uint64_t 
     return ts;
 }
 
-void cp_rec_commit_at(uint8_t *end, uint64_t ts)
+void cp_rec_commit(uint8_t *end)
 {
-    /* A time from before this file's start would read as left over from
-     * the previous file and be dropped by the writer. */
-    if (ts < atomic_load_explicit(&g_file_start, memory_order_relaxed))
-        ts = 0;
-    ts = cp_rec_publish(t_buf, end, ts);
+    uint64_t ts = cp_rec_publish(t_buf, end);
     /* One relaxed load: is the timed flush overdue (writer starved)? */
     if (__builtin_expect(ts >= atomic_load_explicit(&cp__flush_due, memory_order_relaxed), 0) &&
         !t_guard)
         g_out->help();
-}
-
-void cp_rec_commit(uint8_t *end)
-{
-    cp_rec_commit_at(end, 0);
 }
 
 /* CP_REC_THREAD for the calling thread into generation gen. */
@@ -267,7 +254,6 @@ static void cp_rec_turn_off_locked(void)
 static int cp_rec_start_locked(struct cp_tbuf *t)
 {
     uint64_t start = cp_now_ns();
-    atomic_store_explicit(&g_file_start, start, memory_order_relaxed);
     int rc = g_out->start(start);
     if (rc < 0) {
         cp_rec_turn_off_locked();
@@ -592,5 +578,5 @@ void cp__rec_signal_note(int sig, int code, uint64_t addr)
     p[0] = CP_REC_SIGNAL;
     t->open = p;
     /* never the consumer's help() from a handler */
-    cp_rec_publish(t, cp_enc_signal(p + CP_HDR_BYTES, (uint64_t)sig, code, addr), 0);
+    cp_rec_publish(t, cp_enc_signal(p + CP_HDR_BYTES, (uint64_t)sig, code, addr));
 }

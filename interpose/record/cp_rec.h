@@ -36,13 +36,6 @@ uint8_t *cp_rec_begin(unsigned type, size_t max);
  *  buffer lock, so that records leave the writer in time order. */
 void cp_rec_commit(uint8_t *end);
 
-/*! cp_rec_commit_at() : cp_rec_commit() with the record's time given: `ts`,
- *  a cp_now_ns() this thread read before cp_rec_begin() (a timed call's
- *  end, so that its record costs no clock read of its own).  The writer
- *  keeps the output in time order all the same (cp_rec_drain.c); a ts from
- *  before the current trace file started, or 0, is replaced by the clock. */
-void cp_rec_commit_at(uint8_t *end, uint64_t ts);
-
 /*! cp_rec_put_<rec>(fields...) : write record <rec> (a REC record of
  *  include/cp_records.h) whole: begin with the table's size bound
  *  (CP_REC_BOUND), the fields by cp_enc_<rec>(), commit.

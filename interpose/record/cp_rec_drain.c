@@ -21,11 +21,6 @@
  * hence after this snapshot and after T, and the later drain merges it
  * first.  The writer clamps its delta to 0, so its time reads as the
  * previous record's (late by at most how long its thread was preempted).
- * The record of a timed call is the same case: its time is the call's end,
- * read before its lock (cp_rec_commit_at), so it too may reach the drain
- * after T; and a record its hook wrote first (a new stack's STACK) may
- * precede it in the buffer with a later time: the clamp makes the event
- * read as that record's time, late by what the hook took.
  */
 #include <stdlib.h>
 #include <string.h>
