@@ -58,12 +58,7 @@ static void cp_sw_serdev(cp_jb *b, const cp_ser_dev *x)
     CP_SER_DEV_FIELDS(WR)
     for (int t = 0; t < CP_SER_TOP; t++) {
         const cp_ser_alloc *a = &x->top[t];
-        cp_jb_elem(b);
-        cp_jb_u64(b, a->size);
-        cp_jb_elem(b);
-        cp_jb_u64(b, a->stack);
-        cp_jb_elem(b);
-        cp_jb_u64(b, a->ts);
+        cp_jb_vals(b, "uuu", (uint64_t)a->size, (uint64_t)a->stack, (uint64_t)a->ts);
     }
     cp_jb_close(b, ']');
 }
@@ -196,14 +191,7 @@ static int cp_sw_sites(cp_jb *b, const cp_part *pt)
     cp_jb_open(b, '[');
     for (uint32_t i = 1; i <= n_used; i++) {
         const cp_module *m = &s->mods[order[i] - 1];
-        cp_jb_open(b, '[');
-        cp_jb_elem(b);
-        cp_jb_str(b, m->path);
-        cp_jb_elem(b);
-        cp_jb_str(b, m->build_id);
-        cp_jb_elem(b);
-        cp_jb_i64(b, m->mclass);
-        cp_jb_close(b, ']');
+        cp_jb_row(b, "ssi", m->path, m->build_id, (int64_t)m->mclass);
     }
     cp_jb_close(b, ']');
     cp_jb_key(b, "py");
@@ -214,16 +202,7 @@ static int cp_sw_sites(cp_jb *b, const cp_part *pt)
         const cp_pyframe *f = cp_map_get(&s->pyframes, pys.v[i]);
         if (!f)
             continue;
-        cp_jb_open(b, '[');
-        cp_jb_elem(b);
-        cp_jb_u64(b, pys.v[i]);
-        cp_jb_elem(b);
-        cp_jb_str(b, f->file);
-        cp_jb_elem(b);
-        cp_jb_str(b, f->func);
-        cp_jb_elem(b);
-        cp_jb_u64(b, f->line);
-        cp_jb_close(b, ']');
+        cp_jb_row(b, "ussu", (uint64_t)pys.v[i], f->file, f->func, (uint64_t)f->line);
     }
     cp_jb_close(b, ']');
     cp_jb_key(b, "st");
@@ -233,30 +212,16 @@ static int cp_sw_sites(cp_jb *b, const cp_part *pt)
         if (!st)
             continue;
         cp_jb_open(b, '[');
-        cp_jb_elem(b);
-        cp_jb_u64(b, ids.v[i]);
-        cp_jb_elem(b);
-        cp_jb_str(b, cp_site_label_as(s, ids.v[i], 0));
-        cp_jb_elem(b);
-        cp_jb_str(b, cp_site_label_as(s, ids.v[i], 1));
+        cp_jb_vals(b, "uss", (uint64_t)ids.v[i], cp_site_label_as(s, ids.v[i], 0),
+                   cp_site_label_as(s, ids.v[i], 1));
         cp_jb_open(b, '[');
         for (uint32_t k = 0; k < st->n_native; k++) {
             const cp_frame *fr = &st->native[k];
             cp_symres r;
             cp_sym_native(s, fr, &r);
             uint32_t m = fr->mod && fr->mod <= s->n_mods ? renum[fr->mod] : 0;
-            cp_jb_open(b, '[');
-            cp_jb_elem(b);
-            cp_jb_u64(b, m);
-            cp_jb_elem(b);
-            cp_jb_u64(b, m ? r.offset : fr->ip);
-            cp_jb_elem(b);
-            cp_jb_str(b, r.func);
-            cp_jb_elem(b);
-            cp_jb_str(b, r.file);
-            cp_jb_elem(b);
-            cp_jb_u64(b, r.line);
-            cp_jb_close(b, ']');
+            cp_jb_row(b, "uussu", (uint64_t)m, (uint64_t)(m ? r.offset : fr->ip), r.func,
+                      r.file, (uint64_t)r.line);
         }
         cp_jb_close(b, ']');
         cp_jb_open(b, '[');
@@ -304,18 +269,8 @@ static void cp_sw_findings(cp_jb *b, const cp_part *pt)
         cp_jb_open(b, '[');
         for (size_t k = 0; k < x->n_sites; k++) {
             const cp_site *s = &x->sites[k];
-            cp_jb_open(b, '[');
-            cp_jb_elem(b);
-            cp_jb_u64(b, s->stack);
-            cp_jb_elem(b);
-            cp_jb_u64(b, s->count);
-            cp_jb_elem(b);
-            cp_jb_u64(b, s->bytes);
-            cp_jb_elem(b);
-            cp_jb_u64(b, s->ns);
-            cp_jb_elem(b);
-            cp_jb_str(b, s->note);
-            cp_jb_close(b, ']');
+            cp_jb_row(b, "uuuus", (uint64_t)s->stack, (uint64_t)s->count, (uint64_t)s->bytes,
+                      (uint64_t)s->ns, s->note);
         }
         cp_jb_close(b, ']');
         cp_jb_close(b, '}');
@@ -333,14 +288,8 @@ static int cp_sw_part(cp_jb *b, const cp_part *pt)
     cp_sw_proc(b, x);
     cp_jb_key(b, "env");
     cp_jb_open(b, '[');
-    for (size_t i = 0; i < x->n_env; i++) {
-        cp_jb_open(b, '[');
-        cp_jb_elem(b);
-        cp_jb_str(b, x->env[i].name);
-        cp_jb_elem(b);
-        cp_jb_str(b, x->env[i].value);
-        cp_jb_close(b, ']');
-    }
+    for (size_t i = 0; i < x->n_env; i++)
+        cp_jb_row(b, "ss", x->env[i].name, x->env[i].value);
     cp_jb_close(b, ']');
     cp_jb_key(b, "last");
     cp_jb_open(b, '[');
@@ -360,14 +309,8 @@ static int cp_sw_part(cp_jb *b, const cp_part *pt)
     cp_jb_close(b, ']');
     cp_jb_key(b, "libs");
     cp_jb_open(b, '[');
-    for (size_t i = 0; i < x->n_libs; i++) {
-        cp_jb_open(b, '[');
-        cp_jb_elem(b);
-        cp_jb_str(b, x->libs[i].name);
-        cp_jb_elem(b);
-        cp_jb_str(b, x->libs[i].path);
-        cp_jb_close(b, ']');
-    }
+    for (size_t i = 0; i < x->n_libs; i++)
+        cp_jb_row(b, "ss", x->libs[i].name, x->libs[i].path);
     cp_jb_close(b, ']');
     cp_jb_key(b, "forks");
     cp_jb_open(b, '[');

@@ -51,6 +51,37 @@ void cp_jb_elem(cp_jb *b)
     cp_jb_sep(b);
 }
 
+static void cp_jb_vvals(cp_jb *b, const char *fmt, va_list ap)
+{
+    for (; *fmt; fmt++) {
+        cp_jb_sep(b);
+        switch (*fmt) {
+        case 's': cp_jb_str(b, va_arg(ap, const char *)); break;
+        case 'u': cp_jb_u64(b, va_arg(ap, uint64_t)); break;
+        case 'i': cp_jb_i64(b, va_arg(ap, int64_t)); break;
+        default: b->oom = 1; return;    /* a caller's bug: the text is not JSON */
+        }
+    }
+}
+
+void cp_jb_vals(cp_jb *b, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    cp_jb_vvals(b, fmt, ap);
+    va_end(ap);
+}
+
+void cp_jb_row(cp_jb *b, const char *fmt, ...)
+{
+    va_list ap;
+    cp_jb_open(b, '[');
+    va_start(ap, fmt);
+    cp_jb_vvals(b, fmt, ap);
+    va_end(ap);
+    cp_jb_close(b, ']');
+}
+
 void cp_jb_strn(cp_jb *b, const char *s, size_t n)
 {
     cp_jb_put(b, "\"", 1);

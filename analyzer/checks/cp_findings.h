@@ -37,6 +37,11 @@ void cp_jb_bool(cp_jb *b, int v);
 void cp_jb_open(cp_jb *b, char c);                  /* '{' or '[' (with comma) */
 void cp_jb_close(cp_jb *b, char c);
 void cp_jb_elem(cp_jb *b);                         /* before a scalar array element */
+/*! cp_jb_vals() : array elements, one per character of fmt: 's' a string
+ *  (const char *, NULL: null), 'u' a uint64_t, 'i' an int64_t. */
+void cp_jb_vals(cp_jb *b, const char *fmt, ...);
+/*! cp_jb_row() : one array of those elements: [v1, v2, ...]. */
+void cp_jb_row(cp_jb *b, const char *fmt, ...);
 /* key + value shorthands for objects */
 void cp_jb_ku(cp_jb *b, const char *key, uint64_t v);
 void cp_jb_ki(cp_jb *b, const char *key, int64_t v);
