@@ -58,17 +58,23 @@ static inline void cp_lock_pause(unsigned *spins)
 
 static inline void cp_wlock(cp_imap *m)
 {
-    unsigned spins = 0, z = 0;
-    while (!atomic_compare_exchange_weak_explicit(&m->lock, &z, CP_LOCK_WRITER,
-                                                  memory_order_acquire, memory_order_relaxed)) {
-        z = 0;
+    unsigned spins = 0;
+    /* Take the writer bit first: readers arriving after it back off, so a
+     * stream of readers cannot starve a writer. */
+    while (atomic_fetch_or_explicit(&m->lock, CP_LOCK_WRITER, memory_order_acquire) &
+           CP_LOCK_WRITER)
         cp_lock_pause(&spins);
-    }
+    /* Then wait for the readers already inside to leave. */
+    while (atomic_load_explicit(&m->lock, memory_order_acquire) != CP_LOCK_WRITER)
+        cp_lock_pause(&spins);
 }
 
 static inline void cp_wunlock(cp_imap *m)
 {
-    atomic_store_explicit(&m->lock, 0, memory_order_release);
+    /* Not a store of 0: a reader may sit between its increment and its
+     * back-off decrement (cp_rlock), and its count must survive, or the
+     * word wraps and no writer ever finds it free again. */
+    atomic_fetch_sub_explicit(&m->lock, CP_LOCK_WRITER, memory_order_release);
 }
 
 static inline void cp_rlock(cp_imap *m)

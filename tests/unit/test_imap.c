@@ -6,6 +6,7 @@
  */
 #include <errno.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 
 #include "cp_imap.h"
@@ -27,6 +28,19 @@ static void *worker(void *arg)
         CHECK(cp_imap_find(CP_IMAP_DEV, r.base + 100, &got) == 0 && got.base == r.base, "find own");
         CHECK(cp_imap_remove(CP_IMAP_DEV, r.base, NULL) == 0, "remove own");
     }
+    return NULL;
+}
+
+/* Lookups only, against the writers: a reader backing off from a writer
+ * while that writer unlocks must not lose its count (the word would wrap
+ * and every later writer spin forever: this test then times out). */
+static _Atomic int writers_left;
+static void *reader(void *arg)
+{
+    (void)arg;
+    cp_range got;
+    while (writers_left > 0)
+        (void)cp_imap_find(CP_IMAP_DEV, 0x100000000ull + 100, &got);
     return NULL;
 }
 
@@ -110,11 +124,18 @@ int main(void)
     CHECK(cp_imap_remove(CP_IMAP_DEV, 0x1800, NULL) == 0, "remove c");
     CHECK(cp_imap_dev_mask() == 0, "nothing held");
 
-    pthread_t t[4];
+    pthread_t t[4], rd[2];
+    writers_left = 4;
+    for (uintptr_t i = 0; i < 2; i++)
+        pthread_create(&rd[i], NULL, reader, NULL);
     for (uintptr_t i = 0; i < 4; i++)
         pthread_create(&t[i], NULL, worker, (void *)i);
-    for (int i = 0; i < 4; i++)
+    for (int i = 0; i < 4; i++) {
         pthread_join(t[i], NULL);
+        writers_left--;
+    }
+    for (int i = 0; i < 2; i++)
+        pthread_join(rd[i], NULL);
     CHECK(cp_imap_dev_mask() == 0, "all threads' ranges removed");
     printf("imap ok\n");
     return 0;
