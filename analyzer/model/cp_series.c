@@ -278,9 +278,14 @@ static void cp_ser_merge(cp_series *s)
 /* Make the bucket of time ts the current one. */
 static void cp_ser_advance(cp_series *s, const cp_proc *p, uint64_t ts)
 {
-    while (ts - s->t0 >= s->width * CP_SER_N)
+    /* Bounded: a bucket width near 2^56 would make width * CP_SER_N wrap
+     * (and later width itself) and this loop spin forever on a trace whose
+     * time jumps to near 2^64
+     * (found by the report fuzzer); the last bucket then takes the rest. */
+    while (s->width <= UINT64_MAX / (2 * CP_SER_N) && ts - s->t0 >= s->width * CP_SER_N)
         cp_ser_merge(s);
-    int idx = (int)((ts - s->t0) / s->width);
+    uint64_t at = (ts - s->t0) / s->width;
+    int idx = at >= CP_SER_N ? CP_SER_N - 1 : (int)at;
     while (s->cur < idx) {
         s->cur++;
         for (int d = 0; d < s->n_dev; d++)

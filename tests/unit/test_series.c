@@ -110,5 +110,23 @@ int main(void)
     printf("series: %d buckets of %llu ns, peak %llu bytes\n", n, (unsigned long long)s->width,
            (unsigned long long)top);
     cp_proc_free(p);
+
+    /* A time jump to 2^64 - 5 (a damaged or hostile trace): the buckets merge
+     * until the width would overflow and the last bucket takes the rest;
+     * this spun forever before (the report fuzzer's timeout). */
+    cp_proc *q = cp_proc_new("jump", 0);
+    CHECK(q && q->series);
+    cp_record a = rec(CP_REC_ALLOC, 1000);
+    a.u.alloc.kind = CP_MK_DEVICE;
+    a.u.alloc.ptr = 0x10000000ull;
+    a.u.alloc.size = 1 << 20;
+    CHECK(cp_model_feed(q, NULL, &a) == 0);
+    cp_record b = rec(CP_REC_ALLOC, UINT64_MAX - 5);
+    b.u.alloc.kind = CP_MK_DEVICE;
+    b.u.alloc.ptr = 0x20000000ull;
+    b.u.alloc.size = 1 << 20;
+    CHECK(cp_model_feed(q, NULL, &b) == 0);
+    CHECK(cp_series_n(q->series) <= CP_SER_N);
+    cp_proc_free(q);
     return g_fail ? 1 : 0;
 }
