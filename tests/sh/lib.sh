@@ -42,3 +42,13 @@ py_traced() {
         FAKECUDA_MEM=1G python3 "$@" >"$TMP/$name_.out" 2>"$TMP/$name_.err"
     echo $? >"$TMP/$name_.rc"
 }
+# wait_line PATTERN FILE PID TRIES WHAT: poll FILE every 0.1 s, at most
+# TRIES times, until it holds PATTERN; else kill -9 PID and fail with WHAT.
+wait_line() {
+    i_=0
+    while ! grep -q -- "$1" "$2" 2>/dev/null; do
+        i_=$((i_ + 1))
+        [ $i_ -lt "$4" ] || { kill -9 "$3"; die "$5"; }
+        sleep 0.1
+    done
+}

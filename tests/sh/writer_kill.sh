@@ -7,12 +7,7 @@ HELPER="$B/tests/unit/test_writer_proc"
 [ -x "$HELPER" ] && [ -x "$ANA" ] || die "helper or analyzer not built"
 CUPROBE_OUTPUT="$TMP/k-%p.trace" CUPROBE_FLUSH_MS=20 "$HELPER" spin >"$TMP/out" 2>&1 &
 pid=$!
-i=0
-while ! grep -q ready "$TMP/out"; do
-    i=$((i + 1))
-    [ $i -lt 100 ] || { kill -9 $pid; die "helper never got ready"; }
-    sleep 0.1
-done
+wait_line ready "$TMP/out" $pid 100 "helper never got ready"
 sleep 0.2   # several flush periods
 kill -9 $pid
 wait $pid 2>/dev/null

@@ -57,12 +57,7 @@ rm -f "$MNT"/*
 # 2. SIGKILL after the disk filled
 "$CUPROBE" run -o "$MNT/k-%p.trace" -- "$P" "$MNT/fill" 0 hold >"$TMP/out" 2>"$TMP/err" &
 pid=$!
-i=0
-while ! grep -q full "$TMP/out"; do
-    i=$((i + 1))
-    [ $i -lt 200 ] || { kill -9 $pid; die "disk_full never filled the disk"; }
-    sleep 0.1
-done
+wait_line full "$TMP/out" $pid 200 "disk_full never filled the disk"
 sleep 0.3
 kill -9 $pid 2>/dev/null    # `cuprobe run` execs the program: $pid is it
 wait $pid 2>/dev/null
