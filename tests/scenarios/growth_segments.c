@@ -10,6 +10,9 @@
 #define STEPS 300
 #define EVERY 4
 
+static CUdeviceptr seg[STEPS / EVERY];
+static int k;
+
 static CUdeviceptr new_segment(void)
 {
     CUdeviceptr d;
@@ -17,24 +20,16 @@ static CUdeviceptr new_segment(void)
     return d;
 }
 
+static void take(int step)
+{
+    if (step % EVERY == 0)
+        seg[k++] = new_segment();
+}
+
 int main(void)
 {
-    static CUdeviceptr seg[STEPS / EVERY];
-    CUdeviceptr work;
     sc_start(0);
-    CK(cuMemAlloc_v2(&work, MIB));
-    CUfunction fill = sc_kernel("fake_fill_u32");
-    unsigned v = 1;
-    size_t n = 1024;
-    void *p[] = { &work, &v, &n };
-    int k = 0;
-    for (int step = 0; step < STEPS; step++) {
-        if (step % EVERY == 0)
-            seg[k++] = new_segment();
-        for (int i = 0; i < 3; i++)
-            CK(cuLaunchKernel(fill, 4, 1, 1, 256, 1, 1, 0, NULL, p, NULL));
-    }
-    CK(cuCtxSynchronize());
+    CUdeviceptr work = sc_train(STEPS, take);
     for (int i = 0; i < k; i++)
         CK(cuMemFree_v2(seg[i]));
     CK(cuMemFree_v2(work));

@@ -34,6 +34,26 @@ static inline CUfunction sc_kernel(const char *name)
     return f;
 }
 
+/* A training loop: `steps` steps of three fill kernels on a 1 MiB buffer,
+ * take(step) first in each (the allocation schedule under test), then a
+ * synchronisation.  @return : the buffer, which the caller frees last. */
+static inline CUdeviceptr sc_train(int steps, void (*take)(int step))
+{
+    CUdeviceptr work;
+    CK(cuMemAlloc_v2(&work, MIB));
+    CUfunction fill = sc_kernel("fake_fill_u32");
+    unsigned v = 1;
+    size_t n = 1024;
+    void *p[] = { &work, &v, &n };
+    for (int step = 0; step < steps; step++) {
+        take(step);
+        for (int i = 0; i < 3; i++)
+            CK(cuLaunchKernel(fill, 4, 1, 1, 256, 1, 1, 0, NULL, p, NULL));
+    }
+    CK(cuCtxSynchronize());
+    return work;
+}
+
 /* Fork n processes (n <= 8) that each run rank(r) then exit 0, and wait for
  * them: a launcher or a DDP job.  @return : 0 when every one exited 0, else 1. */
 static inline int sc_fork_ranks(int n, void (*rank)(int))
