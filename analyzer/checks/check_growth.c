@@ -26,6 +26,17 @@
  * PyTorch companion recorded its allocator, growth of the cache alone
  * (reserved rising while allocated does not) is info: the allocator gives
  * that memory back before an allocation fails.
+ *
+ * The growth starts where the warm-up's plateau ends: the first rise after
+ * the last stretch of more than an eighth of the work in which memory held
+ * did not rise, when that stretch ends in the first half of the work (a
+ * warm-up takes the first steps, never most of the run); without one, at
+ * the window's start.  Amount, rate, "full at", sites and PyTorch's own
+ * timeline are all measured from there: measured from the first
+ * allocation, the warm-up's segments counted as growth and its plateau's
+ * time diluted the rate.  PyTorch samples are kept per bucket (the first
+ * of each, merged like the buckets), so that timeline starts at the first
+ * sample of the growth, not the first of the run.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -34,58 +45,16 @@
 #include "cp_advice.h"
 #include "cp_checks.h"
 #include "cp_fw.h"
+#include "growth_window.h"
 
 extern const cp_check cp_check_growth;   /* defined at the end of this file */
 
-#define GB 64
-#define GSEG 8
-#define CP_GROWTH_MIN (16ull << 20)
-#define CP_GROWTH_MIN_WORK 64       /* launches in the window: the program works */
-#define CP_TEARDOWN_DIV 50          /* a tail of frees followed by < 1/50 of the work */
 #define CP_STEP_MIN 16              /* a read-back repeated this often marks steps */
-
-typedef struct gbucket {
-    uint64_t min, last, ts0, ts1;
-    int used;
-} gbucket;
-
-typedef struct gsite {
-    uint64_t stack, live, count;
-    uint32_t touched;           /* at[] is valid below this bucket */
-    uint64_t at[GB];            /* live bytes at the end of bucket i */
-} gsite;
-
-typedef struct gthread {
-    uint64_t known;             /* launches of this thread known so far */
-    uint64_t copy_cum;          /* sum of its COPY/SYNC launch deltas */
-} gthread;
-
-typedef struct gtorch {
-    uint64_t alloc, res, ts;
-} gtorch;
-
-typedef struct cp_gr {
-    gbucket b[GB];
-    uint64_t width;             /* launches per bucket */
-    int started;
-    uint64_t w0;                /* work clock at the first allocation */
-    uint64_t w_thr, lc_total, w;    /* work clock: max(per-thread sum, LAUNCH_COUNT sum) */
-    uint64_t n_alloc;
-    int in_tail;                /* frees since the last allocation */
-    uint64_t tail_w, tail_ts, tail_min_pre;
-    uint32_t tail_idx;
-    cp_map sites;               /* stack -> gsite */
-    cp_map threads;             /* tid -> gthread */
-    cp_map steps;               /* stack of a read-back or sync -> count */
-    int torch_seen;
-    uint64_t torch_n;
-    gtorch t0, t1;              /* first and last PyTorch allocator sample */
-} cp_gr;
 
 static const cp_state_map gr_maps[] = {
     CP_STATE_MAP(cp_gr, sites, gsite),
     CP_STATE_MAP(cp_gr, threads, gthread),
-    CP_STATE_MAP(cp_gr, steps, uint64_t),
+    CP_STATE_MAP(cp_gr, steps, gsite),
 };
 
 static int gr_init(cp_proc *p, void *st)
@@ -94,11 +63,6 @@ static int gr_init(cp_proc *p, void *st)
     (void)p;
     s->width = 1;
     return 0;
-}
-
-static uint64_t u64_min(uint64_t a, uint64_t b)
-{
-    return a < b ? a : b;
 }
 
 /* Counts come from the trace: saturate rather than wrap. */
@@ -115,40 +79,6 @@ static void gr_clock(cp_gr *s)
         s->w = w;
 }
 
-static void gr_merge(cp_gr *s)
-{
-    if (s->in_tail) {
-        /* The tail began in bucket tail_idx: an earlier partner holds
-         * only memory from before it, a later one only the tail. */
-        if ((s->tail_idx & 1) && s->b[s->tail_idx - 1].used)
-            s->tail_min_pre = u64_min(s->tail_min_pre, s->b[s->tail_idx - 1].min);
-        s->tail_idx /= 2;
-    }
-    for (int i = 0; i < GB / 2; i++) {
-        gbucket a = s->b[2 * i], c = s->b[2 * i + 1];
-        gbucket m = a;
-        if (c.used) {
-            if (!a.used) {
-                m = c;
-            } else {
-                m.min = u64_min(a.min, c.min);
-                m.last = c.last;
-                m.ts1 = c.ts1;
-            }
-        }
-        s->b[i] = m;
-    }
-    memset(&s->b[GB / 2], 0, sizeof s->b[0] * (GB / 2));
-    size_t it = 0;
-    gsite *g;
-    while ((g = cp_map_next(&s->sites, &it, NULL))) {
-        for (uint32_t i = 0; 2 * i + 1 < g->touched; i++)
-            g->at[i] = g->at[2 * i + 1];
-        g->touched /= 2;
-    }
-    s->width *= 2;
-}
-
 /* bytes / secs as an integer, saturated: times and sizes come from the
  * trace, and a double beyond 2^64 does not convert (UBSan, found by
  * tests/fuzz/fuzz_report.c). */
@@ -160,70 +90,12 @@ static uint64_t cp_rate_u64(double bytes, double secs)
     return r >= 18446744073709551615.0 ? UINT64_MAX : (uint64_t)r;
 }
 
-/* The bucket of work clock value w, merging until it fits. */
-static uint32_t gr_index(cp_gr *s, uint64_t w)
-{
-    uint64_t idx = (w - s->w0) / s->width;
-    while (idx >= GB) {
-        gr_merge(s);
-        idx = (w - s->w0) / s->width;
-    }
-    return (uint32_t)idx;
-}
-
 static uint64_t cp_held_all(const cp_proc *p)
 {
     uint64_t t = 0;
     for (int d = 0; d < p->n_dev && d < CP_MAX_DEV; d++)
         t += p->mem[d].held_total;
     return t;
-}
-
-/* bytes allocated (is_free 0) or freed (1) at site `stack`.  Unsigned on
- * purpose: sizes come from the trace and may be anything up to 2^64-1, so
- * no signed delta (and no negation of one) is ever formed. */
-static void gr_site(cp_gr *s, uint64_t stack, uint32_t idx, uint64_t bytes, int is_free)
-{
-    gsite *g = cp_map_put(&s->sites, stack, NULL);
-    if (!g)
-        return;
-    g->stack = stack;
-    for (uint32_t j = g->touched; j < idx && j < GB; j++)
-        g->at[j] = g->live;
-    if (idx > g->touched)
-        g->touched = idx;
-    if (is_free)
-        g->live = bytes > g->live ? 0 : g->live - bytes;
-    else
-        g->live += bytes;
-    if (!is_free && bytes)
-        g->count++;
-}
-
-/* One device memory event at the current work clock: total is the held
- * total after it. */
-static uint32_t gr_event(cp_gr *s, uint64_t total, uint64_t ts, int is_free)
-{
-    uint32_t idx = gr_index(s, s->w);
-    gbucket *b = &s->b[idx];
-    if (is_free && !s->in_tail) {
-        s->in_tail = 1;
-        s->tail_w = s->w;
-        s->tail_ts = ts;
-        s->tail_idx = idx;
-        s->tail_min_pre = b->used ? b->min : UINT64_MAX;
-    } else if (!is_free) {
-        s->in_tail = 0;
-    }
-    if (!b->used) {
-        b->used = 1;
-        b->min = total;
-        b->ts0 = ts;
-    }
-    b->min = u64_min(b->min, total);
-    b->last = total;
-    b->ts1 = ts;
-    return idx;
 }
 
 /* Thread tid is known to have made `total` launches so far. */
@@ -267,6 +139,13 @@ static void gr_framework(cp_proc *p, cp_gr *s, uint64_t ts)
     }
     s->t1 = t;
     s->torch_n++;
+    if (!s->started) {
+        s->torch_pre++;
+        return;
+    }
+    uint32_t idx = gw_slot(s);
+    if (!s->tn[idx]++)
+        s->tb[idx] = t;
 }
 
 static void gr_rec(cp_proc *p, void *st, const cp_record *r)
@@ -289,10 +168,8 @@ static void gr_rec(cp_proc *p, void *st, const cp_record *r)
         int wait = r->type == CP_REC_SYNC ? r->u.sync.op != CP_SYNC_GRAPH_LAUNCH
                                           : !(r->u.copy.flags & CP_CF_ASYNC) &&
                                                 r->u.copy.dst_class != CP_MC_DEVICE;
-        uint64_t *c = wait && r->ev.result == 0 ? cp_map_put(&s->steps, r->ev.stack, NULL)
-                                                : NULL;
-        if (c)
-            (*c)++;
+        if (wait && r->ev.result == 0)
+            gw_site(&s->steps, r->ev.stack, gw_slot(s), 1, 0);
         return;
     }
     default:
@@ -309,9 +186,9 @@ static void gr_rec(cp_proc *p, void *st, const cp_record *r)
             s->started = 1;
             s->w0 = s->w;
         }
-        uint32_t idx = gr_event(s, cp_held_all(p), r->ts, 0);
+        uint32_t idx = gw_event(s, cp_held_all(p), r->ts, 0);
         s->n_alloc++;
-        gr_site(s, r->ev.stack, idx, r->u.alloc.size, 0);
+        gw_site(&s->sites, r->ev.stack, idx, r->u.alloc.size, 0);
         return;
     }
     /* FREE, before the model: the allocation is still in the live map. */
@@ -320,19 +197,25 @@ static void gr_rec(cp_proc *p, void *st, const cp_record *r)
         return;
     uint64_t total = cp_held_all(p);
     uint64_t stack = l->stack, size = l->size;
-    uint32_t idx = gr_event(s, total >= size ? total - size : 0, r->ts, 1);
-    gr_site(s, stack, idx, size, 1);
+    uint32_t idx = gw_event(s, total >= size ? total - size : 0, r->ts, 1);
+    gw_site(&s->sites, stack, idx, size, 1);
 }
 
-/* Steps recognised from the read-back or sync repeated most often. */
-static uint64_t gr_steps(cp_gr *s)
+/* Steps recognised from the read-back or sync repeated most often: those
+ * after bucket sb (the growth's), or all of them when from_start. */
+static uint64_t gr_steps(cp_gr *s, uint32_t sb, int from_start)
 {
-    uint64_t best = 0, *c;
+    gsite *g, *best = NULL;
     size_t it = 0;
-    while ((c = cp_map_next(&s->steps, &it, NULL)))
-        if (*c > best)
-            best = *c;
-    return best >= CP_STEP_MIN ? best : 0;
+    while ((g = cp_map_next(&s->steps, &it, NULL)))
+        if (!best || g->live > best->live)
+            best = g;
+    if (!best || best->live < CP_STEP_MIN)
+        return 0;
+    if (from_start)
+        return best->live;
+    uint64_t before = sb < best->touched ? best->at[sb] : best->live;
+    return best->live - before;
 }
 
 /* The device that held the most at its peak: whose card fills first. */
@@ -345,60 +228,33 @@ static int gr_card(const cp_proc *p)
     return best;
 }
 
-typedef struct gwin {
-    uint32_t end;               /* last bucket of the window */
-    uint64_t floor[GSEG];
-    int first_rise;
-    int teardown;
-} gwin;
-
-/* The floors of the window's eighths.  @return : 1 when they show growth. */
-static int gr_window(cp_gr *s, gwin *g)
+/* PyTorch's timeline over the growth: its first sample from the growth's
+ * start bucket on (*t0), and how many samples from there to the end. */
+static uint64_t gr_torch_from(const cp_gr *s, const gwin *g, gtorch *t0)
 {
-    uint64_t w_end = s->w, stop = w_end;
-    g->teardown = s->in_tail && (w_end - s->tail_w) * CP_TEARDOWN_DIV <= w_end - s->w0;
-    if (g->teardown)
-        stop = s->tail_w;
-    if (stop - s->w0 < CP_GROWTH_MIN_WORK)
-        return 0;                   /* memory taken without work: set-up */
-    g->end = gr_index(s, stop);     /* (may merge: tail_idx follows) */
-    if (g->end + 1 < 2 * GSEG)
-        return 0;
-    uint64_t level = UINT64_MAX, lv[GB];
-    for (uint32_t j = 0; j <= g->end; j++) {
-        const gbucket *b = &s->b[j];
-        uint64_t m = b->used ? b->min : level;
-        if (g->teardown && j == s->tail_idx)
-            m = s->tail_min_pre != UINT64_MAX ? s->tail_min_pre : level;
-        lv[j] = m;
-        if (b->used)
-            level = b->last;
+    if (!g->start) {
+        *t0 = s->t0;
+        return s->torch_n;
     }
-    int rises = 0;
-    g->first_rise = -1;
-    for (int i = 0; i < GSEG; i++) {
-        uint32_t a = (uint32_t)((uint64_t)i * (g->end + 1) / GSEG);
-        uint32_t e = (uint32_t)((uint64_t)(i + 1) * (g->end + 1) / GSEG);
-        g->floor[i] = UINT64_MAX;
-        for (uint32_t j = a; j < e; j++)
-            g->floor[i] = u64_min(g->floor[i], lv[j]);
-        if (i && g->floor[i] != UINT64_MAX && g->floor[i - 1] != UINT64_MAX &&
-            g->floor[i] > g->floor[i - 1]) {
-            rises++;
-            if (g->first_rise < 0)
-                g->first_rise = i - 1;
+    uint64_t before = s->torch_pre;
+    for (uint32_t j = 0; j < g->start; j++)
+        before += s->tn[j];
+    *t0 = s->t1;
+    for (uint32_t j = g->start; j < GB; j++)
+        if (s->tn[j]) {
+            *t0 = s->tb[j];
+            break;
         }
-    }
-    return g->floor[0] != UINT64_MAX && rises >= GSEG - 2 &&
-           g->floor[GSEG - 1] > g->floor[GSEG - 2] &&
-           g->floor[GSEG - 1] >= g->floor[0] + CP_GROWTH_MIN;
+    return s->torch_n - before;
 }
 
-static void gr_torch_lines(cp_finding *f, cp_gr *s, uint64_t growth)
+static void gr_torch_lines(cp_finding *f, cp_gr *s, const gwin *g, uint64_t growth)
 {
     char b1[32], b2[32], b3[32], b4[32];
     int tensors;
-    if (s->torch_n < 2) {
+    gtorch t0;
+    uint64_t n = gr_torch_from(s, g, &t0);
+    if (n < 2) {
         /* One record (at exit) has no trend: say what holds the memory. */
         tensors = s->t1.alloc * 2 >= s->t1.res;
         cp_finding_line(f, "PyTorch at the end: %s allocated of %s reserved: %s",
@@ -407,12 +263,13 @@ static void gr_torch_lines(cp_finding *f, cp_gr *s, uint64_t growth)
                         tensors ? "live tensors hold the memory (references are being kept)"
                                 : "most of it is the allocator's cache, not live tensors");
     } else {
-        tensors = s->t1.alloc > s->t0.alloc + growth / 4;
-        cp_finding_line(f, "PyTorch's own timeline (%llu samples): allocated %s -> %s, "
-                        "reserved %s -> %s: %s", (unsigned long long)s->torch_n,
-                        cp_fmt_bytes(s->t0.alloc, b1, sizeof b1),
+        tensors = s->t1.alloc > t0.alloc + growth / 4;
+        cp_finding_line(f, "PyTorch's own timeline (%llu samples%s): allocated %s -> %s, "
+                        "reserved %s -> %s: %s", (unsigned long long)n,
+                        g->start ? " of the growth" : "",
+                        cp_fmt_bytes(t0.alloc, b1, sizeof b1),
                         cp_fmt_bytes(s->t1.alloc, b2, sizeof b2),
-                        cp_fmt_bytes(s->t0.res, b3, sizeof b3),
+                        cp_fmt_bytes(t0.res, b3, sizeof b3),
                         cp_fmt_bytes(s->t1.res, b4, sizeof b4),
                         tensors ? "live tensors are growing (references are being kept)"
                                 : "the cache grows while live tensors do not");
@@ -431,10 +288,10 @@ static void gr_finish(cp_proc *p, void *st, cp_report *rep)
 {
     cp_gr *s = st;
     gwin g;
-    if (!s->started || s->n_alloc < GSEG || !gr_window(s, &g))
+    if (!s->started || s->n_alloc < GSEG || !gw_window(s, &g))
         return;
-    uint64_t growth = g.floor[GSEG - 1] - g.floor[0];
-    uint64_t t_start = s->b[0].ts0, t_end = g.teardown ? s->tail_ts : p->t_last;
+    uint64_t growth = g.floor[GSEG - 1] - g.base;
+    uint64_t t_start = s->b[g.start].ts0, t_end = g.teardown ? s->tail_ts : p->t_last;
     double secs = t_end > t_start ? (double)(t_end - t_start) / 1e9 : 0;
     double rate = secs > 0 ? (double)growth / secs : 0;
     char b1[32], b2[32], b3[32], tb[32];
@@ -444,9 +301,10 @@ static void gr_finish(cp_proc *p, void *st, cp_report *rep)
     f->sort = CP_SORT_BYTES;
     cp_advice_fix(f, p, CP_ADV_GROWTH);
     /* Sites: live bytes at the window's end minus at the growth's start
-     * (before the teardown's bucket when there is one). */
+     * (the plateau's last bucket; without one, the end of the first eighth
+     * that rose) and before the teardown's bucket when there is one. */
     uint32_t sb = (uint32_t)((uint64_t)(g.first_rise + 1) * (g.end + 1) / GSEG);
-    sb = sb ? sb - 1 : 0;
+    sb = g.start ? g.start - 1 : sb ? sb - 1 : 0;
     uint32_t eb = g.teardown && g.end == s->tail_idx && g.end > sb ? g.end - 1 : g.end;
     size_t it = 0;
     gsite *gs;
@@ -463,14 +321,26 @@ static void gr_finish(cp_proc *p, void *st, cp_report *rep)
     f->t_from = t_start;
     f->t_to = t_end;
     cp_finding_retitle(f, "device memory held grew by %s while the program kept working, "
-                       "with no plateau (%s/s over %s)", cp_fmt_bytes(growth, b1, sizeof b1),
+                       "%s (%s/s over %s)", cp_fmt_bytes(growth, b1, sizeof b1),
+                       g.start ? "after its warm-up plateau, to the end" : "with no plateau",
                        cp_fmt_bytes(cp_rate_u64(rate, 1.0), b2, sizeof b2),
                        cp_fmt_ns(t_end - t_start, tb, sizeof tb));
     int fwk = cp_advice_fw(p);
-    cp_finding_line(f, "Lowest memory held in each eighth of the work (kernel launches): "
-                    "from %s to %s, rising to the end; the sites below are where the added "
-                    "memory was allocated and stayed.", cp_fmt_bytes(g.floor[0], b1, sizeof b1),
-                    cp_fmt_bytes(g.floor[GSEG - 1], b3, sizeof b3));
+    if (g.start)
+        cp_finding_line(f, "After the warm-up, memory held stayed at %s for %s, then rose "
+                        "again %s into the run and did not stop: lowest in the last eighth of "
+                        "the work (kernel launches) %s; the sites below are where the memory "
+                        "added since was allocated and stayed.",
+                        cp_fmt_bytes(g.base, b1, sizeof b1),
+                        cp_fmt_ns(t_start > g.t_plateau ? t_start - g.t_plateau : 0, tb, sizeof tb),
+                        cp_fmt_ns(t_start - s->b[0].ts0, b2, sizeof b2),
+                        cp_fmt_bytes(g.floor[GSEG - 1], b3, sizeof b3));
+    else
+        cp_finding_line(f, "Lowest memory held in each eighth of the work (kernel launches): "
+                        "from %s to %s, rising to the end; the sites below are where the "
+                        "added memory was allocated and stayed.",
+                        cp_fmt_bytes(g.floor[0], b1, sizeof b1),
+                        cp_fmt_bytes(g.floor[GSEG - 1], b3, sizeof b3));
     if (fwk != CP_FWK_CUDA)
         /* The driver sees a caching allocator's segments, not its tensors:
          * a segment is taken by whichever request found the cache empty,
@@ -484,7 +354,7 @@ static void gr_finish(cp_proc *p, void *st, cp_report *rep)
                         "torch.cuda.memory._record_memory_history() before the loop and "
                         "torch.cuda.memory._dump_snapshot(\"snap.pickle\") after it "
                         "(open it at pytorch.org/memory_viz)." : "");
-    uint64_t steps = gr_steps(s);
+    uint64_t steps = gr_steps(s, sb, !g.start);
     if (steps)
         cp_finding_line(f, "About %s per step (%llu steps, counted from the read-back "
                         "repeated every step).", cp_fmt_bytes(growth / steps, b1, sizeof b1),
@@ -502,8 +372,10 @@ static void gr_finish(cp_proc *p, void *st, cp_report *rep)
         cp_jb_ki(&f->details, "card", card);
     }
     if (s->torch_seen)
-        gr_torch_lines(f, s, growth);
+        gr_torch_lines(f, s, &g, growth);
     cp_jb_ku(&f->details, "growth_bytes", growth);
+    cp_jb_ku(&f->details, "start_ns", t_start);    /* trace clock (CLOCK_MONOTONIC) */
+    cp_jb_ku(&f->details, "plateau_bytes", g.start ? g.base : 0);
     cp_jb_kd(&f->details, "rate_bytes_per_s", rate);
     cp_jb_kd(&f->details, "duration_s", secs);
     cp_jb_ku(&f->details, "steps", steps);

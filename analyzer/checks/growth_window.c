@@ -1,0 +1,206 @@
+/*
+ * growth_window.c - memory-growth's timeline on the work axis: the held
+ * total per bucket of kernel launches (64 buckets that merge pairwise as
+ * the run outgrows them), each site's live bytes at every bucket boundary,
+ * and the window's eighths, their floors and where the growth starts.
+ * check_growth.c feeds it and writes the finding (see the top of that file
+ * for what counts as growth).
+ */
+#include <string.h>
+
+#include "growth_window.h"
+
+static uint64_t u64_min(uint64_t a, uint64_t b)
+{
+    return a < b ? a : b;
+}
+
+/* Halve the resolution: bucket i becomes buckets 2i and 2i+1 together
+ * (the first PyTorch sample of the pair, the end of the pair for at[]). */
+static void gw_merge(cp_gr *s)
+{
+    if (s->in_tail) {
+        /* The tail began in bucket tail_idx: an earlier partner holds
+         * only memory from before it, a later one only the tail. */
+        if ((s->tail_idx & 1) && s->b[s->tail_idx - 1].used)
+            s->tail_min_pre = u64_min(s->tail_min_pre, s->b[s->tail_idx - 1].min);
+        s->tail_idx /= 2;
+    }
+    for (int i = 0; i < GB / 2; i++) {
+        gbucket a = s->b[2 * i], c = s->b[2 * i + 1];
+        gbucket m = a;
+        if (c.used) {
+            if (!a.used) {
+                m = c;
+            } else {
+                m.min = u64_min(a.min, c.min);
+                m.last = c.last;
+                m.ts1 = c.ts1;
+            }
+        }
+        s->b[i] = m;
+        s->tb[i] = s->tn[2 * i] ? s->tb[2 * i] : s->tb[2 * i + 1];
+        s->tn[i] = s->tn[2 * i] + s->tn[2 * i + 1];
+    }
+    memset(&s->b[GB / 2], 0, sizeof s->b[0] * (GB / 2));
+    memset(&s->tn[GB / 2], 0, sizeof s->tn[0] * (GB / 2));
+    cp_map *maps[2] = { &s->sites, &s->steps };
+    for (int k = 0; k < 2; k++) {
+        size_t it = 0;
+        gsite *g;
+        while ((g = cp_map_next(maps[k], &it, NULL))) {
+            for (uint32_t i = 0; 2 * i + 1 < g->touched; i++)
+                g->at[i] = g->at[2 * i + 1];
+            g->touched /= 2;
+        }
+    }
+    s->width *= 2;
+}
+
+/* The bucket of work clock value w, merging until it fits. */
+uint32_t gw_index(cp_gr *s, uint64_t w)
+{
+    uint64_t idx = (w - s->w0) / s->width;
+    while (idx >= GB) {
+        gw_merge(s);
+        idx = (w - s->w0) / s->width;
+    }
+    return (uint32_t)idx;
+}
+
+/* The bucket of an event that is not a memory event (a PyTorch sample, a
+ * wait): 0 before the first allocation; in a teardown that began, the
+ * last bucket rather than a merge the window would not need. */
+uint32_t gw_slot(cp_gr *s)
+{
+    if (!s->started)
+        return 0;
+    if (s->in_tail && (s->w - s->w0) / s->width >= GB)
+        return GB - 1;
+    return gw_index(s, s->w);
+}
+
+/* bytes allocated (is_free 0) or freed (1) at site `stack` of map m (the
+ * sites; the steps count 1 per wait).  Unsigned on purpose: sizes come
+ * from the trace and may be anything up to 2^64-1, so no signed delta (and
+ * no negation of one) is ever formed. */
+void gw_site(cp_map *m, uint64_t stack, uint32_t idx, uint64_t bytes, int is_free)
+{
+    gsite *g = cp_map_put(m, stack, NULL);
+    if (!g)
+        return;
+    g->stack = stack;
+    for (uint32_t j = g->touched; j < idx && j < GB; j++)
+        g->at[j] = g->live;
+    if (idx > g->touched)
+        g->touched = idx;
+    if (is_free)
+        g->live = bytes > g->live ? 0 : g->live - bytes;
+    else
+        g->live += bytes;
+    if (!is_free && bytes)
+        g->count++;
+}
+
+/* One device memory event at the current work clock: total is the held
+ * total after it. */
+uint32_t gw_event(cp_gr *s, uint64_t total, uint64_t ts, int is_free)
+{
+    uint32_t idx = gw_index(s, s->w);
+    gbucket *b = &s->b[idx];
+    if (is_free && !s->in_tail) {
+        s->in_tail = 1;
+        s->tail_w = s->w;
+        s->tail_ts = ts;
+        s->tail_idx = idx;
+        s->tail_min_pre = b->used ? b->min : UINT64_MAX;
+    } else if (!is_free) {
+        s->in_tail = 0;
+    }
+    if (!b->used) {
+        b->used = 1;
+        b->min = total;
+        b->ts0 = ts;
+    }
+    b->min = u64_min(b->min, total);
+    b->last = total;
+    b->ts1 = ts;
+    return idx;
+}
+
+/* The last bucket at or before j with a memory event (bucket 0 has one). */
+static uint32_t gw_used_at(const cp_gr *s, uint32_t j)
+{
+    while (j && !s->b[j].used)
+        j--;
+    return j;
+}
+
+/* Where the growth starts (see the top of the file): the first rise after
+ * the last flat stretch of more than an eighth of the window's buckets
+ * that ends in its first half.  lv: the level of each bucket.  A rise at a
+ * bucket without events is the previous one's (its last above its min):
+ * the growth starts there. */
+static void gw_start(const cp_gr *s, gwin *g, const uint64_t *lv)
+{
+    uint32_t eighth = (g->end + 1) / GSEG, last_rise = 0;
+    g->start = 0;
+    g->base = g->floor[0];
+    for (uint32_t j = 1; j <= g->end && 2 * j <= g->end + 1; j++) {
+        if (lv[j] <= lv[j - 1])
+            continue;
+        if (j - last_rise > eighth && lv[j - 1] < g->floor[GSEG - 1]) {
+            g->start = s->b[j].used ? j : j - 1;    /* j > eighth >= 2 */
+            g->t_plateau = s->b[gw_used_at(s, last_rise)].ts1;
+            g->base = lv[j - 1];
+        }
+        last_rise = j;
+    }
+}
+
+/* The floors of the window's eighths.  @return : 1 when they show growth. */
+int gw_window(cp_gr *s, gwin *g)
+{
+    uint64_t w_end = s->w, stop = w_end;
+    g->teardown = s->in_tail && (w_end - s->tail_w) * CP_TEARDOWN_DIV <= w_end - s->w0;
+    if (g->teardown)
+        stop = s->tail_w;
+    if (stop - s->w0 < CP_GROWTH_MIN_WORK)
+        return 0;                   /* memory taken without work: set-up */
+    g->end = gw_index(s, stop);     /* (may merge: tail_idx follows) */
+    if (g->end + 1 < 2 * GSEG)
+        return 0;
+    uint64_t level = UINT64_MAX, lv[GB];
+    for (uint32_t j = 0; j <= g->end; j++) {
+        const gbucket *b = &s->b[j];
+        uint64_t m = b->used ? b->min : level;
+        if (g->teardown && j == s->tail_idx)
+            m = s->tail_min_pre != UINT64_MAX ? s->tail_min_pre : level;
+        lv[j] = m;
+        if (b->used)
+            level = b->last;
+    }
+    int rises = 0;
+    g->first_rise = -1;
+    for (int i = 0; i < GSEG; i++) {
+        uint32_t a = (uint32_t)((uint64_t)i * (g->end + 1) / GSEG);
+        uint32_t e = (uint32_t)((uint64_t)(i + 1) * (g->end + 1) / GSEG);
+        g->floor[i] = UINT64_MAX;
+        for (uint32_t j = a; j < e; j++)
+            g->floor[i] = u64_min(g->floor[i], lv[j]);
+        if (i && g->floor[i] != UINT64_MAX && g->floor[i - 1] != UINT64_MAX &&
+            g->floor[i] > g->floor[i - 1]) {
+            rises++;
+            if (g->first_rise < 0)
+                g->first_rise = i - 1;
+        }
+    }
+    if (g->floor[0] == UINT64_MAX || rises < GSEG - 2 ||
+        g->floor[GSEG - 1] <= g->floor[GSEG - 2] ||
+        g->floor[GSEG - 1] < g->floor[0] + CP_GROWTH_MIN)
+        return 0;
+    gw_start(s, g, lv);
+    /* A warm-up that took the memory, then a plateau: what came after it
+     * must be growth by itself. */
+    return g->floor[GSEG - 1] >= g->base + CP_GROWTH_MIN;
+}

@@ -1,0 +1,116 @@
+/*
+ * growth_torch_warmup.c - PyTorch's caching allocator as the driver and
+ * the companion see it: a warm-up that takes 50 segments of 2 MiB in the
+ * first 10 of 400 steps (the model's weights: allocated == reserved),
+ * a plateau of 140 steps that reuse them (2 ms each), then growth: 250
+ * steps of 1 ms, a new 2 MiB segment every 4th, with a torch.segment
+ * record after every segment taken (allocated/reserved written the way
+ * the companion does).  Kernels run in every step; nothing is freed until
+ * exit.
+ *
+ * memory-growth must measure from the growth's start, not from the first
+ * allocation or the first companion sample: growth 102 MiB (the floors
+ * from the plateau's 101 MiB to the last eighth's 203 MiB; 62 segments in
+ * all), PyTorch's timeline from the first sample of the growth (allocated
+ * 102 MiB), and the rate over the growth's time alone.
+ * The program prints "growth_start_ns N" (CLOCK_MONOTONIC, the trace's
+ * clock) just before the growth's first segment and "growth_end_ns N"
+ * after its last step; tests/sh/growth_window.sh compares them with the
+ * finding's start and duration.
+ *
+ * SC_GROWTH=cache: the segments of the growth hold no live tensors
+ * (reserved grows, allocated stays at the weights): the cache grows, which
+ * is info.  Measured from the first sample of the run, the weights taken
+ * in the warm-up looked like tensor growth.
+ */
+#include <dlfcn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "scenario.h"
+
+#define STEPS 400
+#define WARM_STEPS 10
+#define WARM_SEGS 50
+#define GROW_FROM 150
+#define EVERY 4
+#define SEG (2 * MIB)
+
+typedef int (*record_fn)(const char *kind, const char *json, size_t len);
+
+static CUdeviceptr seg[WARM_SEGS + STEPS / EVERY];
+static int k;
+static unsigned long long allocated, reserved;
+static int cache_only, sample;
+static record_fn rec;
+
+/* The companion's torch.segment record: the allocator's counts right
+ * after it took device memory. */
+static void torch_sample(void)
+{
+    char js[512];
+    int n = snprintf(js, sizeof js,
+                     "{\"v\":1,\"sample\":%d,\"collect_us\":40,\"allocated_bytes\":%llu,"
+                     "\"reserved_bytes\":%llu,\"devices\":[{\"device\":0,"
+                     "\"allocated_bytes\":%llu,\"reserved_bytes\":%llu,\"n_segments\":%d}]}",
+                     ++sample, allocated, reserved, allocated, reserved, k);
+    if (!rec || rec("torch.segment", js, (size_t)n) != 0)
+        fprintf(stderr, "cuprobe_framework_record unavailable\n");
+}
+
+static void take_segment(int tensors)
+{
+    CK(cuMemAlloc_v2(&seg[k++], SEG));
+    reserved += SEG;
+    if (tensors)
+        allocated += SEG;
+}
+
+static void stamp(const char *what)
+{
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    printf("%s %llu\n", what,
+           (unsigned long long)now.tv_sec * 1000000000ull + (unsigned long long)now.tv_nsec);
+}
+
+static void sleep_ms(long ms)
+{
+    struct timespec t = { 0, ms * 1000000 };
+    nanosleep(&t, NULL);
+}
+
+static void take(int step)
+{
+    if (step < WARM_STEPS) {
+        for (int i = 0; i < WARM_SEGS / WARM_STEPS; i++)
+            take_segment(1);
+        torch_sample();
+    } else if (step < GROW_FROM) {
+        sleep_ms(2);
+    } else {
+        if (step == GROW_FROM)
+            stamp("growth_start_ns");
+        if (step % EVERY == 0) {
+            take_segment(!cache_only);
+            torch_sample();
+        }
+        sleep_ms(1);
+    }
+}
+
+int main(void)
+{
+    const char *g = getenv("SC_GROWTH");
+    cache_only = g && strcmp(g, "cache") == 0;
+    rec = (record_fn)dlsym(RTLD_DEFAULT, "cuprobe_framework_record");
+    sc_start(0);
+    CUdeviceptr work = sc_train(STEPS, take);
+    stamp("growth_end_ns");
+    for (int i = 0; i < k; i++)
+        CK(cuMemFree_v2(seg[i]));
+    CK(cuMemFree_v2(work));
+    return 0;
+}
