@@ -11,13 +11,21 @@
 #include "cp_decode.h"
 #include "cp_dump.h"
 
-/* The output: a buffer written with fwrite when full.  Numbers are
- * formatted by hand (two digits per step) and names copied, so a record
- * costs a few hundred nanoseconds instead of a printf call per field. */
+/* The output: a private buffer written with fwrite when full.  Numbers
+ * are formatted by hand (two digits per step, straight into the buffer)
+ * and names copied with their lengths known, so a record costs a few
+ * hundred instructions instead of a printf call per field.  The buffer is
+ * large so that a pipe sees few, big writes. */
+#define CP_OB_SIZE (1u << 18)
+/* API names cached by id (ids are small and dense): the decoder's lookup
+ * hashes and the name needs a strlen; a record of most types has one. */
+#define CP_OB_APIS 512
+
 typedef struct cp_ob {
     char *p, *end;
     FILE *f;
-    char buf[1 << 16];
+    struct { const char *s; size_t n; } api[CP_OB_APIS];
+    char buf[CP_OB_SIZE];
 } cp_ob;
 
 static void ob_flush(cp_ob *o)
@@ -28,18 +36,26 @@ static void ob_flush(cp_ob *o)
 
 static inline void ob_room(cp_ob *o, size_t n)
 {
-    if ((size_t)(o->end - o->p) < n)
+    if (__builtin_expect((size_t)(o->end - o->p) < n, 0))
         ob_flush(o);
+}
+
+static void ob_mem_slow(cp_ob *o, const char *s, size_t n)
+{
+    ob_flush(o);
+    if (n > sizeof o->buf) {
+        fwrite(s, 1, n, o->f);
+        return;
+    }
+    memcpy(o->p, s, n);
+    o->p += n;
 }
 
 static inline void ob_mem(cp_ob *o, const char *s, size_t n)
 {
-    if ((size_t)(o->end - o->p) < n) {
-        ob_flush(o);
-        if (n > sizeof o->buf) {
-            fwrite(s, 1, n, o->f);
-            return;
-        }
+    if (__builtin_expect((size_t)(o->end - o->p) < n, 0)) {
+        ob_mem_slow(o, s, n);
+        return;
     }
     memcpy(o->p, s, n);
     o->p += n;
@@ -56,31 +72,50 @@ static inline void ob_ch(cp_ob *o, char c)
     *o->p++ = c;
 }
 
+/* A string literal into room the caller made: a constant-size copy the
+ * compiler turns into a few moves. */
+#define OB_LIT_IN(o, s) (memcpy((o)->p, s, sizeof(s) - 1), (o)->p += sizeof(s) - 1)
+#define OB_LIT(o, s) ob_mem(o, s, sizeof(s) - 1)
+
 static const char ob_digits[201] =
     "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
     "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
     "8081828384858687888990919293949596979899";
 
-/* Decimal (the caller made room for 20 digits). */
+/* Decimal digits of v (1 for 0). */
+static inline int ob_ndigits(uint64_t v)
+{
+    static const uint64_t p10[20] = {
+        1ull, 10ull, 100ull, 1000ull, 10000ull, 100000ull, 1000000ull, 10000000ull,
+        100000000ull, 1000000000ull, 10000000000ull, 100000000000ull, 1000000000000ull,
+        10000000000000ull, 100000000000000ull, 1000000000000000ull,
+        10000000000000000ull, 100000000000000000ull, 1000000000000000000ull,
+        10000000000000000000ull,
+    };
+    /* log10 from log2 (1233/4096 ~ log10(2)), corrected by one compare;
+     * v | 1 has v's digits (powers of ten above 1 are even) and 0 one. */
+    uint64_t w = v | 1;
+    int n = ((64 - __builtin_clzll(w)) * 1233) >> 12;
+    return n + (w >= p10[n]);
+}
+
+/* Decimal (the caller made room for 20 digits), written from its last
+ * digit backwards at its final place: no copy. */
 static inline void ob_u(cp_ob *o, uint64_t v)
 {
-    char t[20];
-    char *q = t + sizeof t;
+    int n = ob_ndigits(v);
+    char *q = o->p + n;
+    o->p = q;
     while (v >= 100) {
         unsigned d = (unsigned)(v % 100) * 2;
         v /= 100;
-        *--q = ob_digits[d + 1];
-        *--q = ob_digits[d];
+        q -= 2;
+        memcpy(q, ob_digits + d, 2);
     }
-    if (v >= 10) {
-        *--q = ob_digits[v * 2 + 1];
-        *--q = ob_digits[v * 2];
-    } else {
-        *--q = (char)('0' + v);
-    }
-    size_t n = (size_t)(t + sizeof t - q);
-    memcpy(o->p, q, n);
-    o->p += n;
+    if (v >= 10)
+        memcpy(q - 2, ob_digits + v * 2, 2);
+    else
+        q[-1] = (char)('0' + v);
 }
 
 static inline void ob_s(cp_ob *o, int64_t v)
@@ -93,22 +128,42 @@ static inline void ob_s(cp_ob *o, int64_t v)
     }
 }
 
-/* "0x" and lower-case hex without leading zeros ("0x0" for zero). */
+/* Two hex digits per byte value, for ob_x. */
+static const char ob_hex2[513] =
+    "000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f"
+    "202122232425262728292a2b2c2d2e2f303132333435363738393a3b3c3d3e3f"
+    "404142434445464748494a4b4c4d4e4f505152535455565758595a5b5c5d5e5f"
+    "606162636465666768696a6b6c6d6e6f707172737475767778797a7b7c7d7e7f"
+    "808182838485868788898a8b8c8d8e8f909192939495969798999a9b9c9d9e9f"
+    "a0a1a2a3a4a5a6a7a8a9aaabacadaeafb0b1b2b3b4b5b6b7b8b9babbbcbdbebf"
+    "c0c1c2c3c4c5c6c7c8c9cacbcccdcecfd0d1d2d3d4d5d6d7d8d9dadbdcdddedf"
+    "e0e1e2e3e4e5e6e7e8e9eaebecedeeeff0f1f2f3f4f5f6f7f8f9fafbfcfdfeff";
+
+/* "0x" and lower-case hex without leading zeros ("0x0" for zero), two
+ * digits a step from the last. */
 static inline void ob_x(cp_ob *o, uint64_t v)
 {
     int n = v ? (67 - __builtin_clzll(v)) / 4 : 1;
     o->p[0] = '0';
     o->p[1] = 'x';
-    for (int i = n - 1; i >= 0; i--, v >>= 4)
-        o->p[2 + i] = "0123456789abcdef"[v & 15];
-    o->p += 2 + n;
+    char *q = o->p + 2 + n;
+    o->p = q;
+    for (; n >= 2; n -= 2, v >>= 8) {
+        q -= 2;
+        memcpy(q, ob_hex2 + (v & 0xff) * 2, 2);
+    }
+    if (n)
+        q[-1] = "0123456789abcdef"[v & 15];
 }
 
-/* Fixed-width decimal (nanoseconds after the point). */
+/* Fixed-width decimal (nanoseconds after the point), two digits a step. */
 static inline void ob_u_w(cp_ob *o, uint64_t v, int w)
 {
-    for (int i = w - 1; i >= 0; i--, v /= 10)
-        o->p[i] = (char)('0' + v % 10);
+    int i = w;
+    for (; i >= 2; i -= 2, v /= 100)
+        memcpy(o->p + i - 2, ob_digits + (v % 100) * 2, 2);
+    if (i)
+        o->p[0] = (char)('0' + v % 10);
     o->p += w;
 }
 
@@ -130,48 +185,75 @@ static void ob_fmt(cp_ob *o, const char *fmt, ...)
     va_end(ap);
 }
 
-#define OB_LIT(o, s) ob_mem(o, s, sizeof(s) - 1)
+/* One byte of a string as the dump escapes it, into room for 4. */
+static inline void cp_esc_ch(cp_ob *f, unsigned char c)
+{
+    if (c >= 0x20 && c != 0x7f && c != '"' && c != '\\') {
+        *f->p++ = (char)c;
+    } else if (c == '"' || c == '\\') {
+        *f->p++ = '\\';
+        *f->p++ = (char)c;
+    } else if (c == '\n') {
+        *f->p++ = '\\';
+        *f->p++ = 'n';
+    } else if (c == '\t') {
+        *f->p++ = '\\';
+        *f->p++ = 't';
+    } else {
+        *f->p++ = '\\';
+        *f->p++ = 'x';
+        *f->p++ = "0123456789abcdef"[c >> 4];
+        *f->p++ = "0123456789abcdef"[c & 15];
+    }
+}
 
 static void cp_put_esc(cp_ob *f, const char *name, cp_str s)
 {
     ob_ch(f, ' ');
     ob_str(f, name);
     OB_LIT(f, "=\"");
-    for (size_t i = 0; i < s.n; i++) {
-        unsigned char c = (unsigned char)s.p[i];
-        ob_room(f, 4);
-        if (c == '"' || c == '\\') {
-            *f->p++ = '\\';
-            *f->p++ = (char)c;
-        } else if (c == '\n') {
-            *f->p++ = '\\';
-            *f->p++ = 'n';
-        } else if (c == '\t') {
-            *f->p++ = '\\';
-            *f->p++ = 't';
-        } else if (c < 0x20 || c == 0x7f) {
-            *f->p++ = '\\';
-            *f->p++ = 'x';
-            *f->p++ = "0123456789abcdef"[c >> 4];
-            *f->p++ = "0123456789abcdef"[c & 15];
-        } else {
-            *f->p++ = (char)c;
+    if (s.n <= CP_OB_SIZE / 8) {
+        /* Room for the worst case once (every byte escaped as \xNN). */
+        ob_room(f, 4 * s.n + 1);
+        for (size_t i = 0; i < s.n; i++)
+            cp_esc_ch(f, (unsigned char)s.p[i]);
+    } else {
+        for (size_t i = 0; i < s.n; i++) {
+            ob_room(f, 4);
+            cp_esc_ch(f, (unsigned char)s.p[i]);
         }
     }
     ob_ch(f, '"');
 }
 
-static void cp_put_api(cp_ob *f, const cp_dec *d, const char *name, uint64_t id)
+/* " NAME=elf_name" or " NAME=#id": names from the cache in f, filled from
+ * the decoder's table (cp_dump_file() empties an entry when an API record
+ * announces its id again, and the whole cache per trace). */
+static void cp_put_api(cp_ob *f, const cp_dec *d, const char *name, size_t name_n,
+                       uint64_t id)
 {
-    const char *n = cp_dec_api_name(d, id);
-    ob_ch(f, ' ');
-    ob_str(f, name);
-    if (n) {
-        ob_ch(f, '=');
-        ob_str(f, n);
+    const char *n;
+    size_t nn;
+    if (id < CP_OB_APIS && f->api[id].s) {
+        n = f->api[id].s;
+        nn = f->api[id].n;
     } else {
-        ob_room(f, 24);
-        OB_LIT(f, "=#");
+        n = cp_dec_api_name(d, id);
+        nn = n ? strlen(n) : 0;
+        if (n && id < CP_OB_APIS) {
+            f->api[id].s = n;
+            f->api[id].n = nn;
+        }
+    }
+    ob_room(f, 48);
+    *f->p++ = ' ';
+    memcpy(f->p, name, name_n);
+    f->p += name_n;
+    if (n) {
+        *f->p++ = '=';
+        ob_mem(f, n, nn);
+    } else {
+        OB_LIT_IN(f, "=#");
         ob_u(f, id);
     }
 }
@@ -214,11 +296,12 @@ static void cp_put_list(cp_ob *f, const char *label, const char *fmt, uint64_t n
 }
 
 /* How one field prints, by kind and dump format (include/cp_records.h). */
-#define CP_DU_DEC(n, v) (ob_room(f, 64), OB_LIT(f, " " n "="), ob_u(f, (uint64_t)(v)))
-#define CP_DU_HEX(n, v) (ob_room(f, 64), OB_LIT(f, " " n "="), ob_x(f, (uint64_t)(v)))
-#define CP_DU_API(n, v) cp_put_api(f, d, n, v)
+/* 64 bytes hold " name=" (the longest name is 21 bytes) and 20 digits. */
+#define CP_DU_DEC(n, v) (ob_room(f, 64), OB_LIT_IN(f, " " n "="), ob_u(f, (uint64_t)(v)))
+#define CP_DU_HEX(n, v) (ob_room(f, 64), OB_LIT_IN(f, " " n "="), ob_x(f, (uint64_t)(v)))
+#define CP_DU_API(n, v) cp_put_api(f, d, n, sizeof(n) - 1, v)
 #define CP_DU_ROUTES(n, v) cp_put_routes(f, v)
-#define CP_DU_NAME_(n, s) (OB_LIT(f, " " n "="), ob_str(f, s))
+#define CP_DU_NAME_(n, s) (ob_room(f, 64), OB_LIT_IN(f, " " n "="), ob_str(f, s))
 #define CP_DU_MEMKIND(n, v) CP_DU_NAME_(n, cp_mem_kind_name(v))
 #define CP_DU_MEMCLASS(n, v) CP_DU_NAME_(n, cp_mem_class_name(v))
 #define CP_DU_COPYFLAGS(n, v) CP_DU_NAME_(n, cp_copy_flags_str(v, fl, sizeof fl))
@@ -231,7 +314,7 @@ static void cp_put_list(cp_ob *f, const char *label, const char *fmt, uint64_t n
 
 #define CP_DUMP(k, n, a, fmt) CP_DUMP_##k(n, a, fmt)
 #define CP_DUMP_U(n, a, fmt) CP_DU_##fmt(#n, x->n);
-#define CP_DUMP_S(n, a, fmt) (ob_room(f, 64), OB_LIT(f, " " #n "="), ob_s(f, (int64_t)x->n));
+#define CP_DUMP_S(n, a, fmt) (ob_room(f, 64), OB_LIT_IN(f, " " #n "="), ob_s(f, (int64_t)x->n));
 #define CP_DUMP_STR(n, a, fmt) cp_put_esc(f, #n, x->n);
 #define CP_DUMP_BYTES(n, a, fmt) cp_put_uuid(f, #n, x->n);
 #define CP_DUMP_UOPT(n, a, fmt)         \
@@ -266,17 +349,20 @@ static void cp_put_list(cp_ob *f, const char *label, const char *fmt, uint64_t n
         break;                                  \
     }
 
+/* Record type names with their lengths, from the record table. */
+#define CP_DUMP_TN_(N, id, l, shape, doc) [CP_REC_##N] = { #N, sizeof(#N) - 1 },
+static const struct { const char *s; size_t n; } cp_dump_tn[] = { CP_RECORDS(CP_DUMP_TN_) };
+
 static void cp_dump_record(cp_ob *f, const cp_dec *d, const cp_record *r)
 {
     char fl[96];
     (void)fl;
-    const char *tn = cp_rec_type_name(r->type);
-    if (strcmp(tn, "UNKNOWN") == 0)
-        ob_fmt(f, "UNKNOWN(%u)", r->type);
+    if (r->type < sizeof cp_dump_tn / sizeof *cp_dump_tn && cp_dump_tn[r->type].s)
+        ob_mem(f, cp_dump_tn[r->type].s, cp_dump_tn[r->type].n);
     else
-        ob_str(f, tn);
+        ob_fmt(f, "UNKNOWN(%u)", r->type);
     ob_room(f, 80);
-    OB_LIT(f, " ts=");
+    OB_LIT_IN(f, " ts=");
     ob_u(f, r->ts / 1000000000u);
     *f->p++ = '.';
     ob_u_w(f, r->ts % 1000000000u, 9);
@@ -342,8 +428,13 @@ static int cp_dump_file(const char *path, cp_ob *f, cp_dstats *st)
     int rc;
     unsigned prev_type = 0;
     uint64_t prev_off = 0, prev_len = 0;
+    /* The cached API names point into this reader. */
+    memset(f->api, 0, sizeof f->api);
     while ((rc = cp_dec_next_ref(d, &r)) == 1) {
         if (!st) {
+            /* An id announced again has a new name (the old one freed). */
+            if (r->type == CP_REC_API && r->u.api.api_id < CP_OB_APIS)
+                f->api[r->u.api.api_id].s = NULL;
             cp_dump_record(f, d, r);
             continue;
         }

@@ -106,19 +106,25 @@ const char *cp_end_reason_name(uint64_t r)
 
 const char *cp_copy_flags_str(uint64_t f, char *buf, size_t cap)
 {
-    static const struct { uint64_t bit; const char *name; } n[] = {
-        {CP_CF_ASYNC, "async"}, {CP_CF_2D, "2d"}, {CP_CF_3D, "3d"},
-        {CP_CF_PEER, "peer"}, {CP_CF_BATCH, "batch"}, {CP_CF_CAPTURING, "capturing"},
+    static const struct { uint64_t bit; const char *name; size_t n; } n[] = {
+        {CP_CF_ASYNC, "async", 5}, {CP_CF_2D, "2d", 2}, {CP_CF_3D, "3d", 2},
+        {CP_CF_PEER, "peer", 4}, {CP_CF_BATCH, "batch", 5},
+        {CP_CF_CAPTURING, "capturing", 9},
     };
     size_t len = 0;
     buf[0] = 0;
+    /* Names copied, not printed: `dump` asks once per COPY record. */
     for (size_t i = 0; i < sizeof n / sizeof *n; i++) {
         if (!(f & n[i].bit))
             continue;
-        int w = snprintf(buf + len, cap - len, "%s%s", len ? "|" : "", n[i].name);
-        if (w < 0 || (size_t)w >= cap - len)
+        size_t w = n[i].n + (len != 0);
+        if (w >= cap - len)
             return buf;
-        len += (size_t)w;
+        if (len)
+            buf[len++] = '|';
+        memcpy(buf + len, n[i].name, n[i].n);
+        len += n[i].n;
+        buf[len] = 0;
         f &= ~n[i].bit;
     }
     if (f)

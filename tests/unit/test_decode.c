@@ -11,6 +11,8 @@
  *   test_decode            run the checks
  *   test_decode gen FILE   write the synthetic trace to FILE (golden test,
  *                          fuzz corpus)
+ *   test_decode gen-edge FILE  a trace of edge values (the dump's golden
+ *                          number and string formatting)
  *   test_decode pack RAW OUT  write the record stream in RAW as trace OUT
  *   test_decode damage FILE  the damage checks on a real trace, cutting at
  *                          every 997th byte
@@ -252,6 +254,18 @@ int main(int argc, char **argv)
     if (argc == 3 && strcmp(argv[1], "gen") == 0) {
         FILE *o = fopen(argv[2], "wb");
         CHECK(o && fwrite(f, 1, len, o) == len && fclose(o) == 0, "write %s", argv[2]);
+        return 0;
+    }
+    if (argc == 3 && strcmp(argv[1], "gen-edge") == 0) {
+        struct gen g = {0};
+        gen_edge_records(&g);
+        size_t elen;
+        uint8_t *e = gen_file(g.raw, g.n, g.n / 2, &elen);
+        FILE *o = fopen(argv[2], "wb");
+        CHECK(o && fwrite(e, 1, elen, o) == elen && fclose(o) == 0, "write %s", argv[2]);
+        free(e);
+        free(g.raw);
+        free(f);
         return 0;
     }
     if (argc == 4 && strcmp(argv[1], "pack") == 0) {

@@ -147,6 +147,59 @@ static void gen_records(struct gen *g)
     gen_begin(g, CP_REC_END, 0); GU(CP_END_EXIT); GS(0); GU(33); GU(5); gen_end(g);
 }
 
+/* Values at the edges of the dump's hand-written number formatting (0,
+ * 9/10, 99/100, powers of ten, 2^64-1, INT64_MIN, hex of odd and even
+ * digit counts), every escape of a string, unknown copy flags and an API
+ * id announced again under another name (the dump caches names by id). */
+static void gen_edge_records(struct gen *g)
+{
+    static const uint64_t u[] = {
+        0, 1, 9, 10, 99, 100, 999, 1000, 65535, 999999999, 1000000000,
+        4294967295ull, 9999999999999999999ull, 10000000000000000000ull, UINT64_MAX,
+    };
+    static const int64_t sv[] = { 0, -1, 1, -10, 99, -100, INT64_MAX, INT64_MIN };
+    static const uint64_t hx[] = {
+        0, 1, 0xf, 0x10, 0xab, 0x100, 0xfff, 0x1000, 0x7f1200000000ull,
+        0x7ff123456789abcull, 0xfedcba9876543210ull,
+    };
+    g->ts = 0;
+    gen_begin(g, CP_REC_HEADER, 0);
+    GU(1); GU(0); GU(0); GU(0);
+    GSTR(""); GSTR("/x"); GSTR("v");
+    GU(0); GU(0); GU(UINT64_MAX);
+    gen_end(g);
+    gen_begin(g, CP_REC_API, 1); GU(1); GSTR("cuMemAlloc_v2"); GU(0); gen_end(g);
+    gen_begin(g, CP_REC_API, 1); GU(600); GSTR("cuFar"); GU(0xff); gen_end(g);
+    for (size_t i = 0; i < sizeof u / sizeof *u; i++) {
+        gen_begin(g, CP_REC_ALLOC, i);
+        GU(1); GU(u[i]); GU(hx[i % (sizeof hx / sizeof *hx)]); GS(sv[i % 8]);
+        GU(hx[(i + 3) % (sizeof hx / sizeof *hx)]); GU(u[i]); GU(i);
+        GU(i % 9); GU(hx[i % (sizeof hx / sizeof *hx)]); GU(u[i]); GU(0);
+        GU(u[(i + 7) % (sizeof u / sizeof *u)]);
+        gen_end(g);
+        g->ts += u[i] / 7;    /* times from 0 s to centuries */
+    }
+    for (size_t i = 0; i < sizeof sv / sizeof *sv; i++) {
+        gen_begin(g, CP_REC_COPY, 2);
+        GU(i + 599); GU(i); GU(0); GS(sv[i]); GU(0); GU(0); GU(0);
+        GU(u[i]); GU(i); GS(sv[7 - i]); GU(i + 7); GS(sv[i]);
+        GU(hx[i]); GU(hx[10 - i]); GU((uint64_t)1 << (i * 4)); GU(u[i]);
+        gen_end(g);
+    }
+    /* id 1 again, renamed: later records show the new name. */
+    gen_begin(g, CP_REC_API, 1); GU(1); GSTR("cuMemAllocAsync"); GU(4); gen_end(g);
+    gen_begin(g, CP_REC_CALL, 1); GU(1); GU(2); GU(0); GS(0); GU(0); GU(5); GU(0); gen_end(g);
+    gen_begin(g, CP_REC_CALL, 1); GU(7777); GU(0); GU(0); GS(0); GU(0); GU(5); GU(0); gen_end(g);
+    gen_begin(g, CP_REC_CALL, 1); GU(300); GU(0); GU(0); GS(0); GU(0); GU(5); GU(0); gen_end(g);
+    char esc[300];
+    size_t k = 0;
+    for (int c = 1; c < 256; c++)
+        esc[k++] = (char)c;
+    esc[k] = 0;
+    gen_begin(g, CP_REC_LOG, 1); GU(2); GSTR(esc); gen_end(g);
+    gen_begin(g, CP_REC_END, 0); GU(CP_END_EXIT); GS(INT64_MIN); GU(UINT64_MAX); GU(0); gen_end(g);
+}
+
 /* Compress raw into two frames (cut at `split`), with a flush inside the
  * first, behind the 16-byte prefix.  @return : malloc'd file, *len set. */
 static uint8_t *gen_file(const uint8_t *raw, size_t n, size_t split, size_t *len)
