@@ -1,13 +1,28 @@
 #!/bin/bash
-# tests/gpu/gpt2_quick.sh OUTDIR - one plain and one traced GPT-2 small run
-# under cudaMallocAsync, alternating twice: a quick overhead check.
+# tests/gpu/gpt2_quick.sh OUTDIR - GPT-2 small under cudaMallocAsync (every
+# tensor a cuMemAllocAsync): plain, traced with the stack cache off and on
+# (CUPROBE_STACK_CACHE=0/1), alternating for ROUNDS rounds (default 2) of
+# SECS seconds of steps (default 3); prints steps/s per run and the median
+# ratio of each traced kind to plain of the same round.
 OUT=${1:-${OUT:-gpt2q-out}}; mkdir -p "$OUT"
+ROUNDS=${ROUNDS:-2}; SECS=${SECS:-3}
 export PYTORCH_CUDA_ALLOC_CONF=backend:cudaMallocAsync
-T=$(mktemp -d)
-for r in 1 2; do
-  for m in plain traced; do
-    if [ $m = plain ]; then s=$(python3 bench/gpu_steps.py gpt2 3 2>/dev/null | awk '/^steps_per_s/ {print $2}')
-    else s=$(build/cuprobe run -o "$T/t-%p.trace" -- python3 bench/gpu_steps.py gpt2 3 2>/dev/null | awk '/^steps_per_s/ {print $2}'); fi
-    echo "$m $s" | tee -a "$OUT/runs.txt"; rm -f "$T"/*.trace
+T=$(mktemp -d); trap 'rm -rf "$T"' EXIT
+: >"$OUT/runs.txt"
+for ((r = 0; r < ROUNDS; r++)); do
+  for m in plain cache0 cache1; do
+    case $m in
+    plain) s=$(python3 bench/gpu_steps.py gpt2 "$SECS" 2>/dev/null | awk '/^steps_per_s/ {print $2}') ;;
+    *) s=$(CUPROBE_STACK_CACHE=${m#cache} build/cuprobe run -o "$T/t-%p.trace" -- \
+           python3 bench/gpu_steps.py gpt2 "$SECS" 2>/dev/null | awk '/^steps_per_s/ {print $2}') ;;
+    esac
+    echo "round $r $m ${s:-FAILED}" | tee -a "$OUT/runs.txt"; rm -f "$T"/*.trace
   done
+done
+for m in cache0 cache1; do
+  awk -v m=$m '$3 == "plain" { p[$2] = $4 } $3 == m { t[$2] = $4 }
+    END { for (k in t) if (p[k] > 0 && t[k] > 0) r[++n] = t[k] / p[k]
+          for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (r[j] < r[i]) { x = r[i]; r[i] = r[j]; r[j] = x }
+          if (n) printf "%s: traced/plain median %.3f (range %.3f-%.3f, %d rounds)\n", m, (n % 2) ? r[(n + 1) / 2] : (r[n / 2] + r[n / 2 + 1]) / 2, r[1], r[n], n }' \
+    "$OUT/runs.txt" | tee -a "$OUT/summary.txt"
 done

@@ -1,10 +1,11 @@
 #!/bin/bash
 # tests/gpu/pictures.sh [OUTDIR] - the pictures of issue 12 on a real GPU:
 # for the fragmentation OOM (check_oom_frag.py), a short GPT-2-like training
-# run (pictures_gpt.py) and, with 2 GPUs, the same run as 2-rank DDP under
-# torchrun: the traces, `cuprobe report --html` pages, `cuprobe export
-# --perfetto` JSON, the text reports, and a PNG screenshot of each page when
-# a chromium is installed (else the lead takes them from the HTML).
+# run (pictures_gpt.py) and the same run as 2-rank DDP under torchrun (gloo
+# ranks sharing the GPU where there is only one): the traces, `cuprobe
+# report --html` pages, `cuprobe export --perfetto` JSON, the text reports,
+# and a PNG screenshot of each page when a chromium is installed (else the
+# lead takes them from the HTML).
 # Run from the repository root with build/ built.  About 2 minutes.
 OUT=${1:-${OUT:-pictures-out}}
 mkdir -p "$OUT" || exit 1
@@ -12,7 +13,6 @@ CP="$PWD/build/cuprobe"
 [ -x "$CP" ] || { echo "FAIL: $CP not built"; exit 1; }
 python3 -c 'import torch; assert torch.cuda.is_available()' 2>/dev/null ||
     { echo "skip: torch with CUDA not importable"; exit 0; }
-ngpu=$(python3 -c 'import torch; print(torch.cuda.device_count())')
 CHROME=$(command -v chromium || command -v chromium-browser || command -v google-chrome || true)
 # Framework summaries every second: the charts split tensors from cache.
 export CUPROBE_FRAMEWORK_INTERVAL=1 PYTHONUNBUFFERED=1
@@ -44,11 +44,9 @@ one() {
 
 one oom_frag python3 tests/gpu/check_oom_frag.py
 one gpt python3 tests/gpu/pictures_gpt.py
-if [ "$ngpu" -ge 2 ]; then
-    one ddp python3 -m torch.distributed.run --standalone --nproc_per_node 2 \
-        tests/gpu/pictures_gpt.py --ddp
-else
-    echo "skip ddp: 2-rank DDP needs 2 GPUs, this machine has $ngpu"
-fi
+# 2-rank DDP: NCCL on 2 GPUs, or 2 gloo ranks sharing one GPU (one chart
+# per rank, same scale)
+one ddp python3 -m torch.distributed.run --standalone --nproc_per_node 2 \
+    tests/gpu/pictures_gpt.py --ddp
 [ -n "$CHROME" ] || echo "no chromium here: screenshots to be taken from $OUT/*.html"
 echo "pictures in $OUT"

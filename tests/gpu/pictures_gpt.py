@@ -2,7 +2,8 @@
 (tests/gpu/pictures.sh): a 6-layer causal transformer in plain PyTorch (no
 transformers needed), AdamW, bf16 autocast, a pinned loader, 40 steps.
 With --ddp (under torchrun) each rank trains its own shard with
-DistributedDataParallel over NCCL."""
+DistributedDataParallel over NCCL, or over gloo when the ranks outnumber
+the GPUs (2 ranks sharing one H200: NCCL refuses two ranks on a device)."""
 import os
 import sys
 
@@ -13,8 +14,9 @@ ddp = "--ddp" in sys.argv
 rank = int(os.environ.get("RANK", "0"))
 if ddp:
     import torch.distributed as dist
-    dist.init_process_group("nccl")
-    torch.cuda.set_device(int(os.environ.get("LOCAL_RANK", "0")))
+    nproc = int(os.environ.get("LOCAL_WORLD_SIZE", "1"))
+    torch.cuda.set_device(int(os.environ.get("LOCAL_RANK", "0")) % torch.cuda.device_count())
+    dist.init_process_group("nccl" if torch.cuda.device_count() >= nproc else "gloo")
 torch.manual_seed(rank)
 V, D, L, T = 50257, 512, 6, 256
 

@@ -42,6 +42,8 @@ WORKLOADS = [
     ("torch_alloc_cudamallocasync", "torch_alloc.py",
      {"PYTORCH_CUDA_ALLOC_CONF": "backend:cudaMallocAsync"}, ["torch"], 1, None),
     ("ddp_torchrun", "ddp_train.py", {}, ["torch"], 2, "torchrun"),
+    # 2 ranks on whatever GPUs there are (one H200: both share GPU 0)
+    ("ddp_gloo_shared_gpu", "ddp_gloo.py", {}, ["torch"], 1, "torchrun:2"),
 ]
 
 
@@ -92,9 +94,10 @@ def run_one(outdir, name, script, env, launcher, variant, ngpu_needed):
     shutil.rmtree(tdir, ignore_errors=True)
     os.makedirs(tdir)
     cmd = [CUPROBE, "run", "-o", os.path.join(tdir, "t.%p.trace"), "--"]
-    if launcher == "torchrun":
+    if launcher and launcher.startswith("torchrun"):
+        nproc = int(launcher.split(":")[1]) if ":" in launcher else ngpu_needed
         cmd += [sys.executable, "-m", "torch.distributed.run", "--standalone",
-                "--nproc_per_node=%d" % ngpu_needed]
+                "--nproc_per_node=%d" % nproc]
     else:
         cmd += [sys.executable]
     cmd += [os.path.join(HERE, script), variant]
