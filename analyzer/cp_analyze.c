@@ -80,13 +80,17 @@ static int cp_read_trace(cp_proc *p, const cp_aopts *o, cp_progress *pg)
     const cp_record *r;
     int rc;
     uint64_t k = 0;
+    uint64_t pre = cp_checks_types(p->checks, 0), post = cp_checks_types(p->checks, 1);
     while ((rc = cp_dec_next_ref(d, &r)) == 1) {
-        cp_checks_rec(p->checks, p, r, 0);
+        uint64_t bit = CP_TYPE_BIT(r->type);
+        if (pre & bit)
+            cp_checks_rec(p->checks, p, r, 0);
         if (cp_model_feed(p, d, r) == -ENOMEM) {
             rc = -ENOMEM;
             break;
         }
-        cp_checks_rec(p->checks, p, r, 1);
+        if (post & bit)
+            cp_checks_rec(p->checks, p, r, 1);
         if (o->hook)
             o->hook(o->hook_ctx, p, r);
         if (pg && pg->on && (++k & 0xffff) == 0)

@@ -66,6 +66,16 @@ static inline void ob_str(cp_ob *o, const char *s)
     ob_mem(o, s, strlen(s));
 }
 
+/* A short name (an enum's, at most CP_DUMP_FIELD bytes: see below) into
+ * room the caller made: a byte loop beats strlen and memcpy calls. */
+static inline void ob_name(cp_ob *o, const char *s)
+{
+    char *q = o->p;
+    while (*s)
+        *q++ = *s++;
+    o->p = q;
+}
+
 static inline void ob_ch(cp_ob *o, char c)
 {
     ob_room(o, 1);
@@ -295,13 +305,21 @@ static void cp_put_list(cp_ob *f, const char *label, const char *fmt, uint64_t n
     ob_ch(f, ']');
 }
 
-/* How one field prints, by kind and dump format (include/cp_records.h). */
-/* 64 bytes hold " name=" (the longest name is 21 bytes) and 20 digits. */
-#define CP_DU_DEC(n, v) (ob_room(f, 64), OB_LIT_IN(f, " " n "="), ob_u(f, (uint64_t)(v)))
-#define CP_DU_HEX(n, v) (ob_room(f, 64), OB_LIT_IN(f, " " n "="), ob_x(f, (uint64_t)(v)))
-#define CP_DU_API(n, v) cp_put_api(f, d, n, sizeof(n) - 1, v)
-#define CP_DU_ROUTES(n, v) cp_put_routes(f, v)
-#define CP_DU_NAME_(n, s) (ob_room(f, 64), OB_LIT_IN(f, " " n "="), ob_str(f, s))
+/* How one field prints, by kind and dump format (include/cp_records.h).
+ *
+ * Room: a record starts with CP_DUMP_RESERVE bytes free, and every field
+ * of unbounded length (strings, lists, API names) makes them free again
+ * after itself; the bounded fields between take at most CP_DUMP_FIELD
+ * bytes each (" name=" with the longest name, 21 bytes, and 20 digits or
+ * an enum name of at most 96), so they write without checking. */
+#define CP_DUMP_FIELD 128
+#define CP_DUMP_RESERVE 4096
+#define CP_DUMP_AGAIN ob_room(f, CP_DUMP_RESERVE)
+#define CP_DU_DEC(n, v) (OB_LIT_IN(f, " " n "="), ob_u(f, (uint64_t)(v)))
+#define CP_DU_HEX(n, v) (OB_LIT_IN(f, " " n "="), ob_x(f, (uint64_t)(v)))
+#define CP_DU_API(n, v) (cp_put_api(f, d, n, sizeof(n) - 1, v), CP_DUMP_AGAIN)
+#define CP_DU_ROUTES(n, v) (cp_put_routes(f, v), CP_DUMP_AGAIN)
+#define CP_DU_NAME_(n, s) (OB_LIT_IN(f, " " n "="), ob_name(f, s))
 #define CP_DU_MEMKIND(n, v) CP_DU_NAME_(n, cp_mem_kind_name(v))
 #define CP_DU_MEMCLASS(n, v) CP_DU_NAME_(n, cp_mem_class_name(v))
 #define CP_DU_COPYFLAGS(n, v) CP_DU_NAME_(n, cp_copy_flags_str(v, fl, sizeof fl))
@@ -314,30 +332,42 @@ static void cp_put_list(cp_ob *f, const char *label, const char *fmt, uint64_t n
 
 #define CP_DUMP(k, n, a, fmt) CP_DUMP_##k(n, a, fmt)
 #define CP_DUMP_U(n, a, fmt) CP_DU_##fmt(#n, x->n);
-#define CP_DUMP_S(n, a, fmt) (ob_room(f, 64), OB_LIT_IN(f, " " #n "="), ob_s(f, (int64_t)x->n));
-#define CP_DUMP_STR(n, a, fmt) cp_put_esc(f, #n, x->n);
-#define CP_DUMP_BYTES(n, a, fmt) cp_put_uuid(f, #n, x->n);
+#define CP_DUMP_S(n, a, fmt) (OB_LIT_IN(f, " " #n "="), ob_s(f, (int64_t)x->n));
+#define CP_DUMP_STR(n, a, fmt) cp_put_esc(f, #n, x->n); CP_DUMP_AGAIN;
+#define CP_DUMP_BYTES(n, a, fmt) cp_put_uuid(f, #n, x->n); CP_DUMP_AGAIN;
 #define CP_DUMP_UOPT(n, a, fmt)         \
     if (x->n != CP_FIELD_ABSENT)        \
         CP_DU_##fmt(#n, x->n);
-#define CP_DUMP_UARR(n, a, fmt) CP_DL_##fmt(x->a, x->n);
+#define CP_DUMP_UARR(n, a, fmt) CP_DL_##fmt(x->a, x->n); CP_DUMP_AGAIN;
 #define CP_DUMP_PAIRS(n, a, fmt)                                            \
     CP_DU_DEC(#a, x->a);                                                    \
     for (uint64_t i = 0; i < x->a; i++)                                     \
         ob_fmt(f, " proc[%llu]=%llu:%llu", (unsigned long long)i,           \
                 (unsigned long long)x->n[i].CP_PAIR_##fmt##_A,              \
-                (unsigned long long)x->n[i].CP_PAIR_##fmt##_B);
+                (unsigned long long)x->n[i].CP_PAIR_##fmt##_B);             \
+    CP_DUMP_AGAIN;
 #define CP_DUMP_STRARR(n, a, fmt)                                           \
     CP_DU_DEC(#a, x->a);                                                    \
     for (uint64_t i = 0; i < x->a; i++) {                                   \
         char nm[48];                                                        \
         snprintf(nm, sizeof nm, "%s[%llu]", #n, (unsigned long long)i);     \
         cp_put_esc(f, nm, x->n[i]);                                         \
-    }
+    }                                                                       \
+    CP_DUMP_AGAIN;
 #define CP_DUMP_KVARR(n, a, fmt)                                            \
     CP_DU_DEC(#a, x->a);                                                    \
     for (uint64_t i = 0; i < x->a; i++)                                     \
-        cp_put_kv(f, #n, x->n##_name[i], x->n##_value[i]);
+        cp_put_kv(f, #n, x->n##_name[i], x->n##_value[i]);                  \
+    CP_DUMP_AGAIN;
+
+/* The reserve holds every record's bounded fields (EV's and its own, the
+ * type, ts and tid, the newline) without a check. */
+#define CP_DUMP_NF_(k, n, a, fmt) + 1
+#define CP_DUMP_FITS_(N, id, l, shape, doc)                                 \
+    _Static_assert((4 + (0 CP_EV_FIELDS(CP_DUMP_NF_)) + (0 CP_F_##N(CP_DUMP_NF_))) * \
+                   CP_DUMP_FIELD <= CP_DUMP_RESERVE, "dump reserve too small for " #N);
+CP_RECORDS(CP_DUMP_FITS_)
+_Static_assert(CP_DUMP_RESERVE <= CP_OB_SIZE / 4, "the reserve is a small part of the buffer");
 
 /* Numbers are formatted into the buffer (64 bytes hold a name and a
  * number); names and strings are copied. */
@@ -361,7 +391,7 @@ static void cp_dump_record(cp_ob *f, const cp_dec *d, const cp_record *r)
         ob_mem(f, cp_dump_tn[r->type].s, cp_dump_tn[r->type].n);
     else
         ob_fmt(f, "UNKNOWN(%u)", r->type);
-    ob_room(f, 80);
+    CP_DUMP_AGAIN;
     OB_LIT_IN(f, " ts=");
     ob_u(f, r->ts / 1000000000u);
     *f->p++ = '.';
@@ -377,7 +407,7 @@ static void cp_dump_record(cp_ob *f, const cp_dec *d, const cp_record *r)
         CP_DU_DEC("len", r->payload_len);
         break;
     }
-    ob_ch(f, '\n');
+    *f->p++ = '\n';
 }
 
 /* `dump --stats`: records and raw (decompressed) bytes per record type. */

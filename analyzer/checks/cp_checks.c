@@ -49,6 +49,7 @@ struct cp_check_run {
     unsigned char live[CP_N_ALL];
     cp_check_call pre[CP_N_TYPES][CP_N_ALL + 1], post[CP_N_TYPES][CP_N_ALL + 1];
     int n_pre[CP_N_TYPES], n_post[CP_N_TYPES];
+    uint64_t pre_types, post_types;     /* types with a non-empty list */
 };
 
 const cp_check *const *cp_checks(size_t *n)
@@ -117,10 +118,13 @@ cp_check_run *cp_checks_start(cp_proc *p, const unsigned char *selected)
         for (int t = 0; t < CP_N_TYPES; t++) {
             uint64_t bit = 1ull << t;
             cp_check_call c = { cp_all_checks[i]->rec, run->state[i] };
-            if (cp_all_checks[i]->pre_types & bit)
+            if (cp_all_checks[i]->pre_types & bit) {
                 run->pre[t][run->n_pre[t]++] = c;
-            else if (cp_all_checks[i]->types & bit)
+                run->pre_types |= bit;
+            } else if (cp_all_checks[i]->types & bit) {
                 run->post[t][run->n_post[t]++] = c;
+                run->post_types |= bit;
+            }
         }
     }
     return run;
@@ -133,6 +137,11 @@ void cp_checks_rec(cp_check_run *run, cp_proc *p, const cp_record *r, int after_
         return;
     for (const cp_check_call *c = after_model ? run->post[t] : run->pre[t]; c->rec; c++)
         c->rec(p, c->st, r);
+}
+
+uint64_t cp_checks_types(const cp_check_run *run, int after_model)
+{
+    return after_model ? run->post_types : run->pre_types;
 }
 
 void cp_checks_finish(cp_check_run *run, cp_proc *p, cp_report *rep)

@@ -27,6 +27,13 @@ cp_check_run *cp_checks_start(cp_proc *p, const unsigned char *selected);
  *  those that must see it before the model (after_model 0), or after. */
 void cp_checks_rec(cp_check_run *run, cp_proc *p, const cp_record *r, int after_model);
 
+/*! cp_checks_types() : the record types (CP_TYPE_BIT) some running check
+ *  reads before the model (after_model 0) or after it: the reader's loop
+ *  skips cp_checks_rec() for the others (most records have no check before
+ *  the model, and a call per record costs more than the test).
+ *  @return : the mask. */
+uint64_t cp_checks_types(const cp_check_run *run, int after_model);
+
 /*! cp_checks_finish() : every running check turns what it saw into findings
  *  of rep; then their state is freed, and the run (NULL is fine). */
 void cp_checks_finish(cp_check_run *run, cp_proc *p, cp_report *rep);

@@ -7,16 +7,6 @@
 
 #include "cp_map.h"
 
-/* Pointers are 16- or 256-byte aligned and stack ids are small counters:
- * a multiplicative mix spreads both. */
-static inline size_t cp_map_slot(uint64_t k, size_t mask)
-{
-    k ^= k >> 29;
-    k *= 0xbf58476d1ce4e5b9ull;
-    k ^= k >> 32;
-    return (size_t)k & mask;
-}
-
 void cp_map_init(cp_map *m, size_t val_size)
 {
     memset(m, 0, sizeof *m);
@@ -31,19 +21,6 @@ void cp_map_free(cp_map *m)
     size_t vs = m->val_size;
     memset(m, 0, sizeof *m);
     m->val_size = vs;
-}
-
-void *cp_map_get(const cp_map *m, uint64_t key)
-{
-    if (!m->cap)
-        return NULL;
-    size_t mask = m->cap - 1;
-    for (size_t i = cp_map_slot(key, mask);; i = (i + 1) & mask) {
-        if (!m->used[i])
-            return NULL;
-        if (m->keys[i] == key)
-            return m->vals + i * m->val_size;
-    }
 }
 
 static int cp_map_grow(cp_map *m)
@@ -78,7 +55,7 @@ static int cp_map_grow(cp_map *m)
     return 0;
 }
 
-void *cp_map_put(cp_map *m, uint64_t key, int *created)
+void *cp__map_insert(cp_map *m, uint64_t key, int *created)
 {
     if (created)
         *created = 0;

@@ -29,13 +29,51 @@ void cp_map_init(cp_map *m, size_t val_size);
 /*! cp_map_free() : release the table; the map is empty and reusable. */
 void cp_map_free(cp_map *m);
 
-/*! cp_map_get() : @return : the value of key, or NULL if absent. */
-void *cp_map_get(const cp_map *m, uint64_t key);
+/*! cp_map_slot() : key's home slot in a table of mask + 1 slots.
+ *  Pointers are 16- or 256-byte aligned and stack ids are small counters:
+ *  a multiplicative mix spreads both. */
+static inline size_t cp_map_slot(uint64_t k, size_t mask)
+{
+    k ^= k >> 29;
+    k *= 0xbf58476d1ce4e5b9ull;
+    k ^= k >> 32;
+    return (size_t)k & mask;
+}
+
+/*! cp_map_get() : @return : the value of key, or NULL if absent.
+ *  Inline: the report looks a key up for most records (live allocations,
+ *  sites, threads), and the call cost as much as the probe. */
+static inline void *cp_map_get(const cp_map *m, uint64_t key)
+{
+    if (!m->cap)
+        return NULL;
+    size_t mask = m->cap - 1;
+    for (size_t i = cp_map_slot(key, mask);; i = (i + 1) & mask) {
+        if (!m->used[i])
+            return NULL;
+        if (m->keys[i] == key)
+            return m->vals + i * m->val_size;
+    }
+}
+
+/*! cp__map_insert() : cp_map_put() when key is absent (grows the table).
+ *  @return : as cp_map_put(). */
+void *cp__map_insert(cp_map *m, uint64_t key, int *created);
 
 /*! cp_map_put() : find or insert key.  A new value is zero-filled and
  *  *created (if not NULL) is set to 1, else 0.
- *  @return : the value, or NULL when out of memory. */
-void *cp_map_put(cp_map *m, uint64_t key, int *created);
+ *  @return : the value, or NULL when out of memory.  Finding is inline
+ *  (most puts find their key: a site, a thread); inserting is not. */
+static inline void *cp_map_put(cp_map *m, uint64_t key, int *created)
+{
+    void *v = cp_map_get(m, key);
+    if (v) {
+        if (created)
+            *created = 0;
+        return v;
+    }
+    return cp__map_insert(m, key, created);
+}
 
 /*! cp_map_del() : remove key, copying its value to out (if not NULL).
  *  @return : 0, or -ENOENT when absent. */

@@ -564,8 +564,8 @@ int cp_model_feed(cp_proc *p, const cp_dec *d, const cp_record *r)
 {
     /* The timeline reads a FREE before the model forgets what it releases,
      * everything else after the model applied it. */
-    cp_series_pre(p->series, p, r,
-                  r->type == CP_REC_FREE ? cp_model_freeing(p, r) : NULL);
+    if (r->type == CP_REC_FREE)     /* the only type it reads: no call for the rest */
+        cp_series_pre(p->series, p, r, cp_model_freeing(p, r));
     int rc = cp_model_apply(p, d, r);
     if (rc == 0)
         rc = cp_series_feed(p->series, p, r);
