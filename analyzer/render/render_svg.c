@@ -85,10 +85,11 @@ static void cp_axis(const cp_html *h, double top, double ht, const char *label_t
     fprintf(o, "</text>");
 }
 
-/* Shaded time ranges of the findings about p (memory-growth and
- * fragmentation drawn always, every ranged finding as a hidden highlight
- * shown when it is selected). */
-static void cp_ranges(const cp_html *h, const cp_proc *p, double top, double ht)
+/* Time ranges of the findings about p.  shade: the tint of memory-growth
+ * and fragmentation, drawn before the stacked areas so that it never washes
+ * out their colours (over them, the holders' blues turned grey); else every
+ * ranged finding's hidden highlight, on top, shown when it is selected. */
+static void cp_ranges(const cp_html *h, const cp_proc *p, double top, double ht, int shade)
 {
     FILE *o = h->o;
     for (size_t i = 0; i < h->rep->n; i++) {
@@ -101,13 +102,13 @@ static void cp_ranges(const cp_html *h, const cp_proc *p, double top, double ht)
             x1 = x0 + 2;
         }
         const char *id = f->check->id;
-        int shade = strcmp(id, "memory-growth") == 0 || strcmp(id, "fragmentation") == 0;
-        if (shade)
+        if (!shade)
+            fprintf(o, "<rect class=\"hl\" data-for=\"finding-%zu\" x=\"%.1f\" y=\"%.1f\" "
+                       "width=\"%.1f\" height=\"%.1f\"/>", i, x0, top, x1 - x0, ht);
+        else if (strcmp(id, "memory-growth") == 0 || strcmp(id, "fragmentation") == 0)
             fprintf(o, "<rect class=\"range %s\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" "
                        "height=\"%.1f\"><title>%s</title></rect>",
                     id, x0, top, x1 - x0, ht, id);
-        fprintf(o, "<rect class=\"hl\" data-for=\"finding-%zu\" x=\"%.1f\" y=\"%.1f\" "
-                   "width=\"%.1f\" height=\"%.1f\"/>", i, x0, top, x1 - x0, ht);
     }
 }
 
@@ -158,6 +159,7 @@ void cp_svg_memory(const cp_html *h, const cp_proc *p, int d, int chart, double 
              cp_dev_name(p, d, dn, sizeof dn), cp_fmt_bytes(p->mem[d].peak_total, b1, sizeof b1),
              cap ? " of " : "", cap ? cp_fmt_bytes(cap, b2, sizeof b2) : "");
     cp_axis(h, top, ht, cp_fmt_bytes(h->yscale, b1, sizeof b1), title);
+    cp_ranges(h, p, top, ht, 1);
     for (int hd = 0; hd < CP_HD_N; hd++)
         cp_layer(h, s, v, n, hd, top, ht);
     /* The most held in each bucket, as a line over the stack. */
@@ -173,7 +175,7 @@ void cp_svg_memory(const cp_html *h, const cp_proc *p, int d, int chart, double 
                    "<text class=\"ax\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">capacity</text>",
                 PADL, W, y, y, W - 4, y + 11);
     }
-    cp_ranges(h, p, top, ht);
+    cp_ranges(h, p, top, ht, 0);
     for (int i = 0; i < s->n_oom; i++) {
         if (s->oom[i].dev != d)
             continue;
@@ -206,6 +208,7 @@ void cp_svg_copies(const cp_html *h, const cp_proc *p, int chart, double ht)
     snprintf(title, sizeof title, "%s: copies per second (pinned, pageable, peer); black: "
              "share of time blocked in synchronous copies", h->proc_label[p->index]);
     cp_axis(h, top, ht, lab, title);
+    cp_ranges(h, p, top, ht, 1);
     for (int i = 0; i < n; i++) {
         double x0 = cp_x(h, cp_bucket_t(s, i)), x1 = cp_x(h, cp_bucket_t(s, i + 1));
         double cum = 0;
@@ -227,7 +230,7 @@ void cp_svg_copies(const cp_html *h, const cp_proc *p, int chart, double ht)
                 cp_y(frac, 1.0, top, ht), cp_x(h, cp_bucket_t(s, i + 1)));
     }
     fprintf(o, "\"/>");
-    cp_ranges(h, p, top, ht);
+    cp_ranges(h, p, top, ht, 0);
     fprintf(o, "<line class=\"cursor\" x1=\"0\" x2=\"0\" y1=\"%.1f\" y2=\"%.1f\"/>", top,
             top + ht);
     fprintf(o, "</svg>\n");
