@@ -379,6 +379,7 @@ static int cp_sr_findings(cp_sr *r, const cp_jn *o, const unsigned char *selecte
         const cp_jn *lines = cp_sr_get(r, e, "lines", CP_J_ARR);
         const cp_jn *det = cp_sr_get(r, e, "details", CP_J_STR);
         const cp_jn *fix = cp_jn_get(e, "fix"), *sites = cp_sr_get(r, e, "sites", CP_J_ARR);
+        const cp_jn *why = cp_jn_get(e, "why");
         if (r->bad)
             return -1;
         size_t k;
@@ -390,6 +391,8 @@ static int cp_sr_findings(cp_sr *r, const cp_jn *o, const unsigned char *selecte
             continue;
         if (!fix || (fix->type != CP_J_STR && fix->type != CP_J_NULL))
             return cp_sr_fail(r, e, "\"fix\" should be a string or null");
+        if (!why || (why->type != CP_J_STR && why->type != CP_J_NULL))
+            return cp_sr_fail(r, e, "\"why\" should be a string or null");
         cp_finding *f = cp_finding_new(&pt->rep, all[k], pt->proc, "%s", title->s);
         if (!f || !f->title)
             return cp_sr_oom(r);
@@ -398,6 +401,7 @@ static int cp_sr_findings(cp_sr *r, const cp_jn *o, const unsigned char *selecte
         if (f->sev < CP_SEV_INFO || f->sev > CP_SEV_ERROR)
             return cp_sr_fail(r, n, "severity %d", f->sev);
         f->fix = fix->type == CP_J_STR ? cp_sym_intern(fix->s, fix->len) : NULL;
+        f->why = why->type == CP_J_STR ? cp_sym_intern(why->s, why->len) : NULL;
         cp_sr_it it;
         cp_sr_array(r, lines, 0, "lines", &it);
         for (size_t j = 0; j < lines->n; j++) {

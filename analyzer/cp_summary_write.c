@@ -265,6 +265,7 @@ static void cp_sw_findings(cp_jb *b, const cp_part *pt)
         /* The members of its "details" object, as the checks wrote them. */
         cp_jb_ks(b, "details", x->details.s ? x->details.s : "");
         cp_jb_ks(b, "fix", x->fix);
+        cp_jb_ks(b, "why", x->why);
         cp_jb_key(b, "sites");
         cp_jb_open(b, '[');
         for (size_t k = 0; k < x->n_sites; k++) {

@@ -150,15 +150,17 @@ static void ng_across(cp_report *rep)
             if (kid) {
                 cp_finding_retitle(f, "did not use a GPU: launcher of %s, which did",
                                    cp_run_who(kid, who, sizeof who));
-                cp_finding_line(f, "A process that only starts the processes doing the GPU "
-                                "work (torchrun, srun, a launcher script) needs no GPU itself.");
+                f->why = "A process that only starts the processes doing the GPU work "
+                         "(torchrun, srun, mpirun, a launcher script) needs no GPU itself.";
+                f->fix = "Nothing to fix: the processes it started did the GPU work.";
                 cp_jb_kb(&f->details, "launcher", 1);
             } else {
                 cp_finding_retitle(f, "did not use a GPU: a helper of this run (%s did the "
                                    "GPU work)", cp_run_who(worker, who, sizeof who));
-                cp_finding_line(f, "Compile workers, wrapper shells and device probes "
-                                "initialise CUDA or ask for devices without using them; "
-                                "that costs nothing here.");
+                f->why = "Compile workers, wrapper shells and device probes initialise "
+                         "CUDA or ask for devices without using them; that costs nothing "
+                         "when another process of the run does the GPU work.";
+                f->fix = "Nothing to fix: another process of this run did the GPU work.";
                 cp_jb_kb(&f->details, "helper", 1);
             }
             cp_finding_line(f, "Its own state: %s.", why);

@@ -449,3 +449,8 @@ const char *cp_finding_fix(const cp_finding *f)
 {
     return f->fix ? f->fix : f->check->fix;
 }
+
+const char *cp_finding_why(const cp_finding *f)
+{
+    return f->why ? f->why : f->check->explain;
+}

@@ -96,6 +96,7 @@ typedef struct cp_finding {
     int top;                /* stated first in the report (no-gpu-used) */
     uint64_t tag;           /* the check's own mark (cuda-errors: code | teardown bit) */
     const char *fix;        /* static: this finding's own fix (cp_advice_fix), NULL: the check's */
+    const char *why;        /* static: this finding's own explanation, NULL: the check's */
     uint64_t t_from, t_to;  /* when it happened (trace clock, ns); 0, 0 when not one time */
     cp_proc **more;         /* other processes with the same finding (merged ranks) */
     cp_fnum *more_num;      /* what each of them paid (count, bytes, ns are the sums) */
@@ -218,6 +219,11 @@ typedef struct cp_check {
 /*! cp_finding_fix() : the fix to print for f: its own (framework-specific)
  *  or else its check's.  @return : a static string. */
 const char *cp_finding_fix(const cp_finding *f);
+
+/*! cp_finding_why() : the explanation to print for f: its own (a helper
+ *  process's finding is not the check's problem) or else its check's.
+ *  @return : a static string. */
+const char *cp_finding_why(const cp_finding *f);
 
 /*! cp_sev_name() : "error", "warning", "info". */
 const char *cp_sev_name(int sev);

@@ -103,6 +103,7 @@ static int cp_finding_similar(cp_finding *a, const cp_finding *b)
     if (a->check != b->check || a->sev != b->sev || !a->proc || !b->proc || a->top != b->top ||
         a->n_sites != b->n_sites ||
         strcmp(cp_finding_fix(a), cp_finding_fix(b)) != 0 ||
+        strcmp(cp_finding_why(a), cp_finding_why(b)) != 0 ||
         !cp_same_shape(a->title, b->title) || !cp_same_shape(a->details.s, b->details.s))
         return 0;
     /* One finding per process in a merge. */

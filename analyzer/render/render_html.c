@@ -346,7 +346,7 @@ static void cp_html_finding(const cp_html *h, size_t i)
         fprintf(o, "</table>");
     }
     fprintf(o, "<pre><b>Why:</b> ");
-    cp_html_esc(o, f->check->explain);
+    cp_html_esc(o, cp_finding_why(f));
     fprintf(o, "\n<b>Fix:</b> ");
     cp_html_esc(o, cp_finding_fix(f));
     fprintf(o, "</pre></div>\n");

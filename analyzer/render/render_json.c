@@ -169,7 +169,7 @@ static void cp_finding_json(cp_jb *b, cp_finding *f)
         cp_jb_ks(b, "pid", NULL);
     }
     cp_jb_ks(b, "title", f->title);
-    cp_jb_ks(b, "explanation", f->check->explain);
+    cp_jb_ks(b, "explanation", cp_finding_why(f));
     cp_jb_ks(b, "fix", cp_finding_fix(f));
     cp_jb_ku(b, "count", f->count);
     cp_jb_ku(b, "bytes", f->bytes);

@@ -198,7 +198,7 @@ static void cp_finding_text(FILE *o, cp_report *rep, cp_finding *f, const cp_out
                     f->n_sites - n == 1 ? "" : "s");
     }
     if (explain)
-        fprintf(o, "  %sWhy:%s %s\n", cp_c(opt, C_BOLD), cp_c(opt, C_RESET), f->check->explain);
+        fprintf(o, "  %sWhy:%s %s\n", cp_c(opt, C_BOLD), cp_c(opt, C_RESET), cp_finding_why(f));
     if (show_fix)
         fprintf(o, "  %sFix:%s %s\n", cp_c(opt, C_BOLD), cp_c(opt, C_RESET), cp_finding_fix(f));
 }
@@ -233,16 +233,18 @@ void cp_out_text(FILE *o, cp_report *rep, const cp_out_opts *opt)
             n_sev[2], n_sev[2] == 1 ? "" : "s", n_sev[1], n_sev[1] == 1 ? "" : "s", n_sev[0],
             cp_c(opt, C_RESET));
     for (size_t i = 0; i < rep->n; i++) {
-        /* The why once per check; the fix again whenever it differs (the
-         * processes of a run may use different frameworks). */
-        int first = 1, new_fix = 1;
+        /* The why and the fix once per check, again whenever they differ
+         * (the processes of a run may use different frameworks; a helper
+         * process's finding has its own). */
+        int new_why = 1, new_fix = 1;
         for (size_t j = 0; j < i; j++)
             if (rep->f[j]->check == rep->f[i]->check) {
-                first = 0;
+                if (strcmp(cp_finding_why(rep->f[j]), cp_finding_why(rep->f[i])) == 0)
+                    new_why = 0;
                 if (strcmp(cp_finding_fix(rep->f[j]), cp_finding_fix(rep->f[i])) == 0)
                     new_fix = 0;
             }
-        cp_finding_text(o, rep, rep->f[i], opt, first, new_fix);
+        cp_finding_text(o, rep, rep->f[i], opt, new_why, new_fix);
     }
     int unread = 0;
     for (size_t i = 0; i < rep->n_procs; i++)

@@ -36,6 +36,10 @@ run own sh -c 'RANK=0 LOCAL_RANK=0 WORLD_SIZE=2 "$P" rank 0 &
 report --fail-on warning "$TMP"/own/*.trace >"$TMP/own.txt"; rc=$?
 [ $rc -eq 0 ] || { cat "$TMP/own.txt"; die "own GPUs: --fail-on warning exit $rc"; }
 expect_grep 'info .*\[no-gpu-used\] did not use a GPU: launcher of rank' "$TMP/own.txt"
+# A launcher's finding explains itself, not the check's problem (no "install
+# the driver" advice for torchrun).
+expect_grep 'Fix: Nothing to fix: the processes it started did the GPU work' "$TMP/own.txt"
+expect_no_grep 'install or expose the driver' "$TMP/own.txt"
 expect_no_grep 'rank-placement' "$TMP/own.txt"
 
 # 3. a compile worker that only calls cuInit, fork+exec'd by the GPU process;
@@ -48,6 +52,8 @@ for m in fork-exec-probe exec-child; do
     expect_no_grep 'fork-after-init' "$TMP/$m.txt"
 done
 expect_grep 'did not use a GPU: a helper of this run' "$TMP/fork-exec-probe.txt"
+expect_grep 'Why: Compile workers, wrapper shells and device probes' "$TMP/fork-exec-probe.txt"
+expect_no_grep 'install or expose the driver' "$TMP/fork-exec-probe.txt"
 
 # 4. SIGKILL: a post-mortem, not bad input.
 mkdir -p "$TMP/kill"
