@@ -323,7 +323,10 @@ static void fr_finish(cp_proc *p, void *st, cp_report *rep)
         if (dw->t_last > f->t_to)
             f->t_to = dw->t_last;
         size_t l = strlen(summary);
-        snprintf(summary + l, sizeof summary - l, "%sGPU %d %.2f", l ? ", " : "", dev, n.value);
+        /* The title says how much memory the number is about, so that a
+         * reader who sees only titles can weigh it. */
+        snprintf(summary + l, sizeof summary - l, "%sGPU %d %.2f (%s involved)", l ? ", " : "", dev,
+                 n.value, cp_fmt_bytes(n.bytes, b1, sizeof b1));
         cp_finding_line(f, "%s: %.2f = %s (%s involved).", cp_dev_name(p, dev, dn, sizeof dn),
                         n.value, n.how, cp_fmt_bytes(n.bytes, b1, sizeof b1));
         const fr_dev *d = &s->d[dev];
@@ -385,8 +388,8 @@ static void fr_finish(cp_proc *p, void *st, cp_report *rep)
     cp_jb_close(&f->details, ']');
     if (!hurt)
         f->sev = CP_SEV_INFO;
-    cp_finding_retitle(f, "fragmentation on %d GPU%s: %s", n_dev, n_dev == 1 ? "" : "s",
-                       summary);
+    cp_finding_retitle(f, "fragmentation on %d GPU%s: %s%s", n_dev, n_dev == 1 ? "" : "s",
+                       summary, hurt ? "" : "; it cost nothing in this run");
     size_t it = 0;
     cp_agg_val *v;
     while ((v = cp_map_next(&s->churn_sites, &it, NULL)))
