@@ -25,7 +25,7 @@
  * `make docs` to regenerate the table in docs/trace-format.md.
  *
  * ---- How to add a RECORD --------------------------------------------------
- * 1. Take a free id (reserved: 33-34 issue 11, 37 issue 10, 38 issue 16;
+ * 1. Take a free id (reserved: 37 issue 10, 38 issue 16;
  *    127 is END) and add one R(...) line to CP_RECORDS: R(NAME, id, lname,
  *    shape, "what it means").  shape is EV (starts with the EV prefix;
  *    emitter cp_ev_put_<lname>), REC (emitter cp_rec_put_<lname>) or BARE
@@ -121,6 +121,8 @@ typedef struct cp_oom_proc {
     R(PYFRAME, 30, pyframe, REC, "a Python frame; line 0: no line for that instruction") \
     R(RESOLVE, 31, resolve, REC, "a lookup through cuGetProcAddress or dlsym that failed, asked for the resolver itself, asked for a higher version than any before it (the last such record gives the newest CUDA version a runtime in the process was built for), or a dlsym that handed out a wrapper") \
     R(NOSPACE, 32, nospace, REC, "the file system was full at this record's time (err: 28 ENOSPC, 122 EDQUOT): writing stopped and the program went on untraced; records_dropped records (bytes_dropped bytes before compression) made since the last flush were lost; file_bytes: the trace's length up to that flush. Written into space reserved ahead; only END can follow it, at exit") \
+    R(HOSTMEM, 33, hostmem, REC, "the process's host memory, sampled by the writer thread (never a hook) at most every 50 ms and written when a value moved by at least 1 MiB and 1 %, pinned changed, or 1 s passed; tid 0. rss, rss_shared: /proc/self/statm resident and shared pages in bytes; pinned: page-locked host bytes held (cuMemAllocHost, cuMemHostAlloc, cuMemHostRegister, host cuMemCreate), counted from the ALLOC and FREE records written; mem_available: MemAvailable of /proc/meminfo; cg_usage: memory.current (v1 memory.usage_in_bytes) of HOSTINFO's cgroup. A value that could not be read is 0") \
+    R(HOSTINFO, 34, hostinfo, REC, "the host's memory limits, after the HEADER and again when one changes; tid 0. mem_total, swap_total: MemTotal, SwapTotal of /proc/meminfo in bytes; cg_limit: the lowest memory.max (v1 memory.limit_in_bytes) of the process's cgroup and its ancestors, 0 when none; cg_path: that cgroup (the process's own when none has a limit), empty when no memory cgroup was found") \
     R(ASYNC_ERROR, 35, async_error, EV, "the first call of the process that returned a sticky error (700, 710, 714-719, 999); EV's stack is where it surfaced; overflow: 1 when launches older than the per-thread rings were in flight too; n_inflight INFLIGHT records follow") \
     R(INFLIGHT, 36, inflight, REC, "a launch issued on the failing context since its last successful context or stream synchronisation, oldest first; launch_tid: the launching thread; stack: the launch's innermost Python frames (taken raw at launch, resolved only now) and its caller, 0 when neither") \
     R(END, 127, end, REC, "records: records of the file before END; dropped: records the recorder had to drop (also announced by LOST)")
@@ -291,6 +293,17 @@ typedef struct cp_oom_proc {
     F(U, records_dropped, _, DEC) \
     F(U, bytes_dropped, _, DEC) \
     F(U, file_bytes, _, DEC)
+#define CP_F_HOSTMEM(F) \
+    F(U, rss, _, DEC) \
+    F(U, rss_shared, _, DEC) \
+    F(U, pinned, _, DEC) \
+    F(U, mem_available, _, DEC) \
+    F(U, cg_usage, _, DEC)
+#define CP_F_HOSTINFO(F) \
+    F(U, mem_total, _, DEC) \
+    F(U, swap_total, _, DEC) \
+    F(U, cg_limit, _, DEC) \
+    F(STR, cg_path, _, STR)
 #define CP_F_ASYNC_ERROR(F) \
     F(U, n_inflight, _, DEC) \
     F(U, overflow, _, DEC)

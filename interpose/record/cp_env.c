@@ -73,6 +73,11 @@ static void cp_env_parse(void)
     g_cfg.signals = (int)cp_env_int("CUPROBE_SIGNALS", 0, 1, 1);
     g_cfg.backlog_bytes =
         (uint64_t)cp_env_int("CUPROBE_BACKLOG_MB", 1, 65536, 256) << 20;
+    /* The doctor's variables: tests point both at fake trees to give the
+     * host-memory samples a cgroup limit (statm stays the real one). */
+    const char *proc = getenv("CUPROBE_PROCFS_ROOT"), *sys = getenv("CUPROBE_SYSFS_ROOT");
+    g_cfg.procfs_root = (proc && *proc) ? proc : "/proc";
+    g_cfg.sysfs_root = (sys && *sys) ? sys : "/sys";
 }
 
 const struct cp_config *cp_config(void)

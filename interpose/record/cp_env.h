@@ -19,6 +19,9 @@ struct cp_config {
     int disable;               /* CUPROBE_DISABLE, 0/1, default 0 */
     int signals;               /* CUPROBE_SIGNALS, 0/1, default 1 */
     uint64_t backlog_bytes;    /* CUPROBE_BACKLOG_MB (default 256) in bytes */
+    const char *procfs_root;   /* CUPROBE_PROCFS_ROOT, default "/proc": meminfo and
+                                * self/cgroup of the host-memory samples (tests) */
+    const char *sysfs_root;    /* CUPROBE_SYSFS_ROOT, default "/sys": the cgroup files */
 };
 
 /*! cp_config() : the parsed configuration.  Parses the environment on the

@@ -73,6 +73,7 @@ static int cp_wfile_is_event(unsigned type)
     case CP_REC_HEADER: case CP_REC_THREAD: case CP_REC_MODULE:
     case CP_REC_MODULE_RESET: case CP_REC_STRING: case CP_REC_STACK:
     case CP_REC_API: case CP_REC_PYFRAME: case CP_REC_EXEC: case CP_REC_END:
+    case CP_REC_HOSTINFO: case CP_REC_HOSTMEM:   /* the writer's own samples */
         return 0;
     default:
         return 1;

@@ -23,6 +23,7 @@
 #include <zstd.h>
 
 #include "cp_env.h"
+#include "cp_hostmem.h"
 #include "cp_io.h"
 #include "cp_rec.h"
 #include "cp_wfile.h"
@@ -32,6 +33,11 @@
 
 
 static struct cp_wfile g_w = {.fd = -1};
+
+/* Host memory samples (HOSTINFO, HOSTMEM) and the pinned count they carry;
+ * under g_out like g_w. */
+static struct cp_hostmem g_hm = {.fd_statm = -1, .fd_meminfo = -1, .fd_cg_max = -1,
+                                 .fd_cg_cur = -1};
 
 /* Requests to the thread, under g_wmu. */
 static pthread_mutex_t g_wmu = PTHREAD_MUTEX_INITIALIZER;
@@ -126,14 +132,28 @@ static void cp_writer_warn_failed(const struct cp_wfile *w)
                   "continues untraced", cp_path_msg(w->path, b, sizeof b), strerror(-w->err));
 }
 
+/* cp__emit_fn of every drain: the pinned count sees the record, then the
+ * file gets it. */
+static void cp_writer_emit(void *ctx, uint32_t tid, unsigned type, uint64_t ts,
+                           const uint8_t *fields, uint32_t len)
+{
+    cp_hostmem_note(&g_hm, type, fields, len);
+    cp_wfile_emit(ctx, tid, type, ts, fields, len);
+}
+
 /* One round, g_out held.  @return : w->err. */
 static int cp_writer_round_locked(struct cp_wfile *w, int stop, int flush)
 {
     if (w->fd < 0)   /* closed by a fatal-signal handler */
         return -EBADF;
     uint64_t cut = cp_now_ns();
-    cp__rec_drain(stop ? UINT64_MAX : cut, w->start_ts, 0, cp_wfile_emit, w);
+    cp__rec_drain(stop ? UINT64_MAX : cut, w->start_ts, 0, cp_writer_emit, w);
     cp_wfile_report_lost(w);
+    /* Host memory: on the writer thread only (a producer helping a starved
+     * writer is a hook's thread), after the HEADER (the file's first
+     * record), timed at the cut like the records drained before it. */
+    if (!stop && t_is_writer && w->records && !w->err)
+        cp_hostmem_sample(&g_hm, cp_now_ns(), cut, cp_wfile_emit, w);
     if (stop)
         cp_wfile_end(w, g_stop_reason, g_stop_status);
     else
@@ -292,6 +312,7 @@ static int cp_writer_start(uint64_t start_ts)
     w->lost_reported = 0;
     w->err = 0;
     w->emergency = 0;
+    cp_hostmem_new_file(&g_hm);
     g_period = (uint64_t)cp_config()->flush_ms * 600000u;
     cp_flush_schedule(cp_now_ns());
 
@@ -400,7 +421,7 @@ static int cp_writer_emergency(int sig, int code, uint64_t addr, uint32_t tid)
         return -EBADF;
     w->emergency = 1;
     atomic_store_explicit(&cp__flush_due, UINT64_MAX, memory_order_relaxed);
-    cp__rec_drain(UINT64_MAX, w->start_ts, 1, cp_wfile_emit, w);
+    cp__rec_drain(UINT64_MAX, w->start_ts, 1, cp_writer_emit, w);
     uint8_t f[CP_REC_BOUND(SIGNAL)];
     uint8_t *p = cp_enc_signal(f, (uint64_t)sig, code, addr);
     cp_wfile_own(w, tid, CP_REC_SIGNAL, f, p);
@@ -429,6 +450,7 @@ static void cp_writer_forget(void)
         close(g_w.fd);
     g_w.fd = -1;
     g_w.in_len = 0;
+    cp_hostmem_forget(&g_hm);
     atomic_store(&cp__flush_due, UINT64_MAX);
     pthread_mutex_init(&g_wmu, NULL);
     pthread_mutex_init(&g_out, NULL);

@@ -1,4 +1,4 @@
-// link: build/interpose/record/cp_rec.o build/interpose/record/cp_rec_drain.o build/interpose/record/cp_writer.o build/interpose/record/cp_tfile.o build/interpose/record/cp_wfile.o build/interpose/record/cp_header.o build/interpose/record/cp_outpath.o
+// link: build/interpose/record/cp_rec.o build/interpose/record/cp_rec_drain.o build/interpose/record/cp_writer.o build/interpose/record/cp_tfile.o build/interpose/record/cp_wfile.o build/interpose/record/cp_hostmem.o build/interpose/record/cp_hostparse.o build/interpose/record/cp_header.o build/interpose/record/cp_outpath.o
 // link: build/interpose/record/cp_env.o build/interpose/lifecycle/cp_lifecycle.o build/interpose/lifecycle/cp_sigchain.o
 // link: build/interpose/record/cp_log.o build/interpose/record/cp_rec_chunk.o build/interpose/hooks/cp_real.o
 // link: build/analyzer/decode/cp_decode.o build/analyzer/decode/cp_decode_fields.o build/analyzer/decode/cp_names.o
@@ -155,7 +155,8 @@ static void check_trace(const char *path, uint64_t bench_n)
         if (r.type == CP_REC_THREAD) {
             CHECK(r.tid < 256, "tid %llu", (unsigned long long)r.tid);
             announced[r.tid] = 1;
-        } else if (r.type != CP_REC_HEADER && r.type != CP_REC_END && r.type != CP_REC_LOST) {
+        } else if (r.type != CP_REC_HEADER && r.type != CP_REC_END && r.type != CP_REC_LOST &&
+                   r.type != CP_REC_HOSTINFO && r.type != CP_REC_HOSTMEM) {   /* the writer's own */
             CHECK(r.tid < 256 && announced[r.tid], "tid %llu used before THREAD",
                   (unsigned long long)r.tid);
         }
