@@ -46,6 +46,7 @@ void cp_proc_free(cp_proc *p)
     free(p->error);
     free(p->lib_path);
     free(p->lib_error);
+    free(p->hm_cg_path);
     cp_map_free(&p->live_dev);
     cp_map_free(&p->live_host);
     cp_map_free(&p->live_vmm);
@@ -549,6 +550,9 @@ static int cp_model_apply(cp_proc *p, const cp_dec *d, const cp_record *r)
         return 0;
     case CP_REC_FRAMEWORK:
         return cp__model_framework(p, r);
+    case CP_REC_HOSTINFO:
+    case CP_REC_HOSTMEM:
+        return cp__model_host(p, r);
     case CP_REC_END:
         p->complete = 1;
         p->end_reason = r->u.end.reason;

@@ -88,6 +88,9 @@ typedef struct cp_ident {
     const char *rank_var;       /* the variable rank came from ("RANK", "SLURM_PROCID"...) */
 } cp_ident;
 
+/* Host memory samples kept for the RSS trend of a killed process. */
+#define CP_HM_RING 16
+
 /* The last events of a trace, kept for a process that was killed. */
 #define CP_LAST_EVENTS 6
 typedef struct cp_last_event {
@@ -145,6 +148,17 @@ typedef struct cp_proc {
     cp_map vmm_va;              /* reserved VA base -> size */
     uint64_t vmm_reserved;
     uint64_t host_pinned;       /* pinned + registered bytes held */
+    /* host memory (HOSTINFO, HOSTMEM: cp_model_host.c); 0 where the trace
+     * has none or the shim could not read it.  Limits: */
+    uint64_t hm_mem_total, hm_swap_total, hm_cg_limit;
+    char *hm_cg_path;           /* the cgroup whose limit binds, NULL when none found */
+    /* the last sample, and the largest RSS of any */
+    uint64_t hm_n, hm_ts, hm_rss, hm_rss_shared, hm_pinned, hm_avail, hm_cg_usage;
+    uint64_t hm_peak_rss, hm_peak_ts;
+    /* the last CP_HM_RING samples' time and RSS (ring index = hm_n % CP_HM_RING):
+     * the growth just before a kill.  Not in summaries: only the killed
+     * check reads it, before a summary is written. */
+    uint64_t hm_ring_ts[CP_HM_RING], hm_ring_rss[CP_HM_RING];
     uint32_t mem_seq;           /* alloc/free events so far */
     uint64_t n_alloc_ok, n_launch, n_copy;
     /* contexts and streams */
@@ -219,6 +233,16 @@ void cp__model_library(cp_proc *p, const char *path);
 /*! cp__model_framework() : (model internal) a CP_REC_FRAMEWORK record:
  *  sets p->fw_ready_* when a payload is complete.  @return : 0 or -ENOMEM. */
 int cp__model_framework(cp_proc *p, const cp_record *r);
+
+/*! cp__model_host() : (model internal) a HOSTINFO or HOSTMEM record.
+ *  @return : 0 or -ENOMEM. */
+int cp__model_host(cp_proc *p, const cp_record *r);
+
+/*! cp_model_host_trend() : how RSS moved over the host memory samples of
+ *  the last window_ns before the last one (as far back as the samples kept
+ *  reach).  @return : 1 with *d_rss (bytes, may be negative) and *d_ns
+ *  (> 0), or 0 when fewer than two samples fall in it. */
+int cp_model_host_trend(const cp_proc *p, uint64_t window_ns, int64_t *d_rss, uint64_t *d_ns);
 
 /*! cp_model_freeing() : for a FREE record r not yet applied, the live
  *  allocation it releases (NULL when unknown or the free failed).  Valid

@@ -28,7 +28,10 @@
     X(U, init_calls) X(U, init_fail_result) X(U, device_count_zero) X(I, n_dev) \
     X(U, vmm_reserved) X(U, host_pinned) X(U, mem_seq) X(U, n_alloc_ok) X(U, n_launch) \
     X(U, n_copy) X(U, fw) X(U, fork_before_init) X(U, first_cuda_ts) \
-    X(U, first_cuda_stack) X(K, first_cuda_api)
+    X(U, first_cuda_stack) X(K, first_cuda_api) \
+    X(U, hm_mem_total) X(U, hm_swap_total) X(U, hm_cg_limit) X(S, hm_cg_path) X(U, hm_n) \
+    X(U, hm_ts) X(U, hm_rss) X(U, hm_rss_shared) X(U, hm_pinned) X(U, hm_avail) \
+    X(U, hm_cg_usage) X(U, hm_peak_rss) X(U, hm_peak_ts)
 
 #define CP_DEVINFO_FIELDS(X) \
     X(I, seen) X(C, name) X(H, uuid) X(U, pci_domain) X(U, pci_bus) X(U, pci_device) \

@@ -136,6 +136,28 @@ static void cp_proc_json(cp_jb *b, const cp_proc *p)
     cp_jb_close(b, ']');
     cp_jb_ku(b, "vmm_reserved_bytes", p->vmm_reserved);
     cp_jb_ku(b, "host_pinned_bytes", p->host_pinned);
+    /* The shim's last host memory sample (HOSTMEM), null in a trace
+     * without one. */
+    cp_jb_key(b, "host_memory");
+    if (p->hm_n) {
+        cp_jb_open(b, '{');
+        cp_jb_ku(b, "samples", p->hm_n);
+        cp_jb_ku(b, "t_ns", p->hm_ts > p->t0 ? p->hm_ts - p->t0 : 0);
+        cp_jb_ku(b, "rss_bytes", p->hm_rss);
+        cp_jb_ku(b, "rss_shared_bytes", p->hm_rss_shared);
+        cp_jb_ku(b, "pinned_bytes", p->hm_pinned);
+        cp_jb_ku(b, "mem_available_bytes", p->hm_avail);
+        cp_jb_ku(b, "mem_total_bytes", p->hm_mem_total);
+        cp_jb_ku(b, "swap_total_bytes", p->hm_swap_total);
+        cp_jb_ku(b, "cgroup_usage_bytes", p->hm_cg_usage);
+        cp_jb_ku(b, "cgroup_limit_bytes", p->hm_cg_limit);
+        cp_jb_ks(b, "cgroup", p->hm_cg_path);
+        cp_jb_ku(b, "peak_rss_bytes", p->hm_peak_rss);
+        cp_jb_ku(b, "peak_rss_t_ns", p->hm_peak_ts > p->t0 ? p->hm_peak_ts - p->t0 : 0);
+        cp_jb_close(b, '}');
+    } else {
+        cp_jb_str(b, NULL);
+    }
     cp_jb_close(b, '}');
 }
 
