@@ -217,13 +217,46 @@ static void test_sample(void)
     CHECK(system(cmd) == 0);
 }
 
-int main(void)
+static void null_emit(void *ctx, uint32_t tid, unsigned type, uint64_t ts, const uint8_t *f,
+                      uint32_t len)
 {
+    (void)ctx, (void)tid, (void)type, (void)ts, (void)f, (void)len;
+}
+
+/* `test_hostparse bench N`: what one sample costs the writer thread on
+ * this machine's real /proc and cgroup files (BENCHMARKS.md): N samples,
+ * each forced to read (its time one period after the last). */
+static void bench(long n)
+{
+    unsetenv("CUPROBE_PROCFS_ROOT");
+    unsetenv("CUPROBE_SYSFS_ROOT");
+    cp_config_reload();
+    struct cp_hostmem hm;
+    cp_hostmem_init(&hm);
+    uint64_t t = CP_HM_READ_NS;
+    cp_hostmem_sample(&hm, t, 1, null_emit, NULL);   /* opens the files */
+    uint64_t a = cp_now_ns();
+    for (long i = 0; i < n; i++)
+        cp_hostmem_sample(&hm, t += CP_HM_READ_NS, 1, null_emit, NULL);
+    double ns = (double)(cp_now_ns() - a) / (double)n;
+    printf("host memory sample: %.0f ns (statm, meminfo%s), %ld samples; cgroup %s\n", ns,
+           hm.fd_cg_cur >= 0 ? ", the cgroup's usage and limit" : "", n,
+           hm.cg_path[0] ? hm.cg_path : "(none)");
+    cp_hostmem_forget(&hm);
+}
+
+int main(int argc, char **argv)
+{
+    if (argc == 3 && strcmp(argv[1], "bench") == 0) {
+        bench(atol(argv[2]));
+        return 0;
+    }
     test_parsers();
     test_pinned();
     test_sample();
     if (g_fail)
         return 1;
+    bench(200);
     printf("test_hostparse: ok\n");
     return 0;
 }
