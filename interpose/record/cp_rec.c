@@ -37,6 +37,10 @@ enum cp_state {
 static _Atomic int g_on;                            /* cp_rec_on() */
 static _Atomic uint32_t g_live_gen = CP_GEN_NONE;   /* == g_gen while RUNNING */
 static _Atomic uint32_t g_gen = 1;
+/* The generation whose writer failed: after NOSPACE its file is left open
+ * with room for the end, which a fatal signal still writes (the emergency
+ * finds any other failed file closed). */
+static _Atomic uint32_t g_failed_gen = CP_GEN_NONE;
 static int g_state;                                 /* under g_start_mu */
 static pthread_mutex_t g_start_mu = PTHREAD_MUTEX_INITIALIZER;
 static pid_t g_pid;
@@ -268,6 +272,7 @@ static int cp_rec_start_locked(struct cp_tbuf *t)
     }
     cp_rec_announce(t, gen);
     g_state = CP_ST_RUNNING;
+    atomic_store(&g_failed_gen, CP_GEN_NONE);
     atomic_store(&g_live_gen, gen);
     return 0;
 }
@@ -376,7 +381,7 @@ int cp__rec_may_log(void)
 
 void cp__rec_writer_failed(void)
 {
-    atomic_store(&g_live_gen, CP_GEN_NONE);
+    atomic_store(&g_failed_gen, atomic_exchange(&g_live_gen, CP_GEN_NONE));
     atomic_store(&g_on, 0);
 }
 
@@ -487,6 +492,7 @@ void cp__rec_shutdown(int reason, int64_t status, int final, unsigned wait_ms)
     int was = g_state;
     if (was == CP_ST_RUNNING) {
         atomic_store(&g_live_gen, CP_GEN_NONE);
+        atomic_store(&g_failed_gen, CP_GEN_NONE);   /* the stop ends that file */
         if (g_out->stop(reason, status, wait_ms) < 0)
             final = 1;   /* a writer still running cannot be restarted */
     }
@@ -532,6 +538,7 @@ void cp__rec_fork_child(void)
     g_out->forget();
     atomic_fetch_add(&g_gen, 1);
     atomic_store(&g_live_gen, CP_GEN_NONE);
+    atomic_store(&g_failed_gen, CP_GEN_NONE);
     if (g_state == CP_ST_RUNNING || g_state == CP_ST_LAZY) {
         g_state = CP_ST_LAZY;
         atomic_store(&g_on, 1);
@@ -540,9 +547,13 @@ void cp__rec_fork_child(void)
 
 void cp__rec_fatal(int sig, int code, uint64_t addr)
 {
-    if (!cp__rec_owner() || atomic_load(&g_live_gen) == CP_GEN_NONE)
+    if (!cp__rec_owner())
         return;
     uint32_t gen = atomic_load(&g_live_gen);
+    if (gen == CP_GEN_NONE)   /* the writer failed: a file left open ends too */
+        gen = atomic_exchange(&g_failed_gen, CP_GEN_NONE);
+    if (gen == CP_GEN_NONE)
+        return;
     struct cp_tbuf *t = t_buf;
     /* Name the thread only if this file has its THREAD record. */
     uint32_t tid = t && t->gen == gen ? t->tid : 0;

@@ -141,17 +141,23 @@ void cp_wfile_report_lost(struct cp_wfile *w)
     cp_wfile_own(w, 0, CP_REC_LOST, f, p);
 }
 
-void cp_wfile_end(struct cp_wfile *w, int reason, int64_t status)
+/* END(reason, status), after SIGNAL when sig (fields sig..sig_end from
+ * thread tid) is given. */
+static void cp_wfile_finish(struct cp_wfile *w, int reason, int64_t status, uint32_t tid,
+                            const uint8_t *sig, const uint8_t *sig_end)
 {
+    uint8_t f[CP_REC_BOUND(END)];
+    uint8_t *p;
     if (w->nospace_ts) {
-        /* The file system was full: END goes into the room kept for it
-         * after NOSPACE, as a frame of its own. */
+        /* The file system was full: the last records go into the room kept
+         * for them after NOSPACE, as a frame of its own (SIGNAL and END
+         * together are far below CP_TF_FINAL_MAX). */
         int err = w->err;
         w->err = 0;
         w->in_len = 0;
-        uint8_t f[CP_REC_BOUND(END)];
-        uint8_t *p = cp_enc_end(f, (uint64_t)reason, status, w->records,
-                                cp__rec_lost() - w->lost_base);
+        if (sig)
+            cp_wfile_own(w, tid, CP_REC_SIGNAL, sig, sig_end);
+        p = cp_enc_end(f, (uint64_t)reason, status, w->records, cp__rec_lost() - w->lost_base);
         cp_wfile_own(w, 0, CP_REC_END, f, p);
         cp_tf_end(&w->tf, w->in, w->in_len);
         w->in_len = 0;
@@ -159,12 +165,25 @@ void cp_wfile_end(struct cp_wfile *w, int reason, int64_t status)
         return;
     }
     cp_wfile_report_lost(w);
-    uint8_t f[CP_REC_BOUND(END)];
-    uint8_t *p = cp_enc_end(f, (uint64_t)reason, status, w->records, cp__rec_lost() - w->lost_base);
+    if (sig)
+        cp_wfile_own(w, tid, CP_REC_SIGNAL, sig, sig_end);
+    p = cp_enc_end(f, (uint64_t)reason, status, w->records, cp__rec_lost() - w->lost_base);
     cp_wfile_own(w, 0, CP_REC_END, f, p);
     cp_wfile_compress(w, ZSTD_e_end);
     if (w->nospace_ts)   /* this very write found the file system full */
-        cp_wfile_end(w, reason, status);
+        cp_wfile_finish(w, reason, status, tid, sig, sig_end);
+}
+
+void cp_wfile_end(struct cp_wfile *w, int reason, int64_t status)
+{
+    cp_wfile_finish(w, reason, status, 0, NULL, NULL);
+}
+
+void cp_wfile_end_signal(struct cp_wfile *w, uint32_t tid, int sig, int code, uint64_t addr)
+{
+    uint8_t f[CP_REC_BOUND(SIGNAL)];
+    uint8_t *p = cp_enc_signal(f, (uint64_t)sig, code, addr);
+    cp_wfile_finish(w, CP_END_SIGNAL, sig, tid, f, p);
 }
 
 void cp_wfile_close(struct cp_wfile *w)

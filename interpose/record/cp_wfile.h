@@ -61,6 +61,12 @@ void cp_wfile_report_lost(struct cp_wfile *w);
  *  END goes into the room kept for it. */
 void cp_wfile_end(struct cp_wfile *w, int reason, int64_t status);
 
+/*! cp_wfile_end_signal() : SIGNAL(sig, code, addr) of thread tid, then
+ *  END(signal, sig) and the frame's end, as cp_wfile_end (after NOSPACE
+ *  both go into the room kept for END).  Async-signal-safe once w->emergency
+ *  is set. */
+void cp_wfile_end_signal(struct cp_wfile *w, uint32_t tid, int sig, int code, uint64_t addr);
+
 /*! cp_wfile_close() : give back the blocks reserved ahead and close. */
 void cp_wfile_close(struct cp_wfile *w);
 

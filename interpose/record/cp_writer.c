@@ -417,15 +417,15 @@ static int cp_writer_emergency(int sig, int code, uint64_t addr, uint32_t tid)
     if (!got)
         return -EBUSY;
     /* Keep g_out for good: the writer thread must not write after END. */
-    if (w->fd < 0 || w->err)
+    if (w->fd < 0 || (w->err && !w->nospace_ts))
         return -EBADF;
     w->emergency = 1;
     atomic_store_explicit(&cp__flush_due, UINT64_MAX, memory_order_relaxed);
-    cp__rec_drain(UINT64_MAX, w->start_ts, 1, cp_writer_emit, w);
-    uint8_t f[CP_REC_BOUND(SIGNAL)];
-    uint8_t *p = cp_enc_signal(f, (uint64_t)sig, code, addr);
-    cp_wfile_own(w, tid, CP_REC_SIGNAL, f, p);
-    cp_wfile_end(w, CP_END_SIGNAL, sig);
+    /* After NOSPACE the file was left open with room for the end: the
+     * records since are lost (counted), the crash is not. */
+    if (!w->nospace_ts)
+        cp__rec_drain(UINT64_MAX, w->start_ts, 1, cp_writer_emit, w);
+    cp_wfile_end_signal(w, tid, sig, code, addr);
     cp_wfile_close(w);
     return 0;
 }

@@ -4,8 +4,9 @@
  * and free on the fake driver for a while (flushes reach the trace), fill
  * the file system of FILL by writing it until ENOSPC, go on calling the
  * driver (the shim's next flush meets the full disk), then exit(STATUS).
- * `hold`: print "full" and wait to be killed instead of exiting.  FILL
- * "-": no filling, a normal run.
+ * `hold`: print "full" and wait to be killed instead of exiting; `segv`:
+ * dereference NULL instead (a crash after the disk filled).  FILL "-": no
+ * filling, a normal run.
  * Every driver call must still succeed: the shim only stops writing.
  */
 #include <errno.h>
@@ -66,6 +67,10 @@ int main(int argc, char **argv)
         fflush(stdout);
         for (;;)
             work(&d, 1000);
+    }
+    if (argc > 3 && strcmp(argv[3], "segv") == 0) {
+        volatile int *null = NULL;
+        return *null;
     }
     CK(cuMemFree_v2(d));
     return atoi(argv[2]);

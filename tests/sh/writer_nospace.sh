@@ -12,10 +12,15 @@
 #     not say the process was killed;
 #   - SIGKILLed after the disk filled: still no error and no "killed", the
 #     exit is said to be unknown;
+#   - a segfault after the disk filled: SIGNAL and END(signal) still go
+#     into the room kept after NOSPACE, and the report names the signal;
 #   - at a normal close the reserve is given back (the file's blocks match
 #     its length).
 # Needs to mount a size-limited tmpfs: as root, or in a user namespace
 # (unshare -rm); skipped otherwise, saying so.
+# EDQUOT (a quota reached) takes the same path as ENOSPC in the writer
+# (cp_wfile_fail) but is not tested here: it needs a file system mounted
+# with quotas and the quota tools, as root.
 ROOT=${ROOT:-$(cd "$(dirname "$0")/../.." && pwd)}
 . "$ROOT/tests/sh/lib.sh"
 P="$B/tests/progs/disk_full"
@@ -71,7 +76,22 @@ expect_grep "writing stopped at .*the file system was full \(ENOSPC\).*its exit 
 expect_no_grep "killed|crashed|TRUNCATED|DAMAGED" "$TMP/krep"
 rm -f "$MNT"/*
 
-# 3. a normal run: the reserve is given back at close
+# 3. a segfault after the disk filled: the crash is in the trace and the report
+"$CUPROBE" run -o "$MNT/s-%p.trace" -- "$P" "$MNT/fill" 0 segv >"$TMP/out" 2>"$TMP/err"; rc=$?
+[ $rc -eq 139 ] || { cat "$TMP/err"; die "segv run: exit status $rc, expected 139 (SIGSEGV)"; }
+strace=$(ls "$MNT"/s-*.trace)
+"$ANA" dump "$strace" >"$TMP/sdump" 2>"$TMP/serr" || { cat "$TMP/serr"; die "segv dump: exit $?"; }
+expect_grep '^NOSPACE .*err=28 ' "$TMP/sdump"
+expect_grep '^SIGNAL .* signo=11 ' "$TMP/sdump"
+tail -n 1 "$TMP/sdump" | grep -q '^END .* reason=signal status=11 ' ||
+    die "no END(signal) after NOSPACE: $(tail -n 3 "$TMP/sdump")"
+"$CUPROBE" report --no-symbolize "$strace" >"$TMP/srep" 2>"$TMP/serr"; rc=$?
+expect_grep "writing stopped at .*the file system was full \(ENOSPC\)" "$TMP/srep"
+expect_grep "SIGSEGV" "$TMP/srep"
+expect_no_grep "TRUNCATED|DAMAGED|exit was not recorded" "$TMP/srep"
+rm -f "$MNT"/*
+
+# 4. a normal run: the reserve is given back at close
 "$CUPROBE" run -o "$MNT/n-%p.trace" -- "$P" - 0 >/dev/null 2>&1
 ntrace=$(ls "$MNT"/n-*.trace)
 size=$(stat -c %s "$ntrace")
