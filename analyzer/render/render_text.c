@@ -30,9 +30,10 @@ static void cp_trace_status(FILE *o, const cp_proc *p)
     if (p->nospace_ts) {
         char b1[32];
         uint64_t at = p->nospace_ts > p->t0 ? p->nospace_ts - p->t0 : 0;
-        fprintf(o, "writing stopped at +%s: the file system was full (%s), %llu records "
-                   "since the last flush lost; ", cp_fmt_ns(at, b1, sizeof b1),
-                p->nospace_err == 122 ? "EDQUOT, disk quota exceeded" : "ENOSPC",
+        fprintf(o, "writing stopped at +%s: %s, %llu records since the last flush lost; ",
+                cp_fmt_ns(at, b1, sizeof b1),
+                p->nospace_err == 122 ? "the disk quota was exceeded (EDQUOT)"
+                                      : "the file system was full (ENOSPC)",
                 (unsigned long long)p->nospace_records);
         if (p->complete)
             fprintf(o, "the process went on untraced and ended (%s, status %lld)",

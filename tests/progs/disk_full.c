@@ -5,8 +5,12 @@
  * the file system of FILL by writing it until ENOSPC, go on calling the
  * driver (the shim's next flush meets the full disk), then exit(STATUS).
  * `hold`: print "full" and wait to be killed instead of exiting; `segv`:
- * dereference NULL instead (a crash after the disk filled).  FILL "-": no
- * filling, a normal run.
+ * work until the shim said on stderr that writing stopped, then
+ * dereference NULL (a crash after the trace met the full disk; waiting for
+ * the message, not a time, keeps a slow machine from crashing first).  FILL "-": no
+ * filling, a normal run; FILL "quota": no filling, but the work after it
+ * all the same (the trace itself reaches an injected quota:
+ * tests/progs/lib/quota_inject.c).
  * Every driver call must still succeed: the shim only stops writing.
  */
 #include <errno.h>
@@ -33,6 +37,23 @@ static void work(CUdeviceptr *d, int ms)
     } while ((t.tv_sec - t0.tv_sec) * 1000 + (t.tv_nsec - t0.tv_nsec) / 1000000 < ms);
 }
 
+/* Work until the shim says "writing stopped" on stderr (at most 20 s),
+ * then pass what it said on to the real stderr. */
+static void work_until_stopped(CUdeviceptr *d, int pipe_r, int saved_err)
+{
+    static char said[4096];
+    size_t n = 0;
+    for (int i = 0; i < 400 && !memmem(said, n, "writing stopped", 15); i++) {
+        work(d, 50);
+        ssize_t r = read(pipe_r, said + n, sizeof said - n);
+        if (r > 0)
+            n += (size_t)r;
+    }
+    dup2(saved_err, 2);
+    if (n && write(2, said, n) < 0)
+        return;
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 3)
@@ -44,33 +65,43 @@ int main(int argc, char **argv)
     CK(cuCtxSetCurrent(ctx));
     CK(cuMemAlloc_v2(&d, 1 << 20));
     work(&d, 300);
+    int segv = argc > 3 && strcmp(argv[3], "segv") == 0;
+    int pfd[2], saved_err = -1;
+    if (segv) {
+        if (pipe(pfd) < 0 || (saved_err = dup(2)) < 0 || dup2(pfd[1], 2) < 0)
+            return 67;
+        fcntl(pfd[0], F_SETFL, O_NONBLOCK);
+    }
     if (strcmp(argv[1], "-") == 0) {   /* no filling: a normal run */
         CK(cuMemFree_v2(d));
         return atoi(argv[2]);
     }
-    int fd = open(argv[1], O_WRONLY | O_CREAT | O_TRUNC, 0600);
-    if (fd < 0)
-        return 65;
-    static char block[4096];
-    memset(block, 'x', sizeof block);
-    /* Small writes at the end take the last bytes too. */
-    for (size_t sz = sizeof block; sz; sz /= 2)
-        while (write(fd, block, sz) == (ssize_t)sz)
-            ;
-    int e = errno;
-    close(fd);
-    if (e != ENOSPC && e != EDQUOT)
-        return 66;
+    if (strcmp(argv[1], "quota") != 0) {
+        int fd = open(argv[1], O_WRONLY | O_CREAT | O_TRUNC, 0600);
+        if (fd < 0)
+            return 65;
+        static char block[4096];
+        memset(block, 'x', sizeof block);
+        /* Small writes at the end take the last bytes too. */
+        for (size_t sz = sizeof block; sz; sz /= 2)
+            while (write(fd, block, sz) == (ssize_t)sz)
+                ;
+        int e = errno;
+        close(fd);
+        if (e != ENOSPC && e != EDQUOT)
+            return 66;
+    }
+    if (segv) {
+        work_until_stopped(&d, pfd[0], saved_err);
+        volatile int *null = NULL;
+        return *null;
+    }
     work(&d, 400);
     if (argc > 3 && strcmp(argv[3], "hold") == 0) {
         printf("full\n");
         fflush(stdout);
         for (;;)
             work(&d, 1000);
-    }
-    if (argc > 3 && strcmp(argv[3], "segv") == 0) {
-        volatile int *null = NULL;
-        return *null;
     }
     CK(cuMemFree_v2(d));
     return atoi(argv[2]);

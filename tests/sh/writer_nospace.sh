@@ -18,9 +18,9 @@
 #     its length).
 # Needs to mount a size-limited tmpfs: as root, or in a user namespace
 # (unshare -rm); skipped otherwise, saying so.
-# EDQUOT (a quota reached) takes the same path as ENOSPC in the writer
-# (cp_wfile_fail) but is not tested here: it needs a file system mounted
-# with quotas and the quota tools, as root.
+# EDQUOT (a quota reached) takes the same path: tests/sh/writer_quota.sh
+# (real quotas need a file system mounted with them and root; that test
+# injects EDQUOT instead).
 ROOT=${ROOT:-$(cd "$(dirname "$0")/../.." && pwd)}
 . "$ROOT/tests/sh/lib.sh"
 P="$B/tests/progs/disk_full"
