@@ -5,14 +5,15 @@
  * a plateau of 140 steps that reuse them (2 ms each), then growth: 250
  * steps of 1 ms, a new 2 MiB segment every 4th, with a torch.segment
  * record after every segment taken (allocated/reserved written the way
- * the companion does).  Kernels run in every step; nothing is freed until
- * exit.
+ * the companion does).  Kernels and a synchronisation in every step;
+ * nothing is freed until exit.
  *
  * memory-growth must measure from the growth's start, not from the first
  * allocation or the first companion sample: growth 102 MiB (the floors
  * from the plateau's 101 MiB to the last eighth's 203 MiB; 62 segments in
  * all), PyTorch's timeline from the first sample of the growth (allocated
- * 102 MiB), and the rate over the growth's time alone.
+ * 102 MiB), the rate over the growth's time alone and per step of the
+ * growth (about 250 steps, not 400).
  * The program prints "growth_start_ns N" (CLOCK_MONOTONIC, the trace's
  * clock) just before the growth's first segment and "growth_end_ns N"
  * after its last step; tests/sh/growth_window.sh compares them with the
@@ -84,6 +85,7 @@ static void sleep_ms(long ms)
 
 static void take(int step)
 {
+    CK(cuCtxSynchronize());   /* the step's wait for the GPU: marks the steps */
     if (step < WARM_STEPS) {
         for (int i = 0; i < WARM_SEGS / WARM_STEPS; i++)
             take_segment(1);
