@@ -12,7 +12,9 @@ GOLD="$ROOT/tests/golden/report_oom_torch.trace"
 [ -f "$GOLD" ] || skip "no golden trace"
 
 cp /etc/passwd "$TMP/passwd"
-head -c 4096 /dev/urandom >"$TMP/random.bin"
+# Random bytes after a fixed first one: a first byte '{' (1 run in 256) made
+# it a summary to the analyzer, with another message.
+{ printf 'R'; head -c 4095 /dev/urandom; } >"$TMP/random.bin"
 cp "$ANA" "$TMP/elf"
 : >"$TMP/empty"
 printf 'CUPRO' >"$TMP/short"
