@@ -3,14 +3,14 @@
  * (tests/sh/writer_nospace.sh).  `disk_full FILL STATUS [hold]`: allocate
  * and free on the fake driver for a while (flushes reach the trace), fill
  * the file system of FILL by writing it until ENOSPC, go on calling the
- * driver (the shim's next flush meets the full disk), then exit(STATUS).
- * `hold`: print "full" and wait to be killed instead of exiting; `segv`:
- * work until the shim said on stderr that writing stopped, then
- * dereference NULL (a crash after the trace met the full disk; waiting for
- * the message, not a time, keeps a slow machine from crashing first).  FILL "-": no
- * filling, a normal run; FILL "quota": no filling, but the work after it
- * all the same (the trace itself reaches an injected quota:
- * tests/progs/lib/quota_inject.c).
+ * driver until the shim says on stderr that writing stopped (its flush met
+ * the full disk; waiting for the message, not a time, keeps a loaded
+ * machine from ending first with everything still in the reserve), then
+ * exit(STATUS).  `hold`: print "full" and wait to be killed instead of
+ * exiting; `segv`: dereference NULL instead (a crash after the disk
+ * filled).  FILL "-": no filling, a normal run; FILL "quota": no filling,
+ * but the work after it all the same (the trace itself reaches an
+ * injected quota: tests/progs/lib/quota_inject.c).
  * Every driver call must still succeed: the shim only stops writing.
  */
 #include <errno.h>
@@ -65,17 +65,14 @@ int main(int argc, char **argv)
     CK(cuCtxSetCurrent(ctx));
     CK(cuMemAlloc_v2(&d, 1 << 20));
     work(&d, 300);
-    int segv = argc > 3 && strcmp(argv[3], "segv") == 0;
-    int pfd[2], saved_err = -1;
-    if (segv) {
-        if (pipe(pfd) < 0 || (saved_err = dup(2)) < 0 || dup2(pfd[1], 2) < 0)
-            return 67;
-        fcntl(pfd[0], F_SETFL, O_NONBLOCK);
-    }
     if (strcmp(argv[1], "-") == 0) {   /* no filling: a normal run */
         CK(cuMemFree_v2(d));
         return atoi(argv[2]);
     }
+    int pfd[2], saved_err;
+    if (pipe(pfd) < 0 || (saved_err = dup(2)) < 0 || dup2(pfd[1], 2) < 0)
+        return 67;
+    fcntl(pfd[0], F_SETFL, O_NONBLOCK);
     if (strcmp(argv[1], "quota") != 0) {
         int fd = open(argv[1], O_WRONLY | O_CREAT | O_TRUNC, 0600);
         if (fd < 0)
@@ -91,12 +88,11 @@ int main(int argc, char **argv)
         if (e != ENOSPC && e != EDQUOT)
             return 66;
     }
-    if (segv) {
-        work_until_stopped(&d, pfd[0], saved_err);
+    work_until_stopped(&d, pfd[0], saved_err);
+    if (argc > 3 && strcmp(argv[3], "segv") == 0) {
         volatile int *null = NULL;
         return *null;
     }
-    work(&d, 400);
     if (argc > 3 && strcmp(argv[3], "hold") == 0) {
         printf("full\n");
         fflush(stdout);
