@@ -13,7 +13,14 @@ ANA="$B/cuprobe-analyze"
 CUPROBE="$B/cuprobe"
 TMP=$(mktemp -d /tmp/cuprobe-test.XXXXXX)
 trap 'rm -rf "$TMP"' EXIT
-die() { echo "FAIL: $*"; exit 1; }
+# die also kills the test's background jobs: a program a failed test left
+# holding (writer_nospace's `disk_full ... hold`) would otherwise spin on.
+# (dash lists no jobs inside $(...), hence the file.)
+die() {
+    echo "FAIL: $*"
+    jobs -p >"$TMP/.jobs" 2>/dev/null && kill $(cat "$TMP/.jobs") 2>/dev/null
+    exit 1
+}
 skip() { echo "$*"; exit 77; }
 # expect_grep PATTERN FILE: fail with the file shown when PATTERN is absent
 expect_grep() { grep -q -E -- "$1" "$2" || { echo "--- $2"; cat "$2"; die "expected /$1/ in $2"; }; }
