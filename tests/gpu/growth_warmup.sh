@@ -43,21 +43,13 @@ PY
 build/cuprobe run -o "$T/g-%p.trace" -- python3 "$T/warmup_grow.py" >"$OUT/prog.out" 2>"$OUT/prog.err"
 build/cuprobe-analyze report --no-progress "$T"/g-*.trace >"$OUT/report.txt" 2>&1
 build/cuprobe-analyze report --json "$T"/g-*.trace >"$OUT/report.json" 2>/dev/null
-python3 - "$OUT/prog.out" "$OUT/report.json" <<'PY' | tee "$OUT/summary.txt"
-import json, sys
+PYTHONPATH=tests/py python3 - "$OUT/prog.out" "$OUT/report.json" <<'PY' | tee "$OUT/summary.txt"
+import sys
+from report_findings import findings
 out = dict(l.split()[0:2] for l in open(sys.argv[1]) if l.split() and l.split()[0] in
            ("growth_start_ns", "kept_bytes"))
 growth_s = [float(l.split()[3]) for l in open(sys.argv[1]) if l.startswith("kept_bytes")]
-def walk(o):
-    if isinstance(o, dict):
-        if o.get("check") == "memory-growth":
-            yield o
-        for v in o.values():
-            yield from walk(v)
-    elif isinstance(o, list):
-        for v in o:
-            yield from walk(v)
-f = list(walk(json.load(open(sys.argv[2]))))
+f = findings(sys.argv[2], "memory-growth")
 if not f or "growth_start_ns" not in out:
     print("FAIL: no memory-growth finding or no program output"); sys.exit(0)
 d, sev = f[0]["details"], f[0]["severity"]

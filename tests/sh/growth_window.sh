@@ -32,18 +32,10 @@ run() { # run NAME [VAR=VALUE...]
 
 # The growth finding's fields: severity start_ns duration_s rate growth plateau cause
 fields() {
-    python3 - "$1" <<'EOF'
-import json, sys
-def walk(o):
-    if isinstance(o, dict):
-        if o.get("check") == "memory-growth":
-            yield o
-        for v in o.values():
-            yield from walk(v)
-    elif isinstance(o, list):
-        for v in o:
-            yield from walk(v)
-f = list(walk(json.load(open(sys.argv[1]))))
+    PYTHONPATH="$ROOT/tests/py" python3 - "$1" <<'EOF'
+import sys
+from report_findings import findings
+f = findings(sys.argv[1], "memory-growth")
 if len(f) != 1:
     sys.exit("expected one memory-growth finding, found %d" % len(f))
 d = f[0]["details"]
