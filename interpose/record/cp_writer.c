@@ -47,6 +47,7 @@ static pthread_once_t g_cv_once = PTHREAD_ONCE_INIT;
 static pthread_t g_thread;
 static int g_alive;                /* thread created, not joined */
 static int g_exited;               /* thread finished its file */
+static int g_running;              /* thread is in cp_writer_main (under g_wmu) */
 static int g_kicked, g_stop;
 static int g_stop_reason;
 static int64_t g_stop_status;
@@ -224,6 +225,8 @@ static void *cp_writer_main(void *arg)
     /* Linux threads inherit the creator's name; say what this one is. */
     pthread_setname_np(pthread_self(), "cuprobe-writer");
     pthread_mutex_lock(&g_wmu);
+    g_running = 1;
+    pthread_cond_broadcast(&g_done_cv);
     for (;;) {
         /* The due time moves when a producer flushed (cp_writer_help). */
         uint64_t due;
@@ -317,7 +320,7 @@ static int cp_writer_start(uint64_t start_ts)
     cp_flush_schedule(cp_now_ns());
 
     pthread_mutex_lock(&g_wmu);
-    g_stop = g_kicked = g_exited = 0;
+    g_stop = g_kicked = g_exited = g_running = 0;
     g_flush_req = g_flush_done = 0;
     pthread_mutex_unlock(&g_wmu);
 
@@ -334,6 +337,18 @@ static int cp_writer_start(uint64_t start_ts)
         goto close_fd;
     }
     g_alive = 1;
+    /* Return only once the thread runs our code (bounded: 1 s).  A thread's
+     * start-up may hold an allocator lock (AddressSanitizer's allocator
+     * takes one in every new thread and has no fork handler in gcc 12): a
+     * program that forks right after its first CUDA call would give its
+     * child that lock held, and the child's own writer would never start
+     * (the launcher scenario under check-san, 2 runs in 40). */
+    pthread_mutex_lock(&g_wmu);
+    struct timespec dl = cp_deadline(1000000000u);
+    while (!g_running)
+        if (pthread_cond_timedwait(&g_done_cv, &g_wmu, &dl) == ETIMEDOUT)
+            break;
+    pthread_mutex_unlock(&g_wmu);
     return 0;
 close_fd:
     /* A file without even a HEADER would only confuse the analyzer. */
