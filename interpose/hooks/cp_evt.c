@@ -3,6 +3,7 @@
  * snapshots (see cp_evt.h).
  */
 #include <dlfcn.h>
+#include <sched.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
@@ -131,17 +132,53 @@ void cp_ev_ctx(cp_where *w, int want_stack)
 
 /* --- API announcements and the EV prefix -------------------------------------- */
 
+/* Per API id: the generation + 1 whose file has the API record, or that
+ * value with CP_API_PENDING while one thread writes it.  Another thread
+ * must not use the id before the record is committed: its event's time
+ * (the call's end, read earlier) is placed after committed definitions
+ * only (cp_rec_commit_at). */
+#define CP_API_PENDING 0x80000000u
 static _Atomic uint32_t cp_api_gen[CP_ID_COUNT];
+
+static void cp_ev_announce_slow(uint32_t api, uint32_t gen, uint32_t seen)
+{
+    /* Bounded: a writer preempted between its claim and its commit is
+     * waited for (yielding), never forever: past the bound the event goes
+     * out as before this protocol (its name may then follow it). */
+    for (unsigned spins = 0; spins < 20000; spins++) {
+        if (seen == gen)
+            return;
+        if (seen != (gen | CP_API_PENDING)) {
+            if (atomic_compare_exchange_strong_explicit(&cp_api_gen[api], &seen,
+                                                        gen | CP_API_PENDING,
+                                                        memory_order_acquire,
+                                                        memory_order_acquire)) {
+                const char *name = cp_api_name(api);
+                (void)cp_rec_put_api(api, name, strlen(name), cp_api_routes(api));
+                atomic_store_explicit(&cp_api_gen[api], gen, memory_order_release);
+                return;
+            }
+            continue;   /* seen was reloaded by the failed CAS */
+        }
+        if (spins < 100) {
+#if defined(__x86_64__) || defined(__i386__)
+            __builtin_ia32_pause();
+#endif
+        } else {
+            sched_yield();
+        }
+        seen = atomic_load_explicit(&cp_api_gen[api], memory_order_acquire);
+    }
+}
 
 void cp_ev_announce(uint32_t api)
 {
-    uint32_t gen = cp_rec_generation() + 1;
-    uint32_t seen = atomic_load_explicit(&cp_api_gen[api], memory_order_relaxed);
-    if (seen == gen || !atomic_compare_exchange_strong(&cp_api_gen[api], &seen, gen))
-        return;
-    const char *name = cp_api_name(api);
-    size_t n = strlen(name);
-    (void)cp_rec_put_api(api, name, n, cp_api_routes(api));
+    uint32_t gen = (cp_rec_generation() + 1) & ~CP_API_PENDING;
+    /* Acquire: the API record is committed, and g_def_ts raised, before
+     * the generation is stored. */
+    uint32_t seen = atomic_load_explicit(&cp_api_gen[api], memory_order_acquire);
+    if (__builtin_expect(seen != gen, 0))
+        cp_ev_announce_slow(api, gen, seen);
 }
 
 uint8_t *cp_ev_begin(unsigned type, const cp_call *c, const cp_where *w, CUstream stream,

@@ -36,6 +36,14 @@ void cp_ev_announce(uint32_t api);
 uint8_t *cp_ev_begin(unsigned type, const cp_call *c, const cp_where *w, CUstream stream,
                      size_t extra);
 
+/*! cp_ev_commit() : commit an EV record of call c: its time is when the
+ *  timed call returned (the wrapper's clock read, no other), or for an
+ *  untimed call the clock at commit. */
+static inline void cp_ev_commit(const cp_call *c, uint8_t *end)
+{
+    cp_rec_commit_at(end, c->t0 ? c->t0 + c->dur : 0);
+}
+
 /*! cp_ev_put_<rec>(c, w, stream, fields...) : record <rec> (an EV record of
  *  include/cp_records.h) with the EV prefix of call c, made in w, on
  *  stream: the size bound comes from the table (CP_REC_BOUND), the fields
@@ -51,7 +59,7 @@ uint8_t *cp_ev_begin(unsigned type, const cp_call *c, const cp_where *w, CUstrea
     {                                                                       \
         uint8_t *p = cp_ev_begin(CP_REC_##N, c_, w_, s_, CP_REC_BOUND(N));  \
         if (p)                                                              \
-            cp_rec_commit(cp_enc_##l(p CP_F_##N(CP_ENC_ARG)));              \
+            cp_ev_commit(c_, cp_enc_##l(p CP_F_##N(CP_ENC_ARG)));           \
     }
 CP_RECORDS(CP_EV_PUT_FN_)
 

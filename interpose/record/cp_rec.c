@@ -7,7 +7,8 @@
  * atomic exchange; cp_rec_commit() reads CLOCK_MONOTONIC (vDSO) under the
  * buffer lock, so that a writer cutting at time T sees every record with
  * ts < T (see cp_rec_drain.c for the argument), and compares it with the
- * flush deadline (one relaxed load).
+ * flush deadline (one relaxed load).  cp_rec_commit_at() takes a time the
+ * caller read earlier (a timed call's end: one clock read fewer per event).
  */
 #include <errno.h>
 #include <pthread.h>
@@ -24,7 +25,6 @@
 #include "cp_writer.h"
 
 #define CP_GEN_NONE 0xffffffffu
-#define CP_MAX_CALLBACKS 16
 
 enum cp_state {
     CP_ST_OFF = 0,        /* disabled, failed or shut down for good */
@@ -41,6 +41,10 @@ static _Atomic uint32_t g_gen = 1;
  * with room for the end, which a fatal signal still writes (the emergency
  * finds any other failed file closed). */
 static _Atomic uint32_t g_failed_gen = CP_GEN_NONE;
+static _Atomic uint64_t g_file_start;               /* cp_now_ns() at file start */
+/* The latest time of a record committed by cp_rec_commit() (see
+ * cp_rec_commit_at() for why). */
+static _Atomic uint64_t g_def_ts;
 static int g_state;                                 /* under g_start_mu */
 static pthread_mutex_t g_start_mu = PTHREAD_MUTEX_INITIALIZER;
 static pid_t g_pid;
@@ -51,8 +55,6 @@ static _Atomic(struct cp_tbuf *) g_tbufs;
 static _Atomic uint32_t g_next_tid = 1;
 static _Atomic uint64_t g_lost;
 
-static void (*g_callbacks[CP_MAX_CALLBACKS])(void);
-static _Atomic int g_n_callbacks;
 
 
 /* The consumer of the buffers (the writer), set by cp__rec_init(); until
@@ -193,13 +195,15 @@ static uint8_t *cp_rec_open_slow(struct cp_tbuf *t, unsigned type, size_t need)
     return c->data + CP_HDR_BYTES;
 }
 
-/* Publish the open record of t and unlock.  @return : its ts. */
-static inline uint64_t cp_rec_publish(struct cp_tbuf *t, uint8_t *end)
+/* Publish the open record of t at time ts (0: now) and unlock.
+ * @return : its ts. */
+static inline uint64_t cp_rec_publish(struct cp_tbuf *t, uint8_t *end, uint64_t ts)
 {
     uint8_t *p = t->open;
     struct cp_chunk *c = atomic_load_explicit(&t->last, memory_order_relaxed);
     uint32_t len = (uint32_t)(end - p - CP_HDR_BYTES);
-    uint64_t ts = cp_now_ns();
+    if (!ts)
+        ts = cp_now_ns();
     memcpy(p + 1, &len, sizeof len);
     memcpy(p + 5, &ts, sizeof ts);
     atomic_store_explicit(&c->used, (size_t)(end - c->data), memory_order_release);
@@ -209,13 +213,49 @@ static inline uint64_t cp_rec_publish(struct cp_tbuf *t, uint8_t *end)
     return ts;
 }
 
-void cp_rec_commit(uint8_t *end)
+/* Is the timed flush overdue (writer starved)?  One relaxed load. */
+static inline void cp_rec_maybe_help(uint64_t ts)
 {
-    uint64_t ts = cp_rec_publish(t_buf, end);
-    /* One relaxed load: is the timed flush overdue (writer starved)? */
     if (__builtin_expect(ts >= atomic_load_explicit(&cp__flush_due, memory_order_relaxed), 0) &&
         !t_guard)
         g_out->help();
+}
+
+void cp_rec_commit_at(uint8_t *end, uint64_t ts)
+{
+    /* A given time was read before this record opened, so a definition
+     * (API name, stack, string, module, thread) that this record uses may
+     * have been committed since, by another thread, with a later time: the
+     * merge would then put the use first.  Whoever published the
+     * definition's id did so after cp_rec_commit() raised g_def_ts to the
+     * definition's time, and this thread read the id before getting here,
+     * so the record goes just after every such definition.  (A time
+     * bumped this way is at most the clock now: g_def_ts is a past read.) */
+    /* A time from before this file's start would read as left over from
+     * the previous file and be dropped by the writer: the clock instead
+     * (tested first: such a time must not pass for one after a definition). */
+    if (ts < atomic_load_explicit(&g_file_start, memory_order_relaxed))
+        ts = 0;
+    if (ts) {
+        uint64_t def = atomic_load_explicit(&g_def_ts, memory_order_relaxed);
+        if (ts <= def)
+            ts = def + 1;
+    }
+    cp_rec_maybe_help(cp_rec_publish(t_buf, end, ts));
+}
+
+void cp_rec_commit(uint8_t *end)
+{
+    uint64_t ts = cp_rec_publish(t_buf, end, 0);
+    /* Raise g_def_ts to ts before the caller publishes what the record
+     * defines (see cp_rec_commit_at).  REC records are rare next to
+     * events: a CAS on a shared line is affordable here. */
+    uint64_t def = atomic_load_explicit(&g_def_ts, memory_order_relaxed);
+    while (def < ts && !atomic_compare_exchange_weak_explicit(&g_def_ts, &def, ts,
+                                                              memory_order_release,
+                                                              memory_order_relaxed))
+        ;
+    cp_rec_maybe_help(ts);
 }
 
 /* CP_REC_THREAD for the calling thread into generation gen. */
@@ -258,6 +298,7 @@ static void cp_rec_turn_off_locked(void)
 static int cp_rec_start_locked(struct cp_tbuf *t)
 {
     uint64_t start = cp_now_ns();
+    atomic_store_explicit(&g_file_start, start, memory_order_relaxed);
     int rc = g_out->start(start);
     if (rc < 0) {
         cp_rec_turn_off_locked();
@@ -291,14 +332,6 @@ static int cp_rec_ensure_started(struct cp_tbuf *t)
     return rc;
 }
 
-static void cp_rec_run_callbacks(void)
-{
-    int n = atomic_load(&g_n_callbacks);
-    for (int i = 0; i < n && i < CP_MAX_CALLBACKS; i++)
-        if (g_callbacks[i])
-            g_callbacks[i]();
-}
-
 static uint8_t *cp_rec_begin_slow(unsigned type, size_t max)
 {
     struct cp_tbuf *t = t_buf;
@@ -326,7 +359,7 @@ static uint8_t *cp_rec_begin_slow(unsigned type, size_t max)
         cp_rec_announce(t, gen);
     t_guard = 0;
     if (started > 0)
-        cp_rec_run_callbacks();
+        cp__rec_run_new_file();
     return cp_rec_open(t, type, max);
 fail:
     t_guard = 0;
@@ -360,13 +393,6 @@ uint32_t cp_rec_generation(void)
     return atomic_load(&g_gen);
 }
 
-void cp_rec_on_new_file(void (*fn)(void))
-{
-    int i = atomic_fetch_add(&g_n_callbacks, 1);
-    if (i < CP_MAX_CALLBACKS)
-        g_callbacks[i] = fn;
-}
-
 uint64_t cp__rec_lost(void)
 {
     return atomic_load(&g_lost);
@@ -395,38 +421,11 @@ int cp__rec_owner(void)
     return getpid() == g_pid;
 }
 
-#define CP_MAX_FLUSH_HOOKS 8
-static void (*g_flush_hooks[CP_MAX_FLUSH_HOOKS])(void);
-static atomic_int g_n_flush_hooks;
-static __thread int t_in_flush_hooks;
-
-void cp_rec_on_flush(void (*fn)(void))
-{
-    int i = atomic_fetch_add(&g_n_flush_hooks, 1);
-    if (i < CP_MAX_FLUSH_HOOKS)
-        g_flush_hooks[i] = fn;
-}
-
-/* Hooks may record, and recording never flushes, but a hook's record could
- * fill a chunk while another flush is waiting: the flag keeps one thread
- * from running them inside themselves. */
-static void cp_rec_run_flush_hooks(void)
-{
-    if (t_in_flush_hooks || !atomic_load(&g_on))
-        return;
-    t_in_flush_hooks = 1;
-    int n = atomic_load(&g_n_flush_hooks);
-    for (int i = 0; i < n && i < CP_MAX_FLUSH_HOOKS; i++)
-        if (g_flush_hooks[i])
-            g_flush_hooks[i]();
-    t_in_flush_hooks = 0;
-}
-
 void cp_rec_flush(void)
 {
     if (!cp__rec_running() || g_out->is_self())
         return;
-    cp_rec_run_flush_hooks();
+    cp__rec_run_flush_hooks(atomic_load(&g_on));
     unsigned ms = cp_config()->flush_ms * 10;
     g_out->flush(ms < 100 ? 100 : ms);
 }
@@ -463,7 +462,7 @@ int cp__rec_start_now(void)
     int rc = cp_rec_ensure_started(t);
     t_guard = 0;
     if (rc > 0)
-        cp_rec_run_callbacks();
+        cp__rec_run_new_file();
     return rc < 0 ? rc : 0;
 }
 
@@ -485,7 +484,7 @@ void cp__rec_shutdown(int reason, int64_t status, int final, unsigned wait_ms)
     if (!cp__rec_owner())
         return;
     if (reason != CP_END_SIGNAL && cp__rec_running() && !g_out->is_self())
-        cp_rec_run_flush_hooks();
+        cp__rec_run_flush_hooks(atomic_load(&g_on));
     if (!cp_lock_bounded(&g_start_mu, wait_ms))
         return;
     atomic_store(&g_on, 0);
@@ -589,5 +588,5 @@ void cp__rec_signal_note(int sig, int code, uint64_t addr)
     p[0] = CP_REC_SIGNAL;
     t->open = p;
     /* never the consumer's help() from a handler */
-    cp_rec_publish(t, cp_enc_signal(p + CP_HDR_BYTES, (uint64_t)sig, code, addr));
+    cp_rec_publish(t, cp_enc_signal(p + CP_HDR_BYTES, (uint64_t)sig, code, addr), 0);
 }

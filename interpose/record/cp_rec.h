@@ -33,8 +33,20 @@ uint8_t *cp_rec_begin(unsigned type, size_t max);
 
 /*! cp_rec_commit() : close the record opened by cp_rec_begin(); `end` points
  *  just past its last field.  The record's time is taken here, under the
- *  buffer lock, so that records leave the writer in time order. */
+ *  buffer lock, so that records leave the writer in time order.  The record
+ *  counts as a definition for cp_rec_commit_at(): publish the ids it
+ *  defines only after this returns. */
 void cp_rec_commit(uint8_t *end);
+
+/*! cp_rec_commit_at() : cp_rec_commit() with the record's time given: `ts`,
+ *  a cp_now_ns() this thread read before cp_rec_begin() (a timed call's
+ *  end, so that its record costs no clock read of its own).  The time is
+ *  raised to just after the latest record committed by cp_rec_commit() (any
+ *  thread), so a record never precedes a definition whose id it carries.
+ *  The writer keeps the output in time order all the same (cp_rec_drain.c);
+ *  a ts from before the current trace file started, or 0, is replaced by
+ *  the clock. */
+void cp_rec_commit_at(uint8_t *end, uint64_t ts);
 
 /*! cp_rec_put_<rec>(fields...) : write record <rec> (a REC record of
  *  include/cp_records.h) whole: begin with the table's size bound

@@ -21,6 +21,11 @@
  * hence after this snapshot and after T, and the later drain merges it
  * first.  The writer clamps its delta to 0, so its time reads as the
  * previous record's (late by at most how long its thread was preempted).
+ * The record of a timed call is the same case: its time is the call's end,
+ * read before its lock (cp_rec_commit_at), so it too may reach the drain
+ * after T.  A definition committed since that time (its own hook's new
+ * STACK, another thread's API name) does not overtake it: the recorder
+ * moves the event's time to just after the latest definition.
  */
 #include <stdlib.h>
 #include <string.h>

@@ -77,6 +77,14 @@ struct cp_chunk *cp__chunk_get(size_t need, int wait, void (*kick)(void), const 
  *  and forget its chunks.  @return : the old pool (kept reachable). */
 void *cp__chunk_fork_child(void);
 
+/*! cp__rec_run_new_file() : run the cp_rec_on_new_file() callbacks (on the
+ *  thread that just started a file). */
+void cp__rec_run_new_file(void);
+
+/*! cp__rec_run_flush_hooks() : run the cp_rec_on_flush() callbacks, unless
+ *  tracing is off (`on` is 0) or this thread is already running them. */
+void cp__rec_run_flush_hooks(int on);
+
 /* A hint to the CPU inside a spin loop. */
 static inline void cp__cpu_relax(void)
 {

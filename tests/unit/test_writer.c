@@ -1,6 +1,6 @@
 // link: build/interpose/record/cp_rec.o build/interpose/record/cp_rec_drain.o build/interpose/record/cp_writer.o build/interpose/record/cp_tfile.o build/interpose/record/cp_wfile.o build/interpose/record/cp_hostmem.o build/interpose/record/cp_hostparse.o build/interpose/record/cp_header.o build/interpose/record/cp_outpath.o
 // link: build/interpose/record/cp_env.o build/interpose/lifecycle/cp_lifecycle.o build/interpose/lifecycle/cp_sigchain.o
-// link: build/interpose/record/cp_log.o build/interpose/record/cp_rec_chunk.o build/interpose/hooks/cp_real.o
+// link: build/interpose/record/cp_log.o build/interpose/record/cp_rec_chunk.o build/interpose/record/cp_rec_cb.o build/interpose/hooks/cp_real.o
 // link: build/analyzer/decode/cp_decode.o build/analyzer/decode/cp_decode_fields.o build/analyzer/decode/cp_names.o
 // link: build/analyzer/decode/cp_decode_note.o build/analyzer/decode/cp_decode_ring.o build/analyzer/decode/cp_decode_window.o
 /*
@@ -8,11 +8,13 @@
  * decoder: 16 threads record through cp_rec_begin/commit, one thread frees
  * what another allocated, and the decoded file must hold every record,
  * each thread's records in order, times non-decreasing across threads,
- * every FREE after its ALLOC, THREAD announcements before use, and an END
- * whose counts match.  Also measures begin+commit of a 40-byte record.
+ * every FREE after its ALLOC, THREAD announcements before use, an event
+ * committed at an earlier given time after the API record another thread
+ * wrote meanwhile, and an END whose counts match.  Also measures begin+commit of a 40-byte record.
  */
 #include <errno.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -48,6 +50,11 @@ static volatile int g_ring_n;
 
 static void rec_call(unsigned type, uint64_t thread, uint64_t seq)
 {
+    /* An ALLOC is committed at a time read before it opens, as a timed
+     * call's record is (cp_rec_commit_at), and carries that time in its
+     * flags; a FREE with a time from before the file, which the recorder
+     * must replace by the clock. */
+    uint64_t given = type == CP_REC_ALLOC ? cp_now_ns() : type == CP_REC_FREE ? 1 : 0;
     uint8_t *p = cp_rec_begin(type, 12 * CP_VARINT_MAX);
     CHECK(p, "cp_rec_begin returned NULL");
     p = cp_put_u(p, 7);          /* api */
@@ -61,14 +68,14 @@ static void rec_call(unsigned type, uint64_t thread, uint64_t seq)
         p = cp_put_u(p, CP_MK_DEVICE);
         p = cp_put_u(p, 0x7f0000000000ull + seq * 256);
         p = cp_put_u(p, 4096);
-        p = cp_put_u(p, 0);
+        p = cp_put_u(p, given);
         p = cp_put_u(p, 0);
     } else if (type == CP_REC_FREE) {
         p = cp_put_u(p, CP_MK_DEVICE);
         p = cp_put_u(p, 0x7f0000000000ull + seq * 256);
         p = cp_put_u(p, 4096);
     }
-    cp_rec_commit(p);
+    cp_rec_commit_at(p, given);
 }
 
 static void *worker(void *arg)
@@ -91,6 +98,49 @@ static void *worker(void *arg)
         }
     }
     return NULL;
+}
+
+/* A definition committed by one thread after another thread read the time
+ * it then gives its event (a timed call's end): the event must still come
+ * after the definition (cp_rec_commit_at places it after every committed
+ * REC record), or a decoder meets the API id before its name.  DEF_ROUNDS
+ * rounds, each with its own API id, so that a drain falling between the two
+ * commits of a round (which orders them anyway) cannot hide the bug. */
+#define DEF_API 1000
+#define DEF_ROUNDS 200
+static int g_def_stage;
+
+static void *def_writer(void *arg)
+{
+    (void)arg;
+    /* This thread's THREAD record first: not counted as the definition. */
+    CHECK(cp_rec_put_api(DEF_API - 1, "cuWarmUp", 8, 1) == 0, "API record");
+    for (int i = 0; i < DEF_ROUNDS; i++) {
+        while (__atomic_load_n(&g_def_stage, __ATOMIC_ACQUIRE) != 2 * i + 1)
+            sched_yield();
+        CHECK(cp_rec_put_api(DEF_API + i, "cuDefinedLate", 13, 1) == 0, "API record");
+        __atomic_store_n(&g_def_stage, 2 * i + 2, __ATOMIC_RELEASE);
+    }
+    return NULL;
+}
+
+static void def_order_rounds(void)
+{
+    pthread_t th;
+    pthread_create(&th, NULL, def_writer, NULL);
+    for (int i = 0; i < DEF_ROUNDS; i++) {
+        uint64_t given = cp_now_ns();
+        __atomic_store_n(&g_def_stage, 2 * i + 1, __ATOMIC_RELEASE);
+        while (__atomic_load_n(&g_def_stage, __ATOMIC_ACQUIRE) != 2 * i + 2)
+            sched_yield();
+        uint8_t *p = cp_rec_begin(CP_REC_CALL, 8 * CP_VARINT_MAX);
+        CHECK(p, "cp_rec_begin returned NULL");
+        p = cp_put_u(p, DEF_API + (uint64_t)i);
+        for (int k = 0; k < 6; k++)
+            p = cp_put_u(p, 0);
+        cp_rec_commit_at(p, given);
+    }
+    pthread_join(th, NULL);
 }
 
 static double now_s(void)
@@ -143,13 +193,17 @@ static void check_trace(const char *path, uint64_t bench_n)
     cp_record r;
     int rc;
     uint64_t n = 0, prev_ts = 0, calls = 0, allocs = 0, frees = 0, bench_seen = 0;
+    uint64_t allocs_at_given = 0, file_ts = 0, def_uses = 0;
+    int def_seen[DEF_ROUNDS] = {0};
     uint64_t next_seq[NTHREADS] = {0};
     uint64_t alloc_pos[NPAIRS];
     int announced[256] = {0};
     memset(alloc_pos, 0xff, sizeof alloc_pos);
     while ((rc = cp_dec_next(d, &r)) == 1) {
-        if (n == 0)
+        if (n == 0) {
             CHECK(r.type == CP_REC_HEADER, "first record %u", r.type);
+            file_ts = r.ts;
+        }
         CHECK(r.ts >= prev_ts, "time went back at record %llu", (unsigned long long)n);
         prev_ts = r.ts;
         if (r.type == CP_REC_THREAD) {
@@ -160,7 +214,15 @@ static void check_trace(const char *path, uint64_t bench_n)
             CHECK(r.tid < 256 && announced[r.tid], "tid %llu used before THREAD",
                   (unsigned long long)r.tid);
         }
-        if (r.type == CP_REC_CALL && r.payload_len == 40) {
+        if (r.type == CP_REC_API && r.u.api.api_id >= DEF_API &&
+            r.u.api.api_id < DEF_API + DEF_ROUNDS) {
+            def_seen[r.u.api.api_id - DEF_API] = 1;
+        } else if (r.type == CP_REC_CALL && r.ev.api >= DEF_API &&
+                   r.ev.api < DEF_API + DEF_ROUNDS) {
+            CHECK(def_seen[r.ev.api - DEF_API], "event of API %llu before its API record",
+                  (unsigned long long)r.ev.api);
+            def_uses++;
+        } else if (r.type == CP_REC_CALL && r.payload_len == 40) {
             bench_seen++;
         } else if (r.type == CP_REC_CALL) {
             uint64_t t = r.ev.ctx, seq = r.ev.stream;
@@ -174,9 +236,14 @@ static void check_trace(const char *path, uint64_t bench_n)
             CHECK(r.u.alloc.ptr == 0x7f0000000000ull + r.ev.stream * 256, "alloc ptr");
             alloc_pos[r.ev.stream] = n;
             allocs++;
+            /* The given time, unless a later one of another thread was
+             * written first (the writer then clamps: rare). */
+            allocs_at_given += r.ts == r.u.alloc.flags;
+            CHECK(r.ts >= r.u.alloc.flags, "ALLOC earlier than its given time");
         } else if (r.type == CP_REC_FREE) {
             CHECK(alloc_pos[r.ev.stream] < n, "FREE %llu before its ALLOC",
                   (unsigned long long)r.ev.stream);
+            CHECK(r.ts >= file_ts, "FREE kept a time from before the file");
             frees++;
         } else if (r.type == CP_REC_END) {
             CHECK(r.u.end.reason == CP_END_EXIT, "end reason %llu",
@@ -190,8 +257,12 @@ static void check_trace(const char *path, uint64_t bench_n)
     CHECK(rc == 0, "decode: %s", cp_dec_err(d));
     CHECK(cp_dec_info(d)->end_seen, "no END");
     CHECK(calls == (uint64_t)NTHREADS * PER_THREAD, "calls %llu", (unsigned long long)calls);
+    CHECK(allocs_at_given * 10 >= allocs * 9, "only %llu of %llu ALLOCs at their given time",
+          (unsigned long long)allocs_at_given, (unsigned long long)allocs);
     CHECK(allocs == NPAIRS && frees == NPAIRS, "allocs %llu frees %llu",
           (unsigned long long)allocs, (unsigned long long)frees);
+    CHECK(def_uses == DEF_ROUNDS, "%llu events of late-defined APIs",
+          (unsigned long long)def_uses);
     CHECK(bench_seen == bench_n, "bench records %llu of %llu",
           (unsigned long long)bench_seen, (unsigned long long)bench_n);
     CHECK(strstr(cp_dec_info(d)->cmdline, "test_writer") != NULL, "cmdline '%s'",
@@ -216,6 +287,7 @@ int main(void)
         pthread_create(&th[i], NULL, worker, (void *)(uintptr_t)i);
     for (int i = 0; i < NTHREADS; i++)
         pthread_join(th[i], NULL);
+    def_order_rounds();
 
     uint64_t bench_n = 0;
     double ns = bench_burst(&bench_n);

@@ -1,0 +1,55 @@
+/*
+ * cp_rec_cb.c - the callbacks other parts of the shim register with the
+ * recorder: those that run when a new trace file starts and those that run
+ * before every flush (see cp_rec.h).  cp_rec.c calls them.
+ */
+#include <stdatomic.h>
+
+#include "cp_rec.h"
+#include "cp_rec_int.h"
+
+#define CP_MAX_CALLBACKS 16
+#define CP_MAX_FLUSH_HOOKS 8
+
+static void (*g_callbacks[CP_MAX_CALLBACKS])(void);
+static _Atomic int g_n_callbacks;
+static void (*g_flush_hooks[CP_MAX_FLUSH_HOOKS])(void);
+static atomic_int g_n_flush_hooks;
+static __thread int t_in_flush_hooks;
+
+void cp_rec_on_new_file(void (*fn)(void))
+{
+    int i = atomic_fetch_add(&g_n_callbacks, 1);
+    if (i < CP_MAX_CALLBACKS)
+        g_callbacks[i] = fn;
+}
+
+void cp__rec_run_new_file(void)
+{
+    int n = atomic_load(&g_n_callbacks);
+    for (int i = 0; i < n && i < CP_MAX_CALLBACKS; i++)
+        if (g_callbacks[i])
+            g_callbacks[i]();
+}
+
+void cp_rec_on_flush(void (*fn)(void))
+{
+    int i = atomic_fetch_add(&g_n_flush_hooks, 1);
+    if (i < CP_MAX_FLUSH_HOOKS)
+        g_flush_hooks[i] = fn;
+}
+
+/* Hooks may record, and recording never flushes, but a hook's record could
+ * fill a chunk while another flush is waiting: the flag keeps one thread
+ * from running them inside themselves. */
+void cp__rec_run_flush_hooks(int on)
+{
+    if (t_in_flush_hooks || !on)
+        return;
+    t_in_flush_hooks = 1;
+    int n = atomic_load(&g_n_flush_hooks);
+    for (int i = 0; i < n && i < CP_MAX_FLUSH_HOOKS; i++)
+        if (g_flush_hooks[i])
+            g_flush_hooks[i]();
+    t_in_flush_hooks = 0;
+}
