@@ -12,12 +12,16 @@
  * allocator has its unattributed memory reported as held by it when the
  * sizes follow its segment pattern (multiples of 2 MiB), else as held by
  * other code (info); a plain driver program's memory is a leak.
+ *
+ * A leak is a warning only when it cost something in this run (a share of
+ * the card, a site leaking every iteration, memory held at an OOM), else
+ * info: leak_cost.h has the rule.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "cp_checks.h"
+#include "leak_cost.h"
 
 extern const cp_check cp_check_leak;   /* defined at the end of this file */
 
@@ -32,12 +36,16 @@ typedef struct cp_lk {
     cp_map cls_cache;           /* stack -> cp_lk_cls (stacks with frames only) */
     cp_map at_ctx;              /* stack -> cp_agg_val (alive at context destruction) */
     cp_map cls[CL_N];           /* stack -> cp_agg_val (alive at exit) */
+    cp_map work;                /* stack -> lk_work: kernels launched between its allocations */
     const char *alloc_name;     /* which caching allocator */
+    lk_oom oom[CP_MAX_DEV];     /* each device's last out-of-memory failure */
+    lk_cost ctx_cost;           /* what at_ctx's allocations held, by device */
 } cp_lk;
 
 static const cp_state_map lk_maps[] = {
     CP_STATE_MAP(cp_lk, at_ctx, cp_agg_val),
     CP_STATE_MAP(cp_lk, cls_cache, cp_lk_cls),
+    CP_STATE_MAP(cp_lk, work, lk_work),
     CP_STATE_MAPS(cp_lk, cls, cp_agg_val, CL_N),
 };
 
@@ -119,6 +127,10 @@ static void lk_rec(cp_proc *p, void *st, const cp_record *r)
     cp_lk *s = st;
     uint64_t ctx;
     int dev;
+    if (r->type == CP_REC_ALLOC) {
+        lk_cost_alloc(&s->work, s->oom, r);
+        return;
+    }
     if (!cp_model_ctx_ending(p, r, &ctx, &dev))
         return;
     cp_map *maps[2] = { &p->live_dev, &p->live_vmm };
@@ -131,6 +143,7 @@ static void lk_rec(cp_proc *p, void *st, const cp_record *r)
             const char *who;
             if (cp_classify_cached(p, s, l, &who) != CL_LEAK)
                 continue;
+            lk_cost_add(&s->ctx_cost, l, s->oom);
             cp_agg_val *v = cp_agg_add(&s->at_ctx, l->stack, l->stack, l->size, 0, l->ts);
             if (v && !v->note) {
                 char buf[96];
@@ -161,6 +174,7 @@ static void lk_exit_list(cp_proc *p, cp_lk *s, cp_report *rep)
     cp_leak_item top[CP_LEAK_LIST];
     size_t n_top = 0;
     const char *lib_who = NULL;
+    lk_cost cost = { { 0 }, { 0 } };
     cp_map *maps[3] = { &p->live_dev, &p->live_vmm, &p->live_host };
     for (int i = 0; i < 3; i++) {
         size_t it = 0;
@@ -178,6 +192,7 @@ static void lk_exit_list(cp_proc *p, cp_lk *s, cp_report *rep)
                 v->note = who;
             if (c != CL_LEAK)
                 continue;
+            lk_cost_add(&cost, l, s->oom);
             cp_leak_item it_ = { key, l->size, l->kind, l->dev };
             if (n_top < CP_LEAK_LIST) {
                 top[n_top++] = it_;
@@ -197,9 +212,6 @@ static void lk_exit_list(cp_proc *p, cp_lk *s, cp_report *rep)
     cp_finding *f = cp_finding_of_map(rep, &cp_check_leak, p, &s->cls[CL_LEAK],
                                       CP_SEV_OF_CHECK, CP_SORT_BYTES);
     if (f) {
-        cp_finding_retitle(f, "%s leaked in %llu allocation%s at exit",
-                           cp_fmt_bytes(f->bytes, b1, sizeof b1),
-                           (unsigned long long)f->count, f->count == 1 ? "" : "s");
         for (size_t i = 0; i < n_top; i++)
             cp_finding_line(f, "Leaked %llu bytes at 0x%llx (%s%s%d)",
                             (unsigned long long)top[i].size,
@@ -209,6 +221,11 @@ static void lk_exit_list(cp_proc *p, cp_lk *s, cp_report *rep)
             cp_finding_line(f, "... and %llu more", (unsigned long long)(f->count - n_top));
         cp_finding_line(f, "LEAK SUMMARY: %llu bytes leaked in %llu allocations",
                         (unsigned long long)f->bytes, (unsigned long long)f->count);
+        int costly = lk_cost_judge(f, p, &cost, &s->cls[CL_LEAK], &s->work, s->oom, 1);
+        cp_finding_retitle(f, "%s leaked in %llu allocation%s at exit%s",
+                           cp_fmt_bytes(f->bytes, b1, sizeof b1),
+                           (unsigned long long)f->count, f->count == 1 ? "" : "s",
+                           costly ? "" : ": it cost nothing in this run");
         cp_jb_ks(&f->details, "when", "exit");
     }
     f = cp_finding_of_map(rep, &cp_check_leak, p, &s->cls[CL_ALLOC], CP_SEV_INFO, CP_SORT_BYTES);
@@ -248,12 +265,14 @@ static void lk_finish(cp_proc *p, void *st, cp_report *rep)
     cp_finding *f = cp_finding_of_map(rep, &cp_check_leak, p, &s->at_ctx,
                                       CP_SEV_OF_CHECK, CP_SORT_BYTES);
     if (f) {
-        cp_finding_retitle(f, "%s in %llu allocation%s still allocated when their "
-                           "context was destroyed",
-                           cp_fmt_bytes(f->bytes, b1, sizeof b1),
-                           (unsigned long long)f->count, f->count == 1 ? "" : "s");
         cp_finding_line(f, "LEAK SUMMARY: %llu bytes leaked in %llu allocations",
                         (unsigned long long)f->bytes, (unsigned long long)f->count);
+        int costly = lk_cost_judge(f, p, &s->ctx_cost, &s->at_ctx, &s->work, s->oom, 0);
+        cp_finding_retitle(f, "%s in %llu allocation%s still allocated when their "
+                           "context was destroyed%s",
+                           cp_fmt_bytes(f->bytes, b1, sizeof b1),
+                           (unsigned long long)f->count, f->count == 1 ? "" : "s",
+                           costly ? "" : ": it cost nothing in this run");
         cp_jb_ks(&f->details, "when", "context destroyed");
     }
     /* After a crash or a cut trace, what was live is not a leak. */
@@ -270,12 +289,16 @@ const cp_check cp_check_leak = {
                "destroyed or when the process exited, and no caching allocator or CUDA "
                "library owns it: the program lost track of it. Memory a caching allocator "
                "(PyTorch, JAX, CuPy) keeps at exit is its cache and is listed separately "
-               "as held by allocator.",
+               "as held by allocator. A leak is a warning when it cost something in this "
+               "run: at least 1% of a card (or 64 MiB), a call site that leaks every "
+               "iteration (8 or more allocations left, kernels launched between them), or "
+               "memory held when an allocation ran out of memory; otherwise the driver "
+               "frees it at exit and it is info.",
     .fix = "Free every allocation on every path (cuMemFree/cudaFree, cuMemFreeHost, "
            "cuMemRelease for VMM handles), before destroying the context; in long-running "
            "programs release buffers when they are done, e.g. with an RAII owner or a "
            "cleanup ladder, and drop references (del tensor) in framework code.",
-    .types = CP_TYPE_BIT(CP_REC_CTX),
+    .types = CP_TYPE_BIT(CP_REC_CTX) | CP_TYPE_BIT(CP_REC_ALLOC),
     .pre_types = CP_TYPE_BIT(CP_REC_CTX),
     CP_CHECK_STATE(cp_lk, lk_maps),
     .rec = lk_rec,

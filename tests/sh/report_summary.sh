@@ -2,7 +2,8 @@
 # report_summary.sh - a run's report from summaries of its parts (issue 11),
 # on the fake driver with four GPUs: a launching sh and four ranks, ranks 0
 # and 1 both on GPU 0 (rank-placement), each rank leaking a different
-# amount from the same lines.
+# amount from the same lines (2 to 9 MiB of a 64 MiB card: every rank's leak
+# is a warning for its share of the card, issue 10).
 #   - `report --summary` of three parts, merged, gives byte for byte the
 #     report of the traces (text, JSON, --list, HTML), also mixed with
 #     traces and as a summary of summaries;
@@ -17,7 +18,7 @@
 [ -f "$SHIM" ] && [ -x "$ANA" ] && [ -x "$CUPROBE" ] || skip "shim, analyzer or front end not built"
 P="$B/tests/progs/run_ranks"
 [ -x "$P" ] || die "$P not built"
-export LD_LIBRARY_PATH="$FAKE_DIR" FAKECUDA_DEVICES=4 P
+export LD_LIBRARY_PATH="$FAKE_DIR" FAKECUDA_DEVICES=4 FAKECUDA_MEM=64M P
 R="$TMP/run"
 mkdir -p "$R"
 "$CUPROBE" run -o "$R/t-%p.trace" -- sh -c '
@@ -73,6 +74,7 @@ expect_grep 'ranks 0, 1 on host .* all work on GPU 0' merged.b.text
 # One leak finding for four ranks of different sizes: ranks, range, sums.
 [ "$(grep -c '^leak ' merged.b.list)" -eq 1 ] || { cat merged.b.list; die "expected one leak finding"; }
 expect_grep '^leak warning 19$' merged.b.list
+expect_grep '^  Cost: 2.00 MiB held for nothing until exit: 3.12% of GPU 0.s 64.00 MiB' merged.b.text
 expect_grep '^  ranks 0-3 on host ' merged.b.text
 expect_grep 'Per process \(4\): count 2 to 9, 19 in all; bytes 2.00 MiB to 9.00 MiB, 19.00 MiB in all' merged.b.text
 expect_grep '^ +15x +15.00 MiB  main \(tests/progs/run_ranks.c' merged.b.text
