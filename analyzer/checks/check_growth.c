@@ -302,19 +302,23 @@ static void gr_finish(cp_proc *p, void *st, cp_report *rep)
     cp_advice_fix(f, p, CP_ADV_GROWTH);
     /* Sites: live bytes at the window's end minus at the growth's start
      * (the plateau's last bucket; without one, the end of the first eighth
-     * that rose) and before the teardown's bucket when there is one. */
+     * that rose) and before the teardown's bucket when there is one; their
+     * count is the allocations between the same two points, not the run's. */
     uint32_t sb = (uint32_t)((uint64_t)(g.first_rise + 1) * (g.end + 1) / GSEG);
     sb = g.start ? g.start - 1 : sb ? sb - 1 : 0;
     uint32_t eb = g.teardown && g.end == s->tail_idx && g.end > sb ? g.end - 1 : g.end;
     size_t it = 0;
     gsite *gs;
     while ((gs = cp_map_next(&s->sites, &it, NULL))) {
-        for (uint32_t j = gs->touched; j < GB; j++)
+        for (uint32_t j = gs->touched; j < GB; j++) {
             gs->at[j] = gs->live;
+            gs->n_at[j] = gs->count;
+        }
         gs->touched = GB;
         if (gs->at[eb] > gs->at[sb]) {
-            cp_finding_site(f, p, gs->stack, gs->count, gs->at[eb] - gs->at[sb], 0, NULL);
-            f->count += gs->count;
+            uint64_t n = gs->n_at[eb] - gs->n_at[sb];
+            cp_finding_site(f, p, gs->stack, n, gs->at[eb] - gs->at[sb], 0, NULL);
+            f->count += n;
         }
     }
     f->bytes = growth;

@@ -49,8 +49,10 @@ static void gw_merge(cp_gr *s)
         size_t it = 0;
         gsite *g;
         while ((g = cp_map_next(maps[k], &it, NULL))) {
-            for (uint32_t i = 0; 2 * i + 1 < g->touched; i++)
+            for (uint32_t i = 0; 2 * i + 1 < g->touched; i++) {
                 g->at[i] = g->at[2 * i + 1];
+                g->n_at[i] = g->n_at[2 * i + 1];
+            }
             g->touched /= 2;
         }
     }
@@ -90,8 +92,10 @@ void gw_site(cp_map *m, uint64_t stack, uint32_t idx, uint64_t bytes, int is_fre
     if (!g)
         return;
     g->stack = stack;
-    for (uint32_t j = g->touched; j < idx && j < GB; j++)
+    for (uint32_t j = g->touched; j < idx && j < GB; j++) {
         g->at[j] = g->live;
+        g->n_at[j] = g->count;
+    }
     if (idx > g->touched)
         g->touched = idx;
     if (is_free)

@@ -23,8 +23,10 @@ typedef struct gbucket {
 
 typedef struct gsite {
     uint64_t stack, live, count;
-    uint32_t touched;           /* at[] is valid below this bucket */
+    uint32_t touched;           /* at[] and n_at[] are valid below this bucket */
     uint64_t at[GB];            /* live bytes at the end of bucket i */
+    uint64_t n_at[GB];          /* allocations (count) by the end of bucket i: a
+                                 * window's own count, like its bytes */
 } gsite;
 
 typedef struct gthread {

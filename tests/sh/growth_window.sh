@@ -10,7 +10,10 @@
 #      growth's time, its rate growth_bytes / duration_s; the amount starts
 #      at the plateau (101 MiB).  Measured from the first allocation, the
 #      start was 0.3 s too early and the warm-up's 100 MiB counted.
-#   2. SC_GROWTH=cache: the growth's segments hold no live tensors, so
+#   2. The site's count is the growth's allocations, like its bytes: warm-up
+#      and growth take their segments at one line, and the site says 61
+#      segments for its 122 MiB (each 2 MiB), not the run's 112.
+#   3. SC_GROWTH=cache: the growth's segments hold no live tensors, so
 #      PyTorch's timeline over the growth says the cache grew: info.  From
 #      the run's first sample, the warm-up's weights looked like growing
 #      tensors (a warning).
@@ -66,6 +69,17 @@ assert grow_s * 0.9 <= dur <= grow_s * 1.25 + 0.002, "duration %.4f s, growth to
 assert abs(rate - growth / dur) <= 0.01 * rate, "rate %.0f != %d / %.4f" % (rate, growth, dur)
 EOF
 expect_grep "after its warm-up plateau, to the end" "$TMP/tensors.report"
+PYTHONPATH="$ROOT/tests/py" python3 - "$TMP/tensors.json" <<'EOF' || die "site counts do not match the window"
+import sys
+from report_findings import findings
+f = findings(sys.argv[1], "memory-growth")[0]
+sites = [(s["count"], s["bytes"]) for s in f["sites"]]
+print("sites (count, bytes):", sites, "finding count", f["count"])
+assert len(sites) == 1, sites
+n, b = sites[0]
+assert b == n * (2 << 20), "%d allocations for %d bytes: not the same window" % (n, b)
+assert n == 61 and f["count"] == n, "count %d (finding %d), expected 61" % (n, f["count"])
+EOF
 
 run cache SC_GROWTH=cache
 out=$(fields "$TMP/cache.json") || die "cache: $out"
