@@ -25,6 +25,7 @@ typedef struct cp_progress {
     uint64_t total_all, done_before;
     struct timespec t0, last;
     int drawn;
+    uint64_t next_tick;     /* records read when to look at the clock next */
 } cp_progress;
 
 static double cp_elapsed(const struct timespec *a, const struct timespec *b)
@@ -76,25 +77,36 @@ static int cp_read_trace(cp_proc *p, const cp_aopts *o, cp_progress *pg)
     if (pg && pg->on) {
         clock_gettime(CLOCK_MONOTONIC, &pg->t0);
         pg->last = pg->t0;
+        pg->next_tick = 0x10000;
     }
-    const cp_record *r;
+    const cp_record *run;
+    size_t n;
     int rc;
     uint64_t k = 0;
     uint64_t pre = cp_checks_types(p->checks, 0), post = cp_checks_types(p->checks, 1);
-    while ((rc = cp_dec_next_ref(d, &r)) == 1) {
-        uint64_t bit = CP_TYPE_BIT(r->type);
-        if (pre & bit)
-            cp_checks_rec(p->checks, p, r, 0);
-        if (cp_model_feed(p, d, r) == -ENOMEM) {
-            rc = -ENOMEM;
-            break;
+    /* Records come in runs (a decoder thread's batch): no call per record
+     * to get the next one. */
+    while ((rc = cp_dec_next_run(d, &run, &n)) == 1) {
+        for (const cp_record *r = run, *end = run + n; r < end; r++) {
+            uint64_t bit = CP_TYPE_BIT(r->type);
+            if (pre & bit)
+                cp_checks_rec(p->checks, p, r, 0);
+            if (cp_model_feed(p, d, r) == -ENOMEM) {
+                rc = -ENOMEM;
+                break;
+            }
+            if (post & bit)
+                cp_checks_rec(p->checks, p, r, 1);
+            if (o->hook)
+                o->hook(o->hook_ctx, p, r);
         }
-        if (post & bit)
-            cp_checks_rec(p->checks, p, r, 1);
-        if (o->hook)
-            o->hook(o->hook_ctx, p, r);
-        if (pg && pg->on && (++k & 0xffff) == 0)
+        if (rc == -ENOMEM)
+            break;
+        k += n;
+        if (pg && pg->on && k >= (uint64_t)pg->next_tick) {
+            pg->next_tick = k + 0x10000;
             cp_progress_tick(pg, d, k);
+        }
     }
     if (rc == -ENOMEM) {
         p->error = strdup("out of memory while reading the trace");

@@ -53,9 +53,12 @@ static void cp_dec_stop_thread(cp_dec *d)
 
 static cp_dec *cp_dec_new(const char *path)
 {
-    cp_dec *d = calloc(1, sizeof *d);
+    /* Aligned: the decoder thread's and the reader's fields sit on cache
+     * lines of their own (cp_decode_int.h). */
+    cp_dec *d = aligned_alloc(_Alignof(cp_dec), sizeof *d);
     if (!d)
         return NULL;
+    memset(d, 0, sizeof *d);
     d->fd = -1;
     d->path = strdup(path ? path : "(trace)");
     d->dctx = ZSTD_createDCtx();
@@ -421,6 +424,40 @@ int cp_dec_next_ref(cp_dec *d, const cp_record **out)
                            (unsigned long long)(*out)->offset);
     }
     d->delivered++;
+    return 1;
+}
+
+int cp_dec_next_run(cp_dec *d, const cp_record **recs, size_t *n)
+{
+    if (!d->threaded) {
+        *n = 1;
+        return cp_dec_next_ref(d, recs);
+    }
+    const cp_record *r;
+    int rc = cp_dec_take(d, &r);
+    if (rc != 1)
+        return rc;
+    if (cp__dec_noted(r->type)) {
+        /* A record with names or facts to note goes alone: noted before
+         * anything after it is read. */
+        if (cp__dec_note(&d->apis, &d->strings, &d->info, r) < 0) {
+            cp_dec_stop_thread(d);
+            return cp__dec_fail(d, 0, "at decompressed byte %llu: out of memory",
+                               (unsigned long long)r->offset);
+        }
+        *n = 1;
+    } else {
+        /* The rest of the batch up to the next record to note: nothing to
+         * do for each but hand it out. */
+        const cp_batch *b = d->cur;
+        size_t i = d->cur_i, end = b->n;
+        while (i < end && !cp__dec_noted(b->recs[i].type))
+            i++;
+        d->cur_i = i;
+        *n = (size_t)(&b->recs[i] - r);
+    }
+    *recs = r;
+    d->delivered += *n;
     return 1;
 }
 

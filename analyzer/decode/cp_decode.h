@@ -109,6 +109,14 @@ int cp_dec_next(cp_dec *d, cp_record *out);
  *  @return : as cp_dec_next(). */
 int cp_dec_next_ref(cp_dec *d, const cp_record **out);
 
+/*! cp_dec_next_run() : like cp_dec_next_ref() for several records at once:
+ *  *recs points at *n (>= 1) consecutive records (inside the reader) until
+ *  the next call.  Cheaper per record than cp_dec_next_ref() when a decoder
+ *  thread fills batches; the records are in trace order and every name a
+ *  record of the run announces is known by the time the call returns.
+ *  @return : as cp_dec_next_ref() (*n is set only when it returns 1). */
+int cp_dec_next_run(cp_dec *d, const cp_record **recs, size_t *n);
+
 /*! cp_dec_err() : the last error text, "" if none. */
 const char *cp_dec_err(const cp_dec *d);
 

@@ -124,9 +124,13 @@ struct cp_arena_blk {
     _Alignas(16) unsigned char mem[];
 };
 
-/* A run of decoded records and the decompressed bytes they point into. */
+/* A run of decoded records and the decompressed bytes they point into.
+ * Each batch has cache lines of its own: the decoder thread bumps `n` of
+ * the one it fills for every record while the reader reads `n` of the
+ * one it empties, and sharing a line made each record a cache miss. */
+#define CP_CACHE_LINE 64
 typedef struct cp_batch {
-    uint8_t *buf;
+    _Alignas(CP_CACHE_LINE) uint8_t *buf;
     size_t cap;
     cp_record *recs;
     size_t n, recs_cap;
@@ -219,11 +223,15 @@ struct cp_dec {
     uint64_t base;              /* stream offset of buf[0] */
     uint64_t prev_ts, nrec;
     int state, truncated, rc;
+    cp_batch *fill;             /* decoder thread: the batch being filled */
     char err[512];
     struct cp_scratch scratch;
     cp_record one;              /* the record handed out, without a thread */
-    /* The reader's side: names and facts of records handed out. */
-    struct cp_idmap apis, strings;
+    /* The reader's side: names and facts of records handed out.  On cache
+     * lines of their own: the reader writes cur_i and delivered for every
+     * record, and the decoder thread reads fill and writes pos for every
+     * record; on one line they made each record a cache miss on both. */
+    _Alignas(CP_CACHE_LINE) struct cp_idmap apis, strings;
     cp_trace_info info;
     uint64_t delivered;
     /* Decoder thread, when there is one.  The fields above `apis` belong
@@ -232,10 +240,10 @@ struct cp_dec {
     pthread_t thread;
     int threaded, joined, stopped;
     int buf_in_ring;            /* buf went to the first batch */
-    cp_batch *fill;             /* decoder thread: the batch being filled */
     cp_batch *cur;              /* reader: the batch being handed out */
     size_t cur_i;
-    uint64_t progress;          /* file offset decoded (atomic) */
+    /* Decoder thread, once per refill; the reader reads it for progress. */
+    _Alignas(CP_CACHE_LINE) uint64_t progress;  /* file offset decoded (atomic) */
 };
 
 /*! cp__dec_fail() : set d's error "PATH: <fmt...>" and its state: a

@@ -114,6 +114,52 @@ static void test_good(const uint8_t *f, size_t len)
     cp_dec_close(d);
 }
 
+/* cp_dec_next_run() on the decoder thread hands out the records of
+ * cp_dec_next() in the same order, several at a time, with a record that
+ * announces a name or a fact alone and noted before the next run. */
+static void test_runs(const uint8_t *f, size_t len)
+{
+    const char *err;
+    unsigned types[64];
+    uint64_t offs[64];
+    size_t nref = 0;
+    setenv("CUPROBE_DECODE_THREAD", "0", 1);
+    cp_dec *d = cp_dec_open_mem(f, len, "runs", &err);
+    CHECK(d, "%s", err);
+    cp_record r;
+    while (cp_dec_next(d, &r) == 1 && nref < 64) {
+        types[nref] = r.type;
+        offs[nref++] = r.offset;
+    }
+    cp_dec_close(d);
+    setenv("CUPROBE_DECODE_THREAD", "1", 1);
+    d = cp_dec_open_mem(f, len, "runs", &err);
+    unsetenv("CUPROBE_DECODE_THREAD");
+    CHECK(d, "%s", err);
+    const cp_record *run;
+    size_t n, k = 0, longest = 0;
+    int rc, api_seen = 0;
+    while ((rc = cp_dec_next_run(d, &run, &n)) == 1) {
+        longest = n > longest ? n : longest;
+        for (size_t i = 0; i < n; i++, k++) {
+            unsigned t = run[i].type;
+            CHECK(k < nref && t == types[k] && run[i].offset == offs[k],
+                  "record %zu: type %u at %llu", k, t, (unsigned long long)run[i].offset);
+            if (t == CP_REC_HEADER || t == CP_REC_API || t == CP_REC_STRING ||
+                t == CP_REC_LOST || t == CP_REC_END)
+                CHECK(n == 1, "record %zu (%s) shares a run of %zu", k, cp_rec_type_name(t), n);
+            api_seen |= t == CP_REC_API && run[i].u.api.api_id == 1;
+        }
+        /* A name announced before a run is known when the run is read. */
+        if (api_seen)
+            CHECK(cp_dec_api_name(d, 1) != NULL, "API 1 announced but not noted");
+    }
+    CHECK(rc == 0, "rc %d: %s", rc, cp_dec_err(d));
+    CHECK(k == nref && cp_dec_records(d) == nref, "runs gave %zu records of %zu", k, nref);
+    CHECK(longest > 1, "every run was one record");
+    cp_dec_close(d);
+}
+
 /* Decode to the end; the outcome must be a clean end or a located error. */
 static int decode_all(const uint8_t *f, size_t len, const char *name)
 {
@@ -303,6 +349,7 @@ int main(int argc, char **argv)
         return 0;
     }
     test_good(f, len);
+    test_runs(f, len);
     test_damage(f, len, len / 40 ? len / 40 : 1, 3000);
     test_bad_stream();
     test_checksum();
