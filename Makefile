@@ -8,6 +8,7 @@
 #   make SAN=address,undefined   or   make SAN=thread   (sanitizer builds into build-san-*/)
 #   V=1             show commands (libunwind's build too)
 #   DEBUG=1         -Werror (CI sets it); a user's CFLAGS are appended, never replaced
+#   LTO=0           link the analyzer without link-time optimisation (quicker relinks)
 
 # The version of the shim, the analyzer and the front end: here only.
 VERSION := 0.1.0
@@ -90,14 +91,29 @@ $(SHIM): $(SHIM_OBJ) $(UNW_LIB) interpose/exports.map
 	@echo "  LD      $@"
 	$(Q)$(CC) -shared $(SANFLAGS) -o $@ $(SHIM_OBJ) $(SHIM_LIBS)
 
-$(B)/analyzer/%.o: analyzer/%.c
+# The analyzer is linked with link-time optimisation (not in sanitizer
+# builds): a record's way through the reader, the model and the checks
+# crosses files, and inlining across them takes about 9% of the reader
+# thread's instructions off a report (BENCHMARKS.md 3d).  The objects are
+# fat, so unit tests that link some of them need no LTO step.
+# LTO=0 turns it off (quicker relinks while iterating on the analyzer).
+LTO     ?= 1
+ANA_LTO := $(if $(SAN)$(filter 0,$(LTO)),,-flto=auto)
+# Objects built before LTO was on (or off) are rebuilt once: they depend on
+# a stamp named after the setting.
+ANA_STAMP := $(B)/analyzer/.lto-$(if $(ANA_LTO),on,off)
+$(ANA_STAMP):
+	@mkdir -p $(dir $@)
+	$(Q)touch $@
+
+$(B)/analyzer/%.o: analyzer/%.c $(ANA_STAMP)
 	@mkdir -p $(dir $@)
 	@echo "  CC      $<"
-	$(Q)$(CC) $(CFLAGS) $(ANA_INC) $(DEPFLAGS) -c $< -o $@
+	$(Q)$(CC) $(CFLAGS) $(if $(ANA_LTO),$(ANA_LTO) -ffat-lto-objects) $(ANA_INC) $(DEPFLAGS) -c $< -o $@
 
 $(ANALYZER): $(ANA_OBJ)
 	@echo "  LD      $@"
-	$(Q)$(CC) $(SANFLAGS) -o $@ $(ANA_OBJ) $(ZSTD_A) -ldw -lelf -ldl -lpthread -lm
+	$(Q)$(CC) $(SANFLAGS) $(ANA_LTO) -o $@ $(ANA_OBJ) $(ZSTD_A) -ldw -lelf -ldl -lpthread -lm
 
 $(FRONT): scripts/cuprobe Makefile
 	@mkdir -p $(dir $@)
