@@ -2,14 +2,15 @@
 # bench/compare_shims.sh - before/after numbers for a hot-path change: the
 # added cost per call of two builds of libcuprobe.so, measured as
 # alternating runs (plain, old, new) x PAIRS in one sitting on the fake
-# driver; prints medians.  Build the old one from a worktree, e.g.
+# driver (REAL=1: the real one); prints medians.  Build the old one from a worktree, e.g.
 #   git worktree add /tmp/before REV && make -C /tmp/before build/libcuprobe.so
 #   sh bench/compare_shims.sh /tmp/before/build/libcuprobe.so build/libcuprobe.so
 OLD=$1; NEW=$2; ITER=${3:-1000000}; PAIRS=${4:-7}
 B=${B:-build}
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
-export LD_LIBRARY_PATH="$B/fakecuda${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+# REAL=1: the machine's own libcuda (a GPU machine) instead of the fake driver.
+[ "${REAL:-0}" = 1 ] || export LD_LIBRARY_PATH="$B/fakecuda${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 i=0
 while [ $i -lt "$PAIRS" ]; do
     "$B/bench/bench_calls" "$ITER" >>"$T/plain" || exit 1

@@ -32,7 +32,7 @@ done
 OUT=$(mktemp -d)
 trap 'rm -rf "$OUT"' EXIT
 now() { date +%s.%N; }
-secs() { echo "$2 - $1" | bc; }
+secs() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.3f\n", b - a }'; }   # no bc on the GPU machines
 median() { tr ' ' '\n' | grep . | sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
 per=$(( (N + 7) / 8 ))
 S_SER="" S_PAR="" S_SUM="" S_MRG=""
@@ -64,6 +64,6 @@ mser=$(echo "$S_SER" | median); mpar=$(echo "$S_PAR" | median)
 msum=$(echo "$S_SUM" | median); mmrg=$(echo "$S_MRG" | median)
 sz=$(du -sm "$DIR" | cut -f1)
 echo "traces: $N x $E events ($sz MiB) on $(nproc) online CPUs ($(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')), $(date -u +%Y-%m-%d)"
-echo "median of $RUNS: serial $mser s; parallel $mpar s (x$(echo "scale=2; $mpar / $mser" | bc) of serial);" \
-     "summaries $msum s (x$(echo "scale=2; $msum / $mser" | bc)); merge of 8 summaries $mmrg s (x$(echo "scale=3; $mmrg / $mser" | bc))"
+echo "median of $RUNS: serial $mser s; parallel $mpar s (x$(awk -v a="$mpar" -v b="$mser" 'BEGIN { printf "%.2f", a / b }') of serial);" \
+     "summaries $msum s (x$(awk -v a="$msum" -v b="$mser" 'BEGIN { printf "%.2f", a / b }')); merge of 8 summaries $mmrg s (x$(awk -v a="$mmrg" -v b="$mser" 'BEGIN { printf "%.3f", a / b }'))"
 echo "reports byte-equal: serial, parallel, merged"

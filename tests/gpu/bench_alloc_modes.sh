@@ -16,7 +16,11 @@
 #   OUTDIR (default $OUT, else bench-alloc-out) gets runs.txt, calls.txt,
 #   gpt2.txt and summary.txt.  PAIRS (default 8) rounds, SECS (1.5) seconds
 #   of steps per run, BUDGET (330) seconds after which no new run starts:
-#   the whole script stays under 6 minutes on an H200.
+#   the whole script stays under 6 minutes on an H200.  MODES (default
+#   "default expandable async") picks the allocator modes, so that 8 rounds
+#   of each (about 11 s a run with torch's start-up) fit one device call per
+#   mode; CALLS=0 and GPT2_PAIRS=0 skip parts 2 and 3; GPT2_MODES (default
+#   async) and GPT2_SECS (3) set part 3.
 OUT=${1:-${OUT:-bench-alloc-out}}
 PAIRS=${PAIRS:-8}
 SECS=${SECS:-1.5}
@@ -60,7 +64,7 @@ run() {
 
 # --- 1. the launch-bound MLP, three allocator modes ------------------------
 : >"$OUT/runs.txt"
-MODES="default expandable async"
+MODES=${MODES:-default expandable async}
 done_pairs=0
 for ((p = 0; p < PAIRS; p++)); do
     if [ "$(elapsed)" -ge $((BUDGET - 60)) ]; then
@@ -107,7 +111,7 @@ summarize() {   # MODE CFG -> "median min max n"
 
 # --- 2. per-call cost on the real driver -------------------------------------
 : >"$OUT/calls.txt"
-if [ -x "$B/bench/bench_calls" ] && [ "$(elapsed)" -lt "$BUDGET" ]; then
+if [ "${CALLS:-1}" != 0 ] && [ -x "$B/bench/bench_calls" ] && [ "$(elapsed)" -lt "$BUDGET" ]; then
     for ((i = 0; i < 3; i++)); do
         timeout 60 "$B/bench/bench_calls" 200000 | sed 's/^/plain /' >>"$OUT/calls.txt"
         CUPROBE_OUTPUT="$T/c-%p.trace" LD_PRELOAD="$PWD/$B/libcuprobe.so" timeout 60 \
@@ -137,11 +141,13 @@ med_call() {
 # --- 3. GPT-2 under cudaMallocAsync, if cheap ---------------------------------
 : >"$OUT/gpt2.txt"
 if python3 -c 'import transformers' 2>/dev/null; then
-    for ((p = 0; p < 2; p++)); do
-        [ "$(elapsed)" -lt $((BUDGET - 10)) ] || { echo "note: no time left for GPT-2" >>"$OUT/gpt2.txt"; break; }
-        a=$(run async plain gpt2 3)
-        b=$(run async traced gpt2 3)
-        echo "pair $p plain ${a:-FAILED} traced ${b:-FAILED}" >>"$OUT/gpt2.txt"
+    for ((p = 0; p < ${GPT2_PAIRS:-2}; p++)); do
+        for gm in ${GPT2_MODES:-async}; do
+            [ "$(elapsed)" -lt $((BUDGET - 10)) ] || { echo "note: no time left for GPT-2" >>"$OUT/gpt2.txt"; break 2; }
+            a=$(run "$gm" plain gpt2 "${GPT2_SECS:-3}")
+            b=$(run "$gm" traced gpt2 "${GPT2_SECS:-3}")
+            echo "pair $p plain ${a:-FAILED} traced ${b:-FAILED} mode $gm" >>"$OUT/gpt2.txt"
+        done
     done
 else
     echo "skip: transformers is not importable" >>"$OUT/gpt2.txt"
@@ -156,8 +162,8 @@ fi
     echo
     cat "$T/calls_summary"
     echo
-    echo "GPT-2 small under cudaMallocAsync (3 s of steps per run), steps/s:"
+    echo "GPT-2 small (${GPT2_SECS:-3} s of steps per run; modes ${GPT2_MODES:-async}), steps/s:"
     cat "$OUT/gpt2.txt"
-    awk '$3 ~ /^[0-9.]+$/ && $5 ~ /^[0-9.]+$/ { printf "  ratio %.4f\n", $5 / $3 }' "$OUT/gpt2.txt"
+    awk '$4 ~ /^[0-9.]+$/ && $6 ~ /^[0-9.]+$/ { printf "  ratio %.4f %s\n", $6 / $4, $8 }' "$OUT/gpt2.txt"
     echo "total ${done_pairs} rounds, $(elapsed) s"
 } | tee "$OUT/summary.txt"

@@ -3,14 +3,15 @@
 # call, each under its own time limit, with their outputs under $OUT/PART;
 # everything is packed into $OUT/results.tgz (the device tool brings back
 # at most 8 files).  PART is one of: accuracy fatal pictures compile bytes
-# bench checks validation gpt2ab gpt2bisect gpt2q watch.  Run from the repository root with build/ built.
+# bench checks validation gpt2ab gpt2bisect gpt2q watch many shimab gpt2parts
+# (shimab: bench_calls on the real driver, build/oldshim/libcuprobe.so against build/).  Run from the repository root with build/ built.
 OUT=${OUT:-session-out}
 B0=$(date +%s)
 mkdir -p "$OUT"
 export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1
 export PYTHONUNBUFFERED=1
 limit_of() {
-    case $1 in accuracy) echo 330 ;; bench) echo 560 ;; watch|checks|gpt2ab|gpt2bisect) echo 300 ;; *) echo 150 ;; esac
+    case $1 in accuracy) echo 330 ;; bench|many) echo 560 ;; watch|checks|gpt2ab|gpt2bisect|gpt2parts) echo 300 ;; *) echo 150 ;; esac
 }
 run_part() {
     local d="$OUT/$1"; mkdir -p "$d"
@@ -27,6 +28,12 @@ run_part() {
     gpt2bisect) bash tests/gpu/gpt2_bisect.sh "$d" ;;
     gpt2q) bash tests/gpu/gpt2_quick.sh "$d" ;;
     watch) bash tests/gpu/framework_watch.sh "$d" ;;
+    shimab) { cat /sys/devices/system/clocksource/clocksource0/current_clocksource
+              REAL=1 sh bench/compare_shims.sh build/oldshim/libcuprobe.so build/libcuprobe.so 200000 7
+              CUPROBE_STACK_DEPTH=0 REAL=1 sh bench/compare_shims.sh build/oldshim/libcuprobe.so build/libcuprobe.so 200000 7
+            } >"$d/shimab.txt" 2>&1; cat "$d/shimab.txt" ;;
+    gpt2parts) bash tests/gpu/gpt2_parts.sh "$d" ;;
+    many) DIR=/tmp/many sh bench/report_many.sh 64 1000000 3 >"$d/report_many.txt" 2>&1; tail -n 30 "$d/report_many.txt" ;;
     esac
 }
 # The analyzer links elfutils dynamically; a GPU machine without libdw gets
