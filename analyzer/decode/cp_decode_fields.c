@@ -130,29 +130,29 @@ int cp__dec_fields(struct cp_scratch *s, cp_record *r, const char **why)
 
 /* ---- the fast parser: the same table, bounds checked once per record ---- */
 
-/* U, S, UOPT and STR fields are read inline (their varints against lim);
+/* U, S, UOPT and STR fields are read inline (their varints read against the window's slack);
  * a record with a field of another kind (HEADER, STACK, OOM, DEVICE: rare)
  * and any record that does not parse go to the strict parser, which also
  * names the field at fault. */
 #define CP_FGET(k, n, a, fmt) CP_FGET_##k(n, a, fmt)
 #define CP_FGET_U(n, a, fmt)                            \
-    if (!(p = cp__get_u_fast(p, lim, &x->n)))           \
+    if (!(p = cp__get_u_slack(p, &x->n)))               \
         goto strict;
 #define CP_FGET_S(n, a, fmt)                                        \
     {                                                               \
         uint64_t u_;                                                \
-        if (!(p = cp__get_u_fast(p, lim, &u_)))                     \
+        if (!(p = cp__get_u_slack(p, &u_)))                         \
             goto strict;                                            \
         x->n = (int64_t)(u_ >> 1) ^ -(int64_t)(u_ & 1);             \
     }
 #define CP_FGET_UOPT(n, a, fmt)                                     \
     x->n = CP_FIELD_ABSENT;                                         \
-    if (p < e && !(p = cp__get_u_fast(p, lim, &x->n)))              \
+    if (p < e && !(p = cp__get_u_slack(p, &x->n)))                  \
         goto strict;
 #define CP_FGET_STR(f, a, fmt)                                      \
     {                                                               \
         uint64_t len_;                                              \
-        if (!(p = cp__get_u_fast(p, lim, &len_)) || p > e ||        \
+        if (!(p = cp__get_u_slack(p, &len_)) || p > e ||            \
             len_ > (uint64_t)(e - p))                               \
             goto strict;                                            \
         x->f.p = (const char *)p;                                   \
@@ -175,8 +175,16 @@ int cp__dec_fields(struct cp_scratch *s, cp_record *r, const char **why)
         goto strict;                            \
     }
 
-int cp__dec_fields_fast(struct cp_scratch *s, cp_record *r, const uint8_t *lim,
-                        const char **why)
+/* A record's fast fields (and its time, thread and EV prefix) may each run
+ * CP_VARINT_MAX bytes past its end before the end check: the window's
+ * slack must hold them all. */
+#define CP_NF_(k, n, a, fmt) + 1
+#define CP_NF_CHECK_(N, id, l, shape, doc)                                      \
+    _Static_assert(CP_VARINT_MAX * (2 + 0 CP_EV_FIELDS(CP_NF_) + 0 CP_F_##N(CP_NF_)) + 8 \
+                   <= CP_DEC_SLACK, "CP_DEC_SLACK too small for " #N);
+CP_RECORDS(CP_NF_CHECK_)
+
+int cp__dec_fields_fast(struct cp_scratch *s, cp_record *r, const char **why)
 {
     const uint8_t *p = r->payload, *e = p + r->payload_len;
     if (cp_rec_has_ev(r->type)) {

@@ -28,55 +28,60 @@ struct cp_scratch {
     size_t procs_cap;
 };
 
-/*! cp__get_u_fast() : read a varint at p that must end before lim, where
- *  lim may lie beyond the record being parsed (the end of the decoded
- *  window): the caller checks once, after the record's last field, that
- *  it did not run past the record.  A varint of up to 8 bytes is read
- *  with one 8-byte load and no loop (pointers take 7, sizes 3-5).
- *  @return : the byte after the varint, or NULL when it is malformed
- *  (longer than 10 bytes) or cut by lim. */
+/* Bytes readable after the end of the decompressed window (allocated
+ * with it, zeroed): the fast parser reads each varint with one 8-byte load
+ * and checks the record's bounds only after its last field, so a damaged
+ * record may run past its end by at most CP_VARINT_MAX bytes a field before
+ * the check sees it (cp_decode_fields.c asserts every record's fields fit). */
+#define CP_DEC_SLACK 512
+
+/*! cp__get_u_slack() : read a varint at p inside the window, which has
+ *  CP_DEC_SLACK readable bytes after its end: no bound to check.
+ *  One 8-byte load; one byte (most fields), two (times, small sizes) and up
+ *  to eight (pointers) without a loop.
+ *  @return : the byte after the varint (up to CP_VARINT_MAX bytes on), or
+ *  NULL when it is longer than CP_VARINT_MAX bytes. */
 static inline __attribute__((always_inline)) const uint8_t *
-cp__get_u_fast(const uint8_t *p, const uint8_t *lim, uint64_t *v)
+cp__get_u_slack(const uint8_t *p, uint64_t *v)
 {
-    if (__builtin_expect(p < lim && *p < 0x80, 1)) {
-        *v = *p;
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    uint64_t w;
+    memcpy(&w, p, 8);
+    if (__builtin_expect(!(w & 0x80), 1)) {
+        *v = w & 0x7f;
         return p + 1;
     }
-#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-    if (lim - p >= 8) {
-        uint64_t w;
-        memcpy(&w, p, 8);
-        if (!(w & 0x8000)) {          /* two bytes: times, small sizes */
-            *v = (w & 0x7f) | (w >> 1 & 0x3f80);
-            return p + 2;
-        }
-        uint64_t stop = ~w & 0x8080808080808080ull;
-        if (stop) {
-            /* The byte with a clear top bit ends the varint: keep the
-             * bytes up to it, then squeeze out the continuation bits
-             * (7-bit groups to 14, 28, 56). */
-            unsigned bits = (unsigned)__builtin_ctzll(stop) + 1;
-            uint64_t x = w & 0x7f7f7f7f7f7f7f7full;
-            if (bits < 64)
-                x &= (1ull << bits) - 1;
-            x = ((x & 0x7f007f007f007f00ull) >> 1) | (x & 0x007f007f007f007full);
-            x = ((x & 0x3fff00003fff0000ull) >> 2) | (x & 0x00003fff00003fffull);
-            x = ((x & 0x0fffffff00000000ull) >> 4) | (x & 0x000000000fffffffull);
-            *v = x;
-            return p + bits / 8;
-        }
+    if (!(w & 0x8000)) {
+        *v = (w & 0x7f) | (w >> 1 & 0x3f80);
+        return p + 2;
+    }
+    uint64_t stop = ~w & 0x8080808080808080ull;
+    if (stop) {
+        unsigned bits = (unsigned)__builtin_ctzll(stop) + 1;
+        uint64_t x = w & 0x7f7f7f7f7f7f7f7full;
+        if (bits < 64)
+            x &= (1ull << bits) - 1;
+        x = ((x & 0x7f007f007f007f00ull) >> 1) | (x & 0x007f007f007f007full);
+        x = ((x & 0x3fff00003fff0000ull) >> 2) | (x & 0x00003fff00003fffull);
+        x = ((x & 0x0fffffff00000000ull) >> 4) | (x & 0x000000000fffffffull);
+        *v = x;
+        return p + bits / 8;
     }
 #endif
-    return cp_get_u(&p, lim, v) ? NULL : p;
+    return cp_get_u(&p, p + CP_VARINT_MAX, v) ? NULL : p;
 }
 
+/*! cp__dec_window() : (re)allocate a decompressed window of cap bytes
+ *  (old: the window to grow, or NULL), with CP_DEC_SLACK zeroed bytes
+ *  after it.  @return : the window, or NULL (old untouched). */
+uint8_t *cp__dec_window(uint8_t *old, size_t cap);
+
 /*! cp__dec_fields_fast() : cp__dec_fields(), faster: varints are read
- *  against lim (at or after the record's end, inside the decoded bytes)
- *  and the record's bounds checked once at its end; a record that does not
- *  parse that way, or has array fields, goes through cp__dec_fields().
- *  @return : as cp__dec_fields(). */
-int cp__dec_fields_fast(struct cp_scratch *s, cp_record *r, const uint8_t *lim,
-                        const char **why);
+ *  with cp__get_u_slack() (r->payload lies in a window with CP_DEC_SLACK
+ *  bytes after it) and the record's bounds checked once at its end; a
+ *  record that does not parse that way, or has array fields, goes through
+ *  cp__dec_fields().  @return : as cp__dec_fields(). */
+int cp__dec_fields_fast(struct cp_scratch *s, cp_record *r, const char **why);
 
 /*! cp__dec_fields() : parse r->payload (r->type known) into r->ev / r->u.
  *  Fields beyond the ones this version knows are ignored.

@@ -35,6 +35,14 @@ int cp__dec_fail(cp_dec *d, int truncated, const char *fmt, ...)
 
 /* ---- the decompressed window -------------------------------------------- */
 
+uint8_t *cp__dec_window(uint8_t *old, size_t cap)
+{
+    uint8_t *b = realloc(old, cap + CP_DEC_SLACK);
+    if (b)
+        memset(b + cap, 0, CP_DEC_SLACK);
+    return b;
+}
+
 static int cp_read_input(cp_dec *d)
 {
     if (d->in_eof)
@@ -100,7 +108,7 @@ static int cp_next_batch(cp_dec *d, size_t need)
     size_t want = need + CP_DEC_BATCH_WINDOW;
     if (nb->cap < want) {
         free(nb->buf);
-        nb->buf = malloc(want);
+        nb->buf = cp__dec_window(NULL, want);
         nb->cap = nb->buf ? want : 0;
         if (!nb->buf) {
             cp__ring_put_free(d->ring, nb);
@@ -140,7 +148,7 @@ int cp__dec_refill(cp_dec *d, size_t need)
         }
         if (d->cap - d->pos < need) {
             size_t c = d->pos + need + CP_DEC_WINDOW;
-            uint8_t *b = realloc(d->buf, c);
+            uint8_t *b = cp__dec_window(d->buf, c);
             if (!b)
                 return cp__dec_fail(d, 0, "at decompressed byte %llu: out of memory for a "
                                          "%zu-byte record",
