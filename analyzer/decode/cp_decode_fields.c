@@ -136,23 +136,23 @@ int cp__dec_fields(struct cp_scratch *s, cp_record *r, const char **why)
  * names the field at fault. */
 #define CP_FGET(k, n, a, fmt) CP_FGET_##k(n, a, fmt)
 #define CP_FGET_U(n, a, fmt)                            \
-    if (!(p = cp__get_u_slack(p, &x->n)))               \
+    if (!(p = CP_RD(p, &x->n)))               \
         goto strict;
 #define CP_FGET_S(n, a, fmt)                                        \
     {                                                               \
         uint64_t u_;                                                \
-        if (!(p = cp__get_u_slack(p, &u_)))                         \
+        if (!(p = CP_RD(p, &u_)))                         \
             goto strict;                                            \
         x->n = (int64_t)(u_ >> 1) ^ -(int64_t)(u_ & 1);             \
     }
 #define CP_FGET_UOPT(n, a, fmt)                                     \
     x->n = CP_FIELD_ABSENT;                                         \
-    if (p < e && !(p = cp__get_u_slack(p, &x->n)))                  \
+    if (p < e && !(p = CP_RD(p, &x->n)))                  \
         goto strict;
 #define CP_FGET_STR(f, a, fmt)                                      \
     {                                                               \
         uint64_t len_;                                              \
-        if (!(p = cp__get_u_slack(p, &len_)) || p > e ||            \
+        if (!(p = CP_RD(p, &len_)) || p > e ||            \
             len_ > (uint64_t)(e - p))                               \
             goto strict;                                            \
         x->f.p = (const char *)p;                                   \
@@ -184,18 +184,47 @@ int cp__dec_fields(struct cp_scratch *s, cp_record *r, const char **why)
                    <= CP_DEC_SLACK, "CP_DEC_SLACK too small for " #N);
 CP_RECORDS(CP_NF_CHECK_)
 
+/* The fast parser, once per varint reader (CP_RD): a plain one and, on
+ * x86-64, one built for BMI2 that cp__dec_fields_fast() picks at run time. */
+#define CP_FAST_PARSER_(name, attrs)                                    \
+    static attrs int name(struct cp_scratch *s, cp_record *r, const char **why) \
+    {                                                                   \
+        const uint8_t *p = r->payload, *e = p + r->payload_len;         \
+        if (cp_rec_has_ev(r->type)) {                                   \
+            cp_ev *x = &r->ev;                                          \
+            CP_EV_FIELDS(CP_FGET)                                       \
+        }                                                               \
+        switch (r->type) {                                              \
+        CP_RECORDS(CP_FPARSE_CASE_)                                     \
+        default:                                                        \
+            return 0;                                                   \
+        }                                                               \
+    strict:                                                             \
+        return cp__dec_fields(s, r, why);                               \
+    }
+
+#define CP_RD cp__get_u_slack
+CP_FAST_PARSER_(cp_fields_plain, )
+#undef CP_RD
+
+#ifdef CP_DEC_HAVE_BMI2
+#define CP_RD cp__get_u_slack_bmi2
+CP_FAST_PARSER_(cp_fields_bmi2, __attribute__((target("bmi,bmi2"))))
+#undef CP_RD
+
+/* Decided once, before any decoder thread starts. */
+static int g_bmi2;
+__attribute__((constructor)) static void cp_fields_pick(void)
+{
+    g_bmi2 = cp__dec_bmi2_fast();
+}
+#endif
+
 int cp__dec_fields_fast(struct cp_scratch *s, cp_record *r, const char **why)
 {
-    const uint8_t *p = r->payload, *e = p + r->payload_len;
-    if (cp_rec_has_ev(r->type)) {
-        cp_ev *x = &r->ev;
-        CP_EV_FIELDS(CP_FGET)
-    }
-    switch (r->type) {
-    CP_RECORDS(CP_FPARSE_CASE_)
-    default:
-        return 0;
-    }
-strict:
-    return cp__dec_fields(s, r, why);
+#ifdef CP_DEC_HAVE_BMI2
+    if (g_bmi2)
+        return cp_fields_bmi2(s, r, why);
+#endif
+    return cp_fields_plain(s, r, why);
 }

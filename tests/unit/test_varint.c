@@ -13,6 +13,17 @@
 #include "cp_unit.h"
 #include "cp_varint.h"
 
+#ifdef CP_DEC_HAVE_BMI2
+static int g_bmi2;      /* the CPU has BMI2: test that reader too */
+
+/* The BMI2 reader inlines only into code built for BMI2. */
+static __attribute__((target("bmi,bmi2"), noinline)) const uint8_t *
+bmi2_read(const uint8_t *p, uint64_t *v)
+{
+    return cp__get_u_slack_bmi2(p, v);
+}
+#endif
+
 static void round_u(uint64_t v)
 {
     uint8_t b[CP_VARINT_MAX + 1];
@@ -42,6 +53,14 @@ static void round_u(uint64_t v)
         CHECK(cp__get_u_slack(w, &got) == w + n && got == v,
               "fast, padded 0x%02x: v=%llu got %llu", w[sizeof w - 1],
               (unsigned long long)v, (unsigned long long)got);
+#ifdef CP_DEC_HAVE_BMI2
+        if (g_bmi2) {
+            got = ~v;
+            CHECK(bmi2_read(w, &got) == w + n && got == v,
+                  "bmi2, padded 0x%02x: v=%llu got %llu", w[sizeof w - 1],
+                  (unsigned long long)v, (unsigned long long)got);
+        }
+#endif
     }
 }
 
@@ -58,6 +77,11 @@ static void round_s(int64_t v)
 int main(void)
 {
     int n = 0;
+#ifdef CP_DEC_HAVE_BMI2
+    __builtin_cpu_init();
+    g_bmi2 = __builtin_cpu_supports("bmi2");
+    printf("varint: BMI2 reader %s\n", g_bmi2 ? "tested" : "not tested (no BMI2 on this CPU)");
+#endif
     for (unsigned bit = 0; bit < 64; bit++) {
         uint64_t v = 1ull << bit;
         round_u(v - 1);
@@ -88,6 +112,9 @@ int main(void)
     uint8_t badw[CP_VARINT_MAX + 16];
     memset(badw, 0x80, sizeof badw);
     CHECK(cp__get_u_slack(badw, &v) == NULL, "fast: overlong varint accepted");
+#ifdef CP_DEC_HAVE_BMI2
+    CHECK(!g_bmi2 || bmi2_read(badw, &v) == NULL, "bmi2: overlong varint accepted");
+#endif
 
     /* Strings, including empty and NULL. */
     uint8_t *e = cp_put_str(b, "hello", 5);
