@@ -13,8 +13,12 @@
  * report), so the reader's thread only runs the model and the checks.  The
  * thread fills batches (cp_decode_ring.c): each owns the window its records
  * point into, so a refill starts a new batch instead of moving bytes that
- * records handed out still point at.  Names and header facts are noted as
- * records are handed out, on the reader's thread.
+ * records handed out still point at.  Records go into a batch with
+ * streaming stores (cp__rec_stream()): its slots were last read on the
+ * reader's core, and fetching their lines back for every store made the
+ * decoder thread half again as slow when both threads ran at once.  Names
+ * and header facts are noted as records are handed out, on the reader's
+ * thread.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -311,9 +315,6 @@ cp_dec_parse(cp_dec *d, cp_record *r, size_t hdr, uint64_t plen)
     return 1;
 }
 
-/* Records ahead of the one being parsed whose lines are fetched early. */
-#define CP_DEC_PREFETCH 4
-
 static void *cp_dec_thread_main(void *arg)
 {
     cp_dec *d = arg;
@@ -340,22 +341,18 @@ static void *cp_dec_thread_main(void *arg)
                              (unsigned long long)(d->base + d->pos));
             break;
         }
-        cp_record *r = &b->recs[b->n];
-        /* Ask for the lines of a record a few slots on, to write: the
-         * reader's core read them last, and waiting for each when the
-         * parser stores into it was most of the parser's time. */
-        if (b->n + CP_DEC_PREFETCH < b->recs_cap) {
-            const char *ahead = (const char *)(r + CP_DEC_PREFETCH);
-            for (size_t o = 0; o < sizeof *r; o += 64)
-                __builtin_prefetch(ahead + o, 1, 3);
-        }
-        rc = cp_dec_parse(d, r, hdr, plen);
+        /* Parsed here, then streamed into the batch past the cache: the
+         * slot's lines were last read on the reader's core, and taking
+         * them back for each store cost more than the parsing. */
+        _Alignas(16) cp_record one;
+        rc = cp_dec_parse(d, &one, hdr, plen);
         if (rc < 0)
             break;
-        if (cp__batch_has_arrays(r->type) && cp__batch_keep_arrays(b, r) < 0) {
-            rc = cp__dec_fail(d, 0, "at decompressed byte %llu: out of memory", (unsigned long long)r->offset);
+        if (cp__batch_has_arrays(one.type) && cp__batch_keep_arrays(b, &one) < 0) {
+            rc = cp__dec_fail(d, 0, "at decompressed byte %llu: out of memory", (unsigned long long)one.offset);
             break;
         }
+        cp__rec_stream(&b->recs[b->n], &one);
         b->n++;
     }
     d->fill->buf = d->buf;

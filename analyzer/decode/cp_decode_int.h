@@ -184,6 +184,36 @@ typedef struct cp_batch {
  * back. */
 typedef struct cp_ring cp_ring;
 
+/*! cp__rec_stream() : copy *src to dst (16-aligned) with non-temporal
+ *  stores where the CPU has them: the lines go to memory without being
+ *  fetched first.  cp__ring_put_full() orders them before the hand-over. */
+#if defined(__SSE2__) && !defined(__SANITIZE_ADDRESS__) && !defined(__SANITIZE_THREAD__)
+#define CP_DEC_STREAM 1     /* sanitizers see plain stores: they check them */
+#endif
+#if defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer) || \
+    __has_feature(memory_sanitizer)
+#undef CP_DEC_STREAM
+#endif
+#endif
+static inline void cp__rec_stream(cp_record *dst, const cp_record *src)
+{
+#ifdef CP_DEC_STREAM
+    _Static_assert(sizeof *dst % 16 == 0, "cp_record: not a multiple of 16 bytes");
+    typedef long long v2di __attribute__((vector_size(16)));
+    const v2di *s = (const v2di *)src;
+    v2di *d = (v2di *)dst;
+    for (size_t i = 0; i < sizeof *dst / 16; i++)
+#ifdef __clang__
+        __builtin_nontemporal_store(s[i], d + i);
+#else
+        __builtin_ia32_movntdq(d + i, s[i]);
+#endif
+#else
+    *dst = *src;
+#endif
+}
+
 /*! cp__ring_new() : a ring of CP_RING_SLOTS empty batches.
  *  @return : the ring, or NULL when out of memory. */
 cp_ring *cp__ring_new(void);

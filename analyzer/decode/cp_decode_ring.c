@@ -126,6 +126,9 @@ cp_batch *cp__ring_take_free(cp_ring *q)
 
 void cp__ring_put_full(cp_ring *q, cp_batch *b)
 {
+#ifdef CP_DEC_STREAM
+    __builtin_ia32_sfence();    /* the records' streamed stores, before the reader sees b */
+#endif
     pthread_mutex_lock(&q->mu);
     q->full_q[(q->full_head + q->n_full++) % CP_RING_SLOTS] = b;
     pthread_cond_broadcast(&q->cv);
