@@ -203,6 +203,7 @@ static inline void cp__rec_stream(cp_record *dst, const cp_record *src)
     typedef long long v2di __attribute__((vector_size(16)));
     const v2di *s = (const v2di *)src;
     v2di *d = (v2di *)dst;
+#pragma GCC unroll 16
     for (size_t i = 0; i < sizeof *dst / 16; i++)
 #ifdef __clang__
         __builtin_nontemporal_store(s[i], d + i);
