@@ -64,8 +64,13 @@ rm -f "$MNT"/*
 pid=$!
 wait_line full "$TMP/out" $pid 200 "disk_full never filled the disk"
 sleep 0.3
-kill -9 $pid 2>/dev/null    # `cuprobe run` execs the program: $pid is it
+# $pid is the front end; the program is its child, named by its trace (killing
+# the front end instead left the program spinning after the test).
+kpid=$(ls "$MNT" | sed -n 's/^k-\([0-9]*\)\.trace$/\1/p' | head -1)
+[ -n "$kpid" ] || { kill -9 $pid; die "killed-after-ENOSPC: no trace to take the pid from"; }
+kill -9 "$kpid" 2>/dev/null
 wait $pid 2>/dev/null
+kill -0 "$kpid" 2>/dev/null && die "the program $kpid outlived its SIGKILL"
 ktrace=$(ls "$MNT"/k-*.trace)
 "$ANA" dump "$ktrace" >"$TMP/kdump" 2>"$TMP/kerr"; rc=$?
 expect_grep '^NOSPACE ' "$TMP/kdump"
