@@ -477,7 +477,7 @@ int cp_dec_next_run(cp_dec *d, const cp_record **recs, size_t *n)
 
 int cp_dec_next(cp_dec *d, cp_record *r)
 {
-    const cp_record *p;
+    const cp_record *p = NULL;    /* set whenever rc is 1; gcc -flto cannot see it */
     int rc = cp_dec_next_ref(d, &p);
     if (rc == 1)
         *r = *p;
