@@ -11,6 +11,7 @@
 #include "cp_evt.h"
 #include "cp_imap.h"
 #include "cp_launch.h"
+#include "cp_spin.h"
 #include "cp_stack.h"
 
 static void *cp_slot_get_current, *cp_slot_get_device, *cp_slot_ptr_attrs;
@@ -160,13 +161,10 @@ static void cp_ev_announce_slow(uint32_t api, uint32_t gen, uint32_t seen)
             }
             continue;   /* seen was reloaded by the failed CAS */
         }
-        if (spins < 100) {
-#if defined(__x86_64__) || defined(__i386__)
-            __builtin_ia32_pause();
-#endif
-        } else {
+        if (spins < 100)
+            cp_cpu_relax();
+        else
             sched_yield();
-        }
         seen = atomic_load_explicit(&cp_api_gen[api], memory_order_acquire);
     }
 }

@@ -13,11 +13,11 @@
  * a writer takes the lock with one atomic OR and drops it with a store.
  */
 #include <errno.h>
-#include <sched.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 
 #include "cp_imap.h"
+#include "cp_spin.h"
 
 typedef struct cp_tnode {
     cp_range r;
@@ -43,19 +43,6 @@ static unsigned cp_dev_live[64];    /* under cp_maps[CP_IMAP_DEV].lock */
 
 /* --- the lock: held for a tree descent, never across a call out ----------- */
 
-static inline void cp_lock_pause(unsigned *spins)
-{
-    /* The holder may have been preempted: give it the CPU. */
-    if (++*spins > 100) {
-        sched_yield();
-        *spins = 0;
-    } else {
-#if defined(__x86_64__) || defined(__i386__)
-        __builtin_ia32_pause();
-#endif
-    }
-}
-
 static inline void cp_wlock(cp_imap *m)
 {
     unsigned spins = 0;
@@ -65,12 +52,12 @@ static inline void cp_wlock(cp_imap *m)
            CP_LOCK_WRITER) {
         /* Another writer has it: wait for its store before trying again. */
         do {
-            cp_lock_pause(&spins);
+            cp_spin_pause(&spins, 100);
         } while (atomic_load_explicit(&m->lock, memory_order_relaxed) & CP_LOCK_WRITER);
     }
     /* Then wait for the readers already inside to leave. */
     while (atomic_load_explicit(&m->lock, memory_order_acquire) != CP_LOCK_WRITER)
-        cp_lock_pause(&spins);
+        cp_spin_pause(&spins, 100);
 }
 
 static inline void cp_wunlock(cp_imap *m)
@@ -92,7 +79,7 @@ static inline void cp_rlock(cp_imap *m)
         /* Never touch the word while a writer holds or waits for it (see
          * cp_wunlock): a CAS from a word without the writer bit. */
         if (v & CP_LOCK_WRITER) {
-            cp_lock_pause(&spins);
+            cp_spin_pause(&spins, 100);
             v = atomic_load_explicit(&m->lock, memory_order_relaxed);
             continue;
         }

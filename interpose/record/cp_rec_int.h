@@ -11,11 +11,12 @@
 #ifndef CP_REC_INT_H
 #define CP_REC_INT_H
 
-#include <sched.h>
 #include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
+
+#include "cp_spin.h"
 
 #define CP_CHUNK_BYTES (64u << 10)
 
@@ -85,31 +86,15 @@ void cp__rec_run_new_file(void);
  *  tracing is off (`on` is 0) or this thread is already running them. */
 void cp__rec_run_flush_hooks(int on);
 
-/* A hint to the CPU inside a spin loop. */
-static inline void cp__cpu_relax(void)
-{
-#if defined(__x86_64__) || defined(__i386__)
-    __builtin_ia32_pause();
-#elif defined(__aarch64__)
-    __asm__ __volatile__("yield");
-#endif
-}
-
 /*! cp__tb_lock() : take t's buffer lock (producer or writer; never from a
  *  signal handler: see cp__rec_signal_note for the try-only variant). */
 static inline void cp__tb_lock(struct cp_tbuf *t)
 {
     unsigned spins = 0;
-    while (atomic_exchange_explicit(&t->lock, 1, memory_order_acquire)) {
-        /* The other side (writer) holds it for a few loads; if it was
-         * preempted, give it the CPU instead of burning a time slice. */
-        if (++spins > 200) {
-            sched_yield();
-            spins = 0;
-        } else {
-            cp__cpu_relax();
-        }
-    }
+    /* The other side (writer) holds it for a few loads; if it was
+     * preempted, give it the CPU instead of burning a time slice. */
+    while (atomic_exchange_explicit(&t->lock, 1, memory_order_acquire))
+        cp_spin_pause(&spins, 200);
 }
 
 static inline void cp__tb_unlock(struct cp_tbuf *t)
@@ -126,7 +111,7 @@ static inline int cp__tb_trylock(struct cp_tbuf *t)
         if (!atomic_load_explicit(&t->lock, memory_order_relaxed) &&
             !atomic_exchange_explicit(&t->lock, 1, memory_order_acquire))
             return 1;
-        cp__cpu_relax();
+        cp_cpu_relax();
     }
     return 0;
 }
