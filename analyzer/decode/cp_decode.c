@@ -417,6 +417,17 @@ static int cp_dec_take(cp_dec *d, const cp_record **out)
     return 1;
 }
 
+/* Note the names and facts of r, a record handed out.  @return : 0, or
+ * d's failure (out of memory) with its thread stopped. */
+static int cp_dec_note(cp_dec *d, const cp_record *r)
+{
+    if (cp__dec_note(&d->apis, &d->strings, &d->info, r) >= 0)
+        return 0;
+    cp_dec_stop_thread(d);  /* before touching what it owns */
+    return cp__dec_fail(d, 0, "at decompressed byte %llu: out of memory",
+                       (unsigned long long)r->offset);
+}
+
 int cp_dec_next_ref(cp_dec *d, const cp_record **out)
 {
     int rc;
@@ -432,11 +443,8 @@ int cp_dec_next_ref(cp_dec *d, const cp_record **out)
     }
     if (rc != 1)
         return rc;
-    if (cp__dec_noted((*out)->type) && cp__dec_note(&d->apis, &d->strings, &d->info, *out) < 0) {
-        cp_dec_stop_thread(d);  /* before touching what it owns */
-        return cp__dec_fail(d, 0, "at decompressed byte %llu: out of memory",
-                           (unsigned long long)(*out)->offset);
-    }
+    if (cp__dec_noted((*out)->type) && (rc = cp_dec_note(d, *out)) < 0)
+        return rc;
     d->delivered++;
     return 1;
 }
@@ -454,11 +462,8 @@ int cp_dec_next_run(cp_dec *d, const cp_record **recs, size_t *n)
     if (cp__dec_noted(r->type)) {
         /* A record with names or facts to note goes alone: noted before
          * anything after it is read. */
-        if (cp__dec_note(&d->apis, &d->strings, &d->info, r) < 0) {
-            cp_dec_stop_thread(d);
-            return cp__dec_fail(d, 0, "at decompressed byte %llu: out of memory",
-                               (unsigned long long)r->offset);
-        }
+        if ((rc = cp_dec_note(d, r)) < 0)
+            return rc;
         *n = 1;
     } else {
         /* The rest of the batch up to the next record to note: nothing to
