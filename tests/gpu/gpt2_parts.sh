@@ -32,10 +32,7 @@ done
 {
     echo "GPT-2 small, ${SECS}s of steps after ${GPU_STEPS_WARM_S}s warm-up, allocator ${PYTORCH_CUDA_ALLOC_CONF:-default}; median ratio to plain of the same round:"
     for c in run disabled nocompanion nosites preload; do
-        awk -v c="$c" '$3 == "plain" { p[$2] = $4 } $3 == c && $4 != "FAILED" { t[$2] = $4 }
-            END { n = 0; for (k in t) if (p[k] > 0) r[++n] = t[k] / p[k]
-                  for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (r[j] < r[i]) { x = r[i]; r[i] = r[j]; r[j] = x }
-                  if (!n) { printf "%-12s -\n", c; exit }
-                  printf "%-12s %.4f (%.4f-%.4f, %d rounds)\n", c, (n % 2) ? r[(n + 1) / 2] : (r[n / 2] + r[n / 2 + 1]) / 2, r[1], r[n], n }' "$OUT/runs.txt"
+        awk -v c="$c" -v fmt='%-12s %.4f (%.4f-%.4f, %d rounds)\n' -v none='%-12s -\n' \
+            -f tests/gpu/round_ratio.awk "$OUT/runs.txt"
     done
 } | tee "$OUT/summary.txt"

@@ -20,9 +20,6 @@ for ((r = 0; r < ROUNDS; r++)); do
   done
 done
 for m in cache0 cache1; do
-  awk -v m=$m '$3 == "plain" { p[$2] = $4 } $3 == m { t[$2] = $4 }
-    END { for (k in t) if (p[k] > 0 && t[k] > 0) r[++n] = t[k] / p[k]
-          for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (r[j] < r[i]) { x = r[i]; r[i] = r[j]; r[j] = x }
-          if (n) printf "%s: traced/plain median %.3f (range %.3f-%.3f, %d rounds)\n", m, (n % 2) ? r[(n + 1) / 2] : (r[n / 2] + r[n / 2 + 1]) / 2, r[1], r[n], n }' \
-    "$OUT/runs.txt" | tee -a "$OUT/summary.txt"
+  awk -v c=$m -v fmt='%s: traced/plain median %.3f (range %.3f-%.3f, %d rounds)\n' \
+      -f tests/gpu/round_ratio.awk "$OUT/runs.txt" | tee -a "$OUT/summary.txt"
 done
