@@ -1,8 +1,12 @@
 """gpu_steps.py - training steps per second, for overhead measurements.
 
-Usage: python3 gpu_steps.py mlp|gpt2 [seconds]
+Usage: python3 gpu_steps.py mlp|gpt2|alloc [seconds]
   mlp   the launch-bound loop: 6-layer MLP, width 256, batch 8, AdamW
         (about 560 cuCtxGetDevice and ~100 launches a step)
+  alloc one small tensor made and dropped from Python per step: under
+        PYTORCH_CUDA_ALLOC_CONF=backend:cudaMallocAsync a cuMemAllocAsync
+        and a cuMemFreeAsync with PyTorch's real call stack (the shim's
+        allocation path alone, without the noise of a training step)
   gpt2  GPT-2 small (transformers, random init, no download), batch 8 x 512
         tokens, bf16 autocast, fused AdamW
 Warms up (GPU_STEPS_WARM_S seconds more if set), then runs for `seconds` (default 8 for mlp, 15 for gpt2) and prints
@@ -14,9 +18,12 @@ import time
 import torch
 
 kind = sys.argv[1]
-secs = float(sys.argv[2]) if len(sys.argv) > 2 else (8.0 if kind == "mlp" else 15.0)
+secs = float(sys.argv[2]) if len(sys.argv) > 2 else (15.0 if kind == "gpt2" else 8.0)
 torch.manual_seed(0)
-if kind == "mlp":
+if kind == "alloc":
+    def step():
+        return torch.empty(256, device="cuda")
+elif kind == "mlp":
     layers = []
     for _ in range(6):
         layers += [torch.nn.Linear(256, 256), torch.nn.ReLU()]
@@ -45,7 +52,7 @@ else:
         opt.step()
         return loss
 
-for _ in range(20 if kind == "mlp" else 5):
+for _ in range(5 if kind == "gpt2" else 20):
     step()
 torch.cuda.synchronize()
 # GPU_STEPS_WARM_S: keep warming up for that long (default 0: the fixed
@@ -57,15 +64,17 @@ while time.perf_counter() - t0 < warm:
     step()
 torch.cuda.synchronize()
 n = 0
+every = 2000 if kind == "alloc" else 20
 t0 = time.perf_counter()
 while True:
     loss = step()
     n += 1
-    if n % 20 == 0:
+    if n % every == 0:
         torch.cuda.synchronize()
         if time.perf_counter() - t0 >= secs:
             break
 torch.cuda.synchronize()
 dt = time.perf_counter() - t0
 print("steps_per_s %.3f" % (n / dt))
-print("loss %.6f" % loss.item())
+if kind != "alloc":
+    print("loss %.6f" % loss.item())
