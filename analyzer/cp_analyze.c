@@ -88,17 +88,6 @@ static int cp_read_trace(cp_proc *p, const cp_aopts *o, cp_progress *pg)
      * to get the next one. */
     while ((rc = cp_dec_next_run(d, &run, &n)) == 1) {
         for (const cp_record *r = run, *end = run + n; r < end; r++) {
-            /* The decoder thread streamed the records to memory past the
-             * caches: ask for the lines of one 16 records on (about 4 KB)
-             * while this one is handled, or each record's first load waits
-             * for memory (19% of this loop's samples; 2% of the wall time).
-             * A prefetch past the run's end is harmless. */
-            _Static_assert(sizeof *r <= 4 * 64, "a record in four cache lines");
-            const char *ahead = (const char *)(r + 16);
-            __builtin_prefetch(ahead);
-            __builtin_prefetch(ahead + 64);
-            __builtin_prefetch(ahead + 128);
-            __builtin_prefetch(ahead + 192);
             uint64_t bit = CP_TYPE_BIT(r->type);
             if (pre & bit)
                 cp_checks_rec(p->checks, p, r, 0);

@@ -101,16 +101,9 @@ static uint64_t cp_held_all(const cp_proc *p)
 /* Thread tid is known to have made `total` launches so far. */
 static void gr_work(cp_gr *s, uint64_t tid, uint64_t total, int delta)
 {
-    /* Records of one thread come in runs: the last one's entry, without a
-     * lookup.  Valid until the next put, and only here puts. */
-    gthread *t = s->t_last;
-    if (!t || s->t_last_tid != tid) {
-        t = cp_map_put(&s->threads, tid, NULL);
-        if (!t)
-            return;
-        s->t_last = t;
-        s->t_last_tid = tid;
-    }
+    gthread *t = cp_map_put(&s->threads, tid, NULL);
+    if (!t)
+        return;
     if (delta) {
         t->copy_cum = u64_sat_add(t->copy_cum, total);
         total = t->copy_cum;

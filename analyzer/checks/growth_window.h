@@ -52,8 +52,6 @@ typedef struct cp_gr {
     uint32_t tail_idx;
     cp_map sites;               /* stack -> gsite */
     cp_map threads;             /* tid -> gthread */
-    gthread *t_last;            /* threads' value of t_last_tid (only gr_work puts there) */
-    uint64_t t_last_tid;
     cp_map steps;               /* stack of a read-back or sync -> gsite (live: count) */
     int torch_seen;
     uint64_t torch_n, torch_pre;    /* samples in all; before the first allocation */

@@ -76,10 +76,18 @@ void *cp__map_insert(cp_map *m, uint64_t key, int *created)
     return m->vals + i * m->val_size;
 }
 
-/* Remove the member in slot i. */
-static void cp_map_del_slot(cp_map *m, size_t i, void *out)
+int cp_map_del(cp_map *m, uint64_t key, void *out)
 {
+    if (!m->cap)
+        return -ENOENT;
     size_t mask = m->cap - 1;
+    size_t i = cp_map_slot(key, mask);
+    for (;; i = (i + 1) & mask) {
+        if (!m->used[i])
+            return -ENOENT;
+        if (m->keys[i] == key)
+            break;
+    }
     if (out)
         memcpy(out, m->vals + i * m->val_size, m->val_size);
     /* Backward shift: move later members of the probe run into the hole
@@ -96,27 +104,7 @@ static void cp_map_del_slot(cp_map *m, size_t i, void *out)
     }
     m->used[hole] = 0;
     m->n--;
-}
-
-int cp_map_del(cp_map *m, uint64_t key, void *out)
-{
-    if (!m->cap)
-        return -ENOENT;
-    size_t mask = m->cap - 1;
-    size_t i = cp_map_slot(key, mask);
-    for (;; i = (i + 1) & mask) {
-        if (!m->used[i])
-            return -ENOENT;
-        if (m->keys[i] == key)
-            break;
-    }
-    cp_map_del_slot(m, i, out);
     return 0;
-}
-
-void cp_map_del_at(cp_map *m, const void *val, void *out)
-{
-    cp_map_del_slot(m, (size_t)((const unsigned char *)val - m->vals) / m->val_size, out);
 }
 
 void *cp_map_next(const cp_map *m, size_t *it, uint64_t *key)

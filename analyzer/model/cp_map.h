@@ -79,11 +79,6 @@ static inline void *cp_map_put(cp_map *m, uint64_t key, int *created)
  *  @return : 0, or -ENOENT when absent. */
 int cp_map_del(cp_map *m, uint64_t key, void *out);
 
-/*! cp_map_del_at() : remove the member whose value is val (a pointer
- *  cp_map_get/put returned, with no put or del since), copying its value
- *  to out (if not NULL): a delete without looking the key up again. */
-void cp_map_del_at(cp_map *m, const void *val, void *out);
-
 /*! cp_map_next() : iterate: start with *it = 0; each call returns the next
  *  value (and its key in *key) or NULL at the end.  Do not put or del while
  *  iterating. */

@@ -218,22 +218,13 @@ const cp_live *cp_model_freeing(cp_proc *p, const cp_record *r)
     return p->freeing;
 }
 
-/* asked: cp_model_freeing() was asked about r (the timeline always asks),
- * and freeing is its answer: the live allocation, or NULL. */
-static void cp_model_free(cp_proc *p, const cp_record *r, int asked, const cp_live *freeing)
+static void cp_model_free(cp_proc *p, const cp_record *r)
 {
     if (r->ev.result != 0)
         return;
     cp_live l;
-    cp_map *m = cp_live_map(p, r->u.free.kind);
-    if (asked) {
-        /* Found already (nothing put or deleted since): one lookup a FREE. */
-        if (!freeing)
-            return;
-        cp_map_del_at(m, freeing, &l);
-    } else if (cp_map_del(m, r->u.free.ptr, &l) != 0) {
+    if (cp_map_del(cp_live_map(p, r->u.free.kind), r->u.free.ptr, &l) != 0)
         return;
-    }
     p->mem_seq++;
     cp_unhold(p, &l);
     if (l.dev >= 0 && l.dev < CP_MAX_DEV && cp_hold_of_kind(l.kind) >= 0)
@@ -428,15 +419,11 @@ static int cp_model_apply(cp_proc *p, const cp_dec *d, const cp_record *r)
 {
     p->t_last = r->ts;
     p->fw_ready_kind = NULL;
-    int asked = p->freeing_rec == r;
-    const cp_live *freeing = p->freeing;
     p->freeing_rec = NULL;
     if (r->type >= CP_REC_CALL && r->type <= CP_REC_SYNC && r->type != CP_REC_LAUNCH_COUNT) {
         cp_model_call(p, r);
         /* A ring of the last calls: what a killed process was doing. */
-        cp_last_event *le = &p->last[p->last_i];
-        if (++p->n_last == 0 || ++p->last_i == CP_LAST_EVENTS)
-            p->last_i = 0;      /* n_last % CP_LAST_EVENTS, also where n_last wraps */
+        cp_last_event *le = &p->last[p->n_last++ % CP_LAST_EVENTS];
         le->ts = r->ts;
         le->api_id = r->ev.api;
         le->api = NULL;
@@ -522,7 +509,7 @@ static int cp_model_apply(cp_proc *p, const cp_dec *d, const cp_record *r)
     case CP_REC_ALLOC:
         return cp_model_alloc(p, r);
     case CP_REC_FREE:
-        cp_model_free(p, r, asked, freeing);
+        cp_model_free(p, r);
         return 0;
     case CP_REC_COPY:
         p->n_copy++;

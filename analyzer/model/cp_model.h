@@ -124,7 +124,6 @@ typedef struct cp_proc {
     uint64_t nospace_ts, nospace_err, nospace_records, nospace_bytes;
     cp_last_event last[CP_LAST_EVENTS];
     unsigned n_last;            /* events seen (ring index = n_last % CP_LAST_EVENTS) */
-    unsigned last_i;            /* n_last % CP_LAST_EVENTS, kept: no division a call */
     uint64_t records, lost, dropped;
     uint64_t signo;             /* fatal signal recorded, 0 if none */
     /* driver and runtime */

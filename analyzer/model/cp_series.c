@@ -11,7 +11,6 @@
 #include "cp_series.h"
 #include "cp_model.h"
 #include "cp_fw.h"
-#include "cp_grow.h"
 
 _Static_assert(CP_MAX_DEV == 64, "cp_series.h sizes its device arrays for 64");
 
@@ -36,7 +35,6 @@ void cp_series_free(cp_series *s)
     for (int d = 0; d < CP_MAX_DEV; d++)
         free(s->dev[d]);
     cp_map_free(&s->lib_stack);
-    free(s->lib_small);
     free(s);
 }
 
@@ -57,31 +55,16 @@ const char *cp_copy_class_name(int c)
 
 /* --- holders and the largest live allocations ---------------------------------------- */
 
-/* Stack ids are a counter the shim starts at 1: most fit an array indexed
- * by id, which is cheaper than the map for each ALLOC and FREE. */
-#define CP_SER_LIB_SMALL 65536
-
 static int cp_ser_is_lib(cp_series *s, cp_proc *p, uint64_t stack)
 {
     if (!stack)
         return 0;
-    uint8_t *v;
-    if (stack < CP_SER_LIB_SMALL) {
-        if (stack < s->lib_small_cap && s->lib_small[stack])
-            return s->lib_small[stack] == 1;
-        size_t old = s->lib_small_cap;
-        v = cp_grow((void **)&s->lib_small, &s->lib_small_cap, (size_t)stack + 1, 1, 256) ? NULL
-            : s->lib_small + stack;
-        if (v)
-            memset(s->lib_small + old, 0, s->lib_small_cap - old);
-    } else {
-        v = cp_map_get(&s->lib_stack, stack);
-        if (v)
-            return *v == 1;
-        v = cp_map_put(&s->lib_stack, stack, NULL);
-    }
+    uint8_t *v = cp_map_get(&s->lib_stack, stack);
+    if (v)
+        return *v == 1;
     /* Allocations from inside a CUDA library count as "CUDA libraries". */
     int lib = cp_stacks_has_lib(&p->stacks, stack, CP_LIB_HOLDS);
+    v = cp_map_put(&s->lib_stack, stack, NULL);
     if (v)
         *v = lib ? 1 : 2;
     return lib;

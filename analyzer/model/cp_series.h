@@ -83,8 +83,6 @@ typedef struct cp_series {
     int n_oom;
     uint64_t n_oom_all;
     cp_map lib_stack;           /* stack id -> 1 library, 2 not (a cache) */
-    uint8_t *lib_small;         /* the same for ids below CP_SER_LIB_SMALL, 0: not known yet */
-    size_t lib_small_cap;
     uint64_t since_rescan;      /* memory events since the largest-live list was rebuilt */
 } cp_series;
 
