@@ -315,6 +315,18 @@ cp_dec_parse(cp_dec *d, cp_record *r, size_t hdr, uint64_t plen)
     return 1;
 }
 
+/* Per record type (a byte on the wire): what the decoder thread does
+ * beyond parsing, from cp__batch_has_arrays() and cp__dec_noted(), so the
+ * common record costs one load and one branch instead of eight compares. */
+enum { CP_DEC_ARRAYS = 1, CP_DEC_NOTED = 2 };
+static uint8_t g_dec_extra[256];
+__attribute__((constructor)) static void cp_dec_extra_init(void)
+{
+    for (unsigned t = 0; t < 256; t++)
+        g_dec_extra[t] = (uint8_t)((cp__batch_has_arrays(t) ? CP_DEC_ARRAYS : 0) |
+                                   (cp__dec_noted(t) ? CP_DEC_NOTED : 0));
+}
+
 static void *cp_dec_thread_main(void *arg)
 {
     cp_dec *d = arg;
@@ -348,9 +360,17 @@ static void *cp_dec_thread_main(void *arg)
         rc = cp_dec_parse(d, &one, hdr, plen);
         if (rc < 0)
             break;
-        if (cp__batch_has_arrays(one.type) && cp__batch_keep_arrays(b, &one) < 0) {
-            rc = cp__dec_fail(d, 0, "at decompressed byte %llu: out of memory", (unsigned long long)one.offset);
-            break;
+        unsigned extra = g_dec_extra[one.type & 255];
+        if (__builtin_expect(extra != 0, 0)) {
+            if (((extra & CP_DEC_ARRAYS) && cp__batch_keep_arrays(b, &one) < 0) ||
+                ((extra & CP_DEC_NOTED) &&
+                 cp_grow((void **)&b->noted, &b->noted_cap, b->n_noted + 1, sizeof *b->noted, 16))) {
+                rc = cp__dec_fail(d, 0, "at decompressed byte %llu: out of memory",
+                                 (unsigned long long)one.offset);
+                break;
+            }
+            if (extra & CP_DEC_NOTED)
+                b->noted[b->n_noted++] = b->n;
         }
         cp__rec_stream(&b->recs[b->n], &one);
         b->n++;
@@ -412,6 +432,7 @@ static int cp_dec_take(cp_dec *d, const cp_record **out)
             cp__ring_put_free(d->ring, d->cur);
         d->cur = cp__ring_take_full(d->ring);
         d->cur_i = 0;
+        d->cur_noted = 0;
     }
     *out = &d->cur->recs[d->cur_i++];
     return 1;
@@ -469,9 +490,10 @@ int cp_dec_next_run(cp_dec *d, const cp_record **recs, size_t *n)
         /* The rest of the batch up to the next record to note: nothing to
          * do for each but hand it out. */
         const cp_batch *b = d->cur;
-        size_t i = d->cur_i, end = b->n;
-        while (i < end && !cp__dec_noted(b->recs[i].type))
-            i++;
+        size_t i = d->cur_i;
+        while (d->cur_noted < b->n_noted && b->noted[d->cur_noted] < i)
+            d->cur_noted++;
+        i = d->cur_noted < b->n_noted ? b->noted[d->cur_noted] : b->n;
         d->cur_i = i;
         *n = (size_t)(&b->recs[i] - r);
     }

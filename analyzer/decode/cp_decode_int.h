@@ -175,6 +175,11 @@ typedef struct cp_batch {
     size_t n, recs_cap;
     struct cp_arena_blk *arena;
     int last;               /* the decoder thread stopped after this batch */
+    /* Indices of the records with names or facts to note (cp__dec_noted()),
+     * in order: the reader's runs end there without reading every
+     * record's type ahead of handling it. */
+    size_t *noted;
+    size_t n_noted, noted_cap;
 } cp_batch;
 
 #define CP_RING_SLOTS 4
@@ -312,6 +317,7 @@ struct cp_dec {
     int buf_in_ring;            /* buf went to the first batch */
     cp_batch *cur;              /* reader: the batch being handed out */
     size_t cur_i;
+    size_t cur_noted;           /* cur->noted[] entries before cur_i (or about to be) */
     /* Decoder thread, once per refill; the reader reads it for progress. */
     _Alignas(CP_CACHE_LINE) uint64_t progress;  /* file offset decoded (atomic) */
 };

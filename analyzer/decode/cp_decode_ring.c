@@ -119,6 +119,7 @@ cp_batch *cp__ring_take_free(cp_ring *q)
         /* The reader is done with it: its arrays can go. */
         cp_arena_release(b);
         b->n = 0;
+        b->n_noted = 0;
         b->last = 0;
     }
     return b;
@@ -171,6 +172,7 @@ void cp__ring_free(cp_ring *q)
         cp_arena_release(&q->slot[i]);
         free(q->slot[i].buf);
         free(q->slot[i].recs);
+        free(q->slot[i].noted);
     }
     pthread_cond_destroy(&q->cv);
     pthread_mutex_destroy(&q->mu);
