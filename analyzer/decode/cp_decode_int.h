@@ -191,7 +191,9 @@ typedef struct cp_ring cp_ring;
 
 /*! cp__rec_stream() : copy *src to dst (16-aligned) with non-temporal
  *  stores where the CPU has them: the lines go to memory without being
- *  fetched first.  cp__ring_put_full() orders them before the hand-over. */
+ *  fetched first.  cp__ring_put_full() orders them before the hand-over.
+ *  Only the first `bytes` bytes need to arrive: the copy stops after 128,
+ *  192 or all 240 of them. */
 #if defined(__SSE2__) && !defined(__SANITIZE_ADDRESS__) && !defined(__SANITIZE_THREAD__)
 #define CP_DEC_STREAM 1     /* sanitizers see plain stores: they check them */
 #endif
@@ -201,22 +203,30 @@ typedef struct cp_ring cp_ring;
 #undef CP_DEC_STREAM
 #endif
 #endif
-static inline void cp__rec_stream(cp_record *dst, const cp_record *src)
+static inline void cp__rec_stream(cp_record *dst, const cp_record *src, size_t bytes)
 {
+    _Static_assert(sizeof *dst == 240, "cp_record: the copy below is 8 + 4 + 3 units of 16 bytes");
 #ifdef CP_DEC_STREAM
-    _Static_assert(sizeof *dst % 16 == 0, "cp_record: not a multiple of 16 bytes");
     typedef long long v2di __attribute__((vector_size(16)));
     const v2di *s = (const v2di *)src;
     v2di *d = (v2di *)dst;
-#pragma GCC unroll 16
-    for (size_t i = 0; i < sizeof *dst / 16; i++)
 #ifdef __clang__
-        __builtin_nontemporal_store(s[i], d + i);
+#define CP_ST_(i) __builtin_nontemporal_store(s[i], d + (i))
 #else
-        __builtin_ia32_movntdq(d + i, s[i]);
+#define CP_ST_(i) __builtin_ia32_movntdq(d + (i), s[i])
 #endif
+    /* Three fixed lengths, written out: a loop of a record's own length
+     * cost more instructions than the bytes it saved. */
+    CP_ST_(0); CP_ST_(1); CP_ST_(2); CP_ST_(3); CP_ST_(4); CP_ST_(5); CP_ST_(6); CP_ST_(7);
+    if (bytes > 128) {
+        CP_ST_(8); CP_ST_(9); CP_ST_(10); CP_ST_(11);
+        if (bytes > 192) {
+            CP_ST_(12); CP_ST_(13); CP_ST_(14);
+        }
+    }
+#undef CP_ST_
 #else
-    *dst = *src;
+    memcpy(dst, src, bytes);
 #endif
 }
 
