@@ -33,13 +33,42 @@ static int cp_hm_pinned_kind(uint64_t kind)
            kind == CP_MK_VMM_HOST;
 }
 
+/* Just past the n-th end of a varint from p (a byte without the high bit
+ * ends one), or NULL when [p, end) holds fewer: eight bytes a step. */
+static const uint8_t *cp_hm_after_ends(const uint8_t *p, const uint8_t *end, unsigned n)
+{
+    while (end - p >= 8) {
+        uint64_t w;
+        memcpy(&w, p, sizeof w);
+        uint64_t m = ~w & 0x8080808080808080ull;   /* the high bit of each end byte */
+        unsigned c = (unsigned)(((m >> 7) * 0x0101010101010101ull) >> 56);
+        if (c >= n) {
+            while (--n)
+                m &= m - 1;     /* drop the ends before the n-th */
+            return p + (__builtin_ctzll(m) >> 3) + 1;
+        }
+        n -= c;
+        p += 8;
+    }
+    while (n && p < end)
+        n -= !(*p++ & 0x80);
+    return n ? NULL : p;
+}
+
 void cp_hostmem_note(struct cp_hostmem *hm, unsigned type, const uint8_t *f, uint32_t len)
 {
     if (type != CP_REC_ALLOC && type != CP_REC_FREE)
         return;
     /* EV prefix (api, result, ctx, dev, stream, dur_ns, stack), then kind,
      * ptr, size: the same in ALLOC and FREE (include/cp_records.h). */
-    const uint8_t *p = f, *end = f + len;
+    const uint8_t *end = f + len, *p = cp_hm_after_ends(f, end, 7);
+    /* This runs for every ALLOC and FREE the writer drains (under a
+     * stream-ordered allocator, two per tensor) and pinned memory is rare:
+     * the kind (the 8th field; every pinned kind fits one byte) decides
+     * before anything is decoded. */
+    if (!p || p >= end || (*p & 0x80) || !cp_hm_pinned_kind(*p))
+        return;
+    p = f;
     uint64_t v[10];
     for (unsigned i = 0; i < 10; i++)
         if (cp_get_u(&p, end, &v[i]) != 0)

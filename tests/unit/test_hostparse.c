@@ -74,10 +74,15 @@ static void test_parsers(void)
     CHECK(cp_hp_limit("", 0, &v) < 0);
 }
 
-/* An ALLOC or FREE record's fields as the hooks write them. */
+/* An ALLOC or FREE record's fields as the hooks write them; g_wide: with
+ * the many-byte context, stream, duration and stack of a real process
+ * (the kind then starts past the first 8 bytes). */
+static int g_wide;
 static uint32_t rec(uint8_t *f, unsigned type, uint64_t result, uint64_t kind, uint64_t size)
 {
-    uint8_t *p = cp_enc_ev(f, 3, result, 0x1000, 0, 0, 50, 2);
+    uint8_t *p = g_wide ? cp_enc_ev(f, 300, result, 0x5555deadbee0ull, 1, 0x7f1234567800ull,
+                                    123456789, 70000)
+                        : cp_enc_ev(f, 3, result, 0x1000, 0, 0, 50, 2);
     if (type == CP_REC_ALLOC)
         p = cp_enc_alloc(p, kind, 0x7f0000, size, 0, 0, 0);
     else
@@ -103,6 +108,39 @@ static void test_pinned(void)
     CHECK(hm.pinned == (18u << 20));
     cp_hostmem_note(&hm, CP_REC_FREE, f, rec(f, CP_REC_FREE, 0, CP_MK_HOST_PINNED, 1 << 30));
     CHECK(hm.pinned == 0);
+}
+
+/* The kind is found by counting varint ends eight bytes at a time
+ * (cp_hostmem.c): records of both widths, cut at every length. */
+static void test_pinned_every_cut(void)
+{
+    for (g_wide = 0; g_wide < 2; g_wide++) {
+        struct cp_hostmem hm;
+        uint8_t f[256];
+        cp_hostmem_init(&hm);
+        uint32_t n = rec(f, CP_REC_ALLOC, 0, CP_MK_HOST_PINNED, 1);
+        /* A record cut before the end of its size (the 10th field) is not
+         * counted; one cut after it is. */
+        const uint8_t *q = f;
+        uint64_t v;
+        for (int i = 0; i < 10; i++)
+            CHECK(cp_get_u(&q, f + n, &v) == 0);
+        uint32_t whole = (uint32_t)(q - f);
+        CHECK(whole > (g_wide ? 16u : 8u) && whole < n);
+        for (uint32_t cut = 0; cut < n; cut++)
+            cp_hostmem_note(&hm, CP_REC_ALLOC, f, cut);
+        CHECK(hm.pinned == n - whole);
+        hm.pinned = 0;
+        n = rec(f, CP_REC_ALLOC, 0, CP_MK_HOST_PINNED, 3 << 20);
+        cp_hostmem_note(&hm, CP_REC_ALLOC, f, n);
+        CHECK(hm.pinned == (3u << 20));
+        cp_hostmem_note(&hm, CP_REC_ALLOC, f, rec(f, CP_REC_ALLOC, 0, CP_MK_ASYNC, 5 << 20));
+        cp_hostmem_note(&hm, CP_REC_ALLOC, f, rec(f, CP_REC_ALLOC, 0, CP_MK_HOST_REGISTERED, 1 << 20));
+        CHECK(hm.pinned == (4u << 20));
+        cp_hostmem_note(&hm, CP_REC_FREE, f, rec(f, CP_REC_FREE, 0, CP_MK_HOST_PINNED, 3 << 20));
+        CHECK(hm.pinned == (1u << 20));
+    }
+    g_wide = 0;
 }
 
 /* ---- a whole sample against fake trees ---------------------------------- */
@@ -261,6 +299,7 @@ int main(int argc, char **argv)
     }
     test_parsers();
     test_pinned();
+    test_pinned_every_cut();
     test_sample();
     if (g_fail)
         return 1;
