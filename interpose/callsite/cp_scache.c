@@ -103,9 +103,11 @@ int cp_scache_enabled(void)
 {
 #if defined(__x86_64__)
     /* Off unless CUPROBE_STACK_CACHE=1: the cache made GPT-2 2.5x slower
-     * on the H200 before its miss path was fixed (240b18c), and the fix
-     * has not yet been measured on a GPU (tests/gpu/gpt2_quick.sh), nor
-     * the validation reports' lines compared with it on. */
+     * on the H200 before its miss path was fixed (240b18c).  Since the
+     * fix it takes most of the call sites' cost off PyTorch's allocation
+     * path (BENCHMARKS.md 2e), but GPT-2 under cudaMallocAsync was slower
+     * with it in session 4 (2c) and the GPU validation reports have not
+     * been compared with it on. */
     if (t_forced)
         return t_forced == 1;
     if (g_on < 0) {
