@@ -4,14 +4,18 @@
 # everything is packed into $OUT/results.tgz (the device tool brings back
 # at most 8 files).  PART is one of: accuracy fatal pictures compile bytes
 # bench checks validation gpt2ab gpt2bisect gpt2q watch many shimab gpt2parts
-# (shimab: bench_calls on the real driver, build/oldshim/libcuprobe.so against build/).  Run from the repository root with build/ built.
+# cacheab cachechecks
+# (shimab: bench_calls on the real driver, build/oldshim/libcuprobe.so against build/;
+# cacheab: GPT-2 under cudaMallocAsync, stack cache off/on, 5 rounds; cachechecks:
+# the validation scripts with the stack cache off, then on, their --list outputs
+# and the script lines their reports name compared).  Run from the repository root with build/ built.
 OUT=${OUT:-session-out}
 B0=$(date +%s)
 mkdir -p "$OUT"
 export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1
 export PYTHONUNBUFFERED=1
 limit_of() {
-    case $1 in accuracy) echo 330 ;; bench|many) echo 560 ;; watch|checks|gpt2ab|gpt2bisect|gpt2parts) echo 300 ;; *) echo 150 ;; esac
+    case $1 in accuracy) echo 330 ;; bench|many) echo 560 ;; watch|checks|gpt2ab|gpt2bisect|gpt2parts) echo 300 ;; cacheab) echo 420 ;; cachechecks) echo 560 ;; *) echo 150 ;; esac
 }
 run_part() {
     local d="$OUT/$1"; mkdir -p "$d"
@@ -33,6 +37,19 @@ run_part() {
               CUPROBE_STACK_DEPTH=0 REAL=1 sh bench/compare_shims.sh build/oldshim/libcuprobe.so build/libcuprobe.so 200000 7
             } >"$d/shimab.txt" 2>&1; cat "$d/shimab.txt" ;;
     gpt2parts) bash tests/gpu/gpt2_parts.sh "$d" ;;
+    cacheab) PYTORCH_CUDA_ALLOC_CONF=backend:cudaMallocAsync WORKLOAD=gpt2 ROUNDS=5 SECS=4 WARM=1.5 \
+                 BUDGET=330 CONFIGS="c0 run CUPROBE_STACK_CACHE=0
+c1 run CUPROBE_STACK_CACHE=1" bash tests/gpu/parts.sh "$d" ;;
+    cachechecks) CUPROBE_STACK_CACHE=0 OUT="$d/off" bash tests/gpu/run_checks.sh >"$d/off.log" 2>&1
+                 CUPROBE_STACK_CACHE=1 OUT="$d/on" bash tests/gpu/run_checks.sh >"$d/on.log" 2>&1
+                 for l in "$d"/on/report-*.list; do
+                     n=$(basename "$l" .list); off="$d/off/$n"
+                     # The findings and every line a report names must not change.
+                     if cmp -s "$l" "$off.list" &&
+                        cmp -s <(grep -o '[^ ]*\.py:[0-9]*' "$d/on/$n.txt") <(grep -o '[^ ]*\.py:[0-9]*' "$off.txt"); then
+                         echo "same findings and lines: $n"
+                     else echo "DIFFERS: $n"; diff "$off.list" "$l" | head -n 20; fi
+                 done ;;
     many) DIR=/tmp/many sh bench/report_many.sh 64 1000000 3 >"$d/report_many.txt" 2>&1; tail -n 30 "$d/report_many.txt" ;;
     esac
 }
