@@ -10,7 +10,8 @@
 #     ANA    the analyzer to time (default $B/cuprobe-analyze)
 #     OLD    another build's analyzer, timed in the same rounds (before/after)
 # Prints every run, then best and median of each and report/zstd of both,
-# and the load average before and after (the machine may be shared).
+# the median of each round's report / the zstd run before it, and the load
+# average before and after (the machine may be shared).
 # Two cores help: the report decodes on a thread of its own.
 set -eu
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
@@ -63,5 +64,12 @@ if [ -n "${OLD:-}" ]; then
     set -- $(stat_of report_old); ob=$1; om=$2
     echo "report OLD best $ob s  median $om s   report/zstd: best $(echo "scale=2; $ob / $zb" | bc)  median $(echo "scale=2; $om / $zm" | bc)"
 fi
+pair_of() {     # median over rounds of NAME's time / the zstd run just before it
+    awk -v n="$1" '$1 == "zstd" {z = $2} $1 == n && z > 0 {print $2 / z}' "$out" | sort -g |
+        awk '{v[NR] = $1} END {printf "%.2f", (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2}'
+}
+# The machine may be shared: each run against the zstd run just before it
+# is steadier than best against best when the load comes and goes.
+echo "report/zstd, median of the rounds' ratios: $(pair_of report)${OLD:+  (OLD: $(pair_of report_old))}"
 echo "dump       best $db s  median $dm s   $(echo "$records / $db / 1000000" | bc -l | cut -c1-5) M records/s (best)"
 rm -f "$out"
