@@ -74,6 +74,9 @@ typedef struct cp_record {
     const uint8_t *payload; /* fields after the ts/tid prefix */
     size_t payload_len;
     cp_ev ev;               /* valid for the records that start with EV */
+    /* Only the member of `type` is valid: the decoder thread hands a record
+     * to the reader without the bytes past that member (cp__rec_stream), so
+     * another member holds whatever an earlier record left there. */
     union {
         CP_RECORDS(CP_DECL_REC_)   /* r->u.alloc.size, r->u.header.argv... */
     } u;
