@@ -82,18 +82,9 @@ for ((p = 0; p < PAIRS; p++)); do
     done_pairs=$((p + 1))
 done
 
-summarize() {   # MODE CFG -> "median min max n"
-    awk -v m="$1" -v c="$2" '
-        $4 == m && $6 == "plain" && $8 != "FAILED" { plain[$2] = $8 }
-        $4 == m && $6 == c && $8 != "FAILED" { t[$2] = $8 }
-        END {
-            n = 0
-            for (k in t) if (k in plain && plain[k] > 0) r[++n] = t[k] / plain[k]
-            if (!n) { print "- - - 0"; exit }
-            for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (r[j] < r[i]) { x = r[i]; r[i] = r[j]; r[j] = x }
-            med = (n % 2) ? r[(n + 1) / 2] : (r[n / 2] + r[n / 2 + 1]) / 2
-            printf "%.4f %.4f %.4f %d\n", med, r[1], r[n], n
-        }' "$OUT/runs.txt"
+summarize() {   # MODE CFG -> "median min max n" (tests/gpu/round_ratio.awk on this mode's pairs)
+    awk -v m="$1" '$1 == "pair" && $4 == m { print "round", $2, $6, $8 }' "$OUT/runs.txt" |
+        awk -v c="$2" -v fmt='%.0s%.4f %.4f %.4f %d\n' -v none='%.0s- - - 0\n' -f tests/gpu/round_ratio.awk
 }
 
 {

@@ -4,8 +4,10 @@
 #   awk -v c=CONFIG -v fmt=FORMAT [-v none=FORMAT] -f tests/gpu/round_ratio.awk runs.txt
 # fmt gets c, the median, the lowest and highest ratio and the number of
 # rounds; none (default: print nothing) gets c when no round has both runs.
-$1 == "round" && $3 == "plain" { p[$2] = $4 }
-$1 == "round" && $3 == c { t[$2] = $4 }
+# (+ 0: a FAILED run counts as 0, i.e. no value; compared as text, "FAILED"
+# would pass for a positive number and give the round a ratio of 0 or inf.)
+$1 == "round" && $3 == "plain" { p[$2] = $4 + 0 }
+$1 == "round" && $3 == c { t[$2] = $4 + 0 }
 END {
     n = 0
     for (k in t)
