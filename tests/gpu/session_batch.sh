@@ -37,9 +37,7 @@ run_part() {
               CUPROBE_STACK_DEPTH=0 REAL=1 sh bench/compare_shims.sh build/oldshim/libcuprobe.so build/libcuprobe.so 200000 7
             } >"$d/shimab.txt" 2>&1; cat "$d/shimab.txt" ;;
     gpt2parts) bash tests/gpu/gpt2_parts.sh "$d" ;;
-    cacheab) PYTORCH_CUDA_ALLOC_CONF=backend:cudaMallocAsync WORKLOAD=gpt2 ROUNDS=5 SECS=4 WARM=1.5 \
-                 BUDGET=330 CONFIGS="c0 run CUPROBE_STACK_CACHE=0
-c1 run CUPROBE_STACK_CACHE=1" bash tests/gpu/parts.sh "$d" ;;
+    cacheab) ROUNDS=5 SECS=4 WARM=1.5 BUDGET=330 bash tests/gpu/gpt2_quick.sh "$d" ;;
     cachechecks) CUPROBE_STACK_CACHE=0 OUT="$d/off" bash tests/gpu/run_checks.sh >"$d/off.log" 2>&1
                  CUPROBE_STACK_CACHE=1 OUT="$d/on" bash tests/gpu/run_checks.sh >"$d/on.log" 2>&1
                  for l in "$d"/on/report-*.list; do
