@@ -18,6 +18,8 @@
  */
 #include "cp_scache.h"
 
+#include "cp_env.h"
+
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -34,7 +36,7 @@ static pthread_key_t g_key;
 static pthread_once_t g_key_once = PTHREAD_ONCE_INIT;
 static int g_key_ok;
 static __thread int t_forced;       /* per thread: tests force 1 on, 2 off */
-static int g_on = -1;               /* CUPROBE_STACK_CACHE, read once */
+static _Atomic int g_on = -1;       /* CUPROBE_STACK_CACHE, read once */
 
 /* Frame size by return address: the distance from the slot a return
  * address sits in to the slot of the next one up, i.e. the caller's frame
@@ -102,19 +104,22 @@ void cp_scache_enable(int on)
 int cp_scache_enabled(void)
 {
 #if defined(__x86_64__)
-    /* Off unless CUPROBE_STACK_CACHE=1: the cache made GPT-2 2.5x slower
-     * on the H200 before its miss path was fixed (240b18c).  Since the
-     * fix it takes most of the call sites' cost off PyTorch's allocation
-     * path (BENCHMARKS.md 2e), but GPT-2 under cudaMallocAsync was slower
-     * with it in session 4 (2c) and the GPU validation reports have not
-     * been compared with it on. */
+    /* On unless CUPROBE_STACK_CACHE=0.  Session 4 kept it off: before its
+     * miss path was fixed (240b18c) it made GPT-2 2.5x slower on the
+     * H200, and after it GPT-2 under cudaMallocAsync measured slower.  On
+     * the H200 since (BENCHMARKS.md 2e, 2f) it takes most of the call
+     * sites' cost off PyTorch's allocation path, GPT-2 under
+     * cudaMallocAsync is faster with it in 4 of 5 rounds, and every GPU
+     * validation report names the same findings and lines with it. */
     if (t_forced)
         return t_forced == 1;
-    if (g_on < 0) {
-        const char *v = getenv("CUPROBE_STACK_CACHE");
-        g_on = v && v[0] == '1' && v[1] == 0;
+    /* Relaxed: every thread that races here stores the same value. */
+    int on = atomic_load_explicit(&g_on, memory_order_relaxed);
+    if (on < 0) {
+        on = cp_config()->stack_cache;
+        atomic_store_explicit(&g_on, on, memory_order_relaxed);
     }
-    return g_on;
+    return on;
 #else
     return 0;
 #endif

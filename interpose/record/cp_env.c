@@ -68,6 +68,7 @@ static void cp_env_parse(void)
     g_cfg.stack_depth = (unsigned)cp_env_int("CUPROBE_STACK_DEPTH", 0, 128, 24);
     g_cfg.python = (int)cp_env_int("CUPROBE_PYTHON", 0, 1, 1);
     g_cfg.python_depth = (unsigned)cp_env_int("CUPROBE_PYTHON_DEPTH", 0, 128, 64);
+    g_cfg.stack_cache = (int)cp_env_int("CUPROBE_STACK_CACHE", 0, 1, 1);
     g_cfg.root_pid = (long)cp_env_int("CUPROBE_ROOT_PID", 0, INT_MAX, 0);
     g_cfg.disable = (int)cp_env_int("CUPROBE_DISABLE", 0, 1, 0);
     g_cfg.signals = (int)cp_env_int("CUPROBE_SIGNALS", 0, 1, 1);

@@ -15,6 +15,7 @@ struct cp_config {
     unsigned stack_depth;      /* CUPROBE_STACK_DEPTH, 0..128, default 24 */
     int python;                /* CUPROBE_PYTHON, 0/1, default 1 */
     unsigned python_depth;     /* CUPROBE_PYTHON_DEPTH, 0..128, default 64 */
+    int stack_cache;           /* CUPROBE_STACK_CACHE, 0/1, default 1 (x86-64 only) */
     long root_pid;             /* CUPROBE_ROOT_PID, 0 when unset */
     int disable;               /* CUPROBE_DISABLE, 0/1, default 0 */
     int signals;               /* CUPROBE_SIGNALS, 0/1, default 1 */
