@@ -1,7 +1,8 @@
 #!/bin/bash
 # tests/gpu/parts.sh OUTDIR - where the shim's cost goes on one workload:
 # ROUNDS rounds of alternating runs of `bench/gpu_steps.py WORKLOAD SECS`,
-# plain and under each configuration of CONFIGS, then, per configuration,
+# plain and under each configuration of CONFIGS (the order rotated by one
+# each round), then, per configuration,
 # the median of its ratio to the plain run of the same round
 # (tests/gpu/round_ratio.awk).
 #   WORKLOAD (mlp) mlp | gpt2 | alloc; ROUNDS (3); SECS (3) seconds of steps
@@ -37,10 +38,15 @@ one() {     # TAG HOW [VAR=VALUE...] -> appends "round R TAG steps/s"
 : >"$OUT/runs.txt"
 for ((r = 0; r < ROUNDS; r++)); do
     [ $(( $(date +%s) - START )) -lt "$BUDGET" ] || { echo "budget: stopped after $r rounds" | tee -a "$OUT/runs.txt"; break; }
-    one plain plain
-    while read -r tag how vars; do
-        [ -n "$tag" ] && one "$tag" "$how" $vars
-    done <<<"$CONFIGS"
+    # Each round starts one run later in the list (plain first in round 0,
+    # the first configuration first in round 1, ...): a run's place in its
+    # round (what ran just before it, how long the GPU idled) is then the
+    # same for every configuration over the rounds, not a bias of one.
+    mapfile -t order < <(printf 'plain plain\n%s\n' "$CONFIGS" | grep -v '^[[:space:]]*$')
+    for ((i = 0; i < ${#order[@]}; i++)); do
+        read -r tag how vars <<<"${order[(i + r) % ${#order[@]}]}"
+        one "$tag" "$how" $vars
+    done
 done
 {
     echo "$WORKLOAD, ${SECS}s of steps after ${GPU_STEPS_WARM_S}s warm-up, allocator ${PYTORCH_CUDA_ALLOC_CONF:-default}; median ratio to plain of the same round:"
