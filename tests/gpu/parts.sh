@@ -54,4 +54,5 @@ done
         [ -n "$tag" ] && awk -v c="$tag" -v fmt="%-12s %.4f (%.4f-%.4f, %d rounds)  $how $vars\n" \
             -v none='%-12s -\n' -f tests/gpu/round_ratio.awk "$OUT/runs.txt"
     done <<<"$CONFIGS"
+    awk -f tests/gpu/round_position.awk "$OUT/runs.txt"
 } | tee "$OUT/summary.txt"
