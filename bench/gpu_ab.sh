@@ -1,6 +1,6 @@
 #!/bin/sh
 # bench/gpu_ab.sh - steps/s of bench/gpu_steps.py under two environments, as
-# alternating pairs (A, B, A, B, ...) in one sitting; prints each pair and the
+# alternating pairs (A, B, B, A, A, B, ...) in one sitting; prints each pair and the
 # median of the per-pair ratios B/A.
 # Usage: gpu_ab.sh WORKLOAD PAIRS SECONDS 'ENV A' 'ENV B'
 #   ENV is a space-separated list of VAR=value given to env(1); the word
@@ -24,8 +24,15 @@ expand() {
 EA=$(expand "$A"); EB=$(expand "$Bv")
 i=0
 while [ $i -lt "$P" ]; do
-    a=$(env $EA python3 bench/gpu_steps.py "$W" "$S" | awk '/steps_per_s/ {print $2}')
-    b=$(env $EB python3 bench/gpu_steps.py "$W" "$S" | awk '/steps_per_s/ {print $2}')
+    # B first in every other pair: the first of two back-to-back runs
+    # measured faster on the H200 whatever it ran (BENCHMARKS.md 2f).
+    if [ $((i % 2)) = 0 ]; then
+        a=$(env $EA python3 bench/gpu_steps.py "$W" "$S" | awk '/steps_per_s/ {print $2}')
+        b=$(env $EB python3 bench/gpu_steps.py "$W" "$S" | awk '/steps_per_s/ {print $2}')
+    else
+        b=$(env $EB python3 bench/gpu_steps.py "$W" "$S" | awk '/steps_per_s/ {print $2}')
+        a=$(env $EA python3 bench/gpu_steps.py "$W" "$S" | awk '/steps_per_s/ {print $2}')
+    fi
     rm -f "$T"/t-*.trace
     echo "pair $i A $a B $b ratio $(awk -v a="$a" -v b="$b" 'BEGIN{printf "%.4f", b/a}')"
     i=$((i + 1))

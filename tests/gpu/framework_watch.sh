@@ -12,7 +12,7 @@ T=$(mktemp -d); trap 'rm -rf "$T"' EXIT
 python3 -c 'import torch' 2>/dev/null || { echo "SKIP: no torch"; exit 0; }
 for kind in mlp gpt2; do
   for r in 1 2 3; do
-    for w in 0 0.05; do
+    for w in $([ $((r % 2)) = 1 ] && echo 0 0.05 || echo 0.05 0); do   # order swapped each round (BENCHMARKS.md 2f)
       rm -f "$T"/*.trace
       s=$(CUPROBE_FRAMEWORK_WATCH=$w build/cuprobe run -o "$T/t-%p.trace" -- \
           python3 bench/gpu_steps.py $kind 6 2>/dev/null | awk '/^steps_per_s/ {print $2}')

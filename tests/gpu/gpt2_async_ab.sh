@@ -1,19 +1,19 @@
 #!/bin/bash
 # tests/gpu/gpt2_async_ab.sh OUTDIR - GPT-2 small steps/s under PyTorch's
 # cudaMallocAsync backend: plain, traced with this build's shim, traced with
-# call sites off, with Python frames off, and (when build/oldshim/ holds
-# one) traced with an older shim, alternating, to find where time goes.
-OUT=${1:-${OUT:-gpt2ab-out}}; mkdir -p "$OUT"
+# call sites off, with Python frames off, preloaded without `cuprobe run`,
+# and (when build/oldshim/ holds one) preloaded with an older shim: 2 rounds
+# of 3 s runs through tests/gpu/parts.sh (order rotated each round).
 export PYTORCH_CUDA_ALLOC_CONF=backend:cudaMallocAsync
-CP="$PWD/build/cuprobe"; T=$(mktemp -d)
-one() { local tag=$1; shift
-    s=$("$@" python3 bench/gpu_steps.py gpt2 3 2>>"$OUT/stderr.txt" | awk '/^steps_per_s/ {print $2}')
-    echo "$tag $s" | tee -a "$OUT/runs.txt"; rm -f "$T"/*.trace; }
-for r in 1 2; do
-    one plain env
-    one traced "$CP" run -o "$T/t-%p.trace" --
-    one nostack env CUPROBE_STACK_DEPTH=0 "$CP" run -o "$T/t-%p.trace" --
-    one nopython env CUPROBE_PYTHON=0 "$CP" run -o "$T/t-%p.trace" --
-    one newdirect env LD_PRELOAD="$PWD/build/libcuprobe.so" CUPROBE_OUTPUT="$T/n-%p.trace"
-    [ -f build/oldshim/libcuprobe.so ] && one oldshim env LD_PRELOAD="$PWD/build/oldshim/libcuprobe.so" CUPROBE_OUTPUT="$T/o-%p.trace"
-done
+export WORKLOAD=gpt2 ROUNDS=${ROUNDS:-2} SECS=${SECS:-3} WARM=${WARM:-0}
+CONFIGS="traced run
+nostack run CUPROBE_STACK_DEPTH=0
+nopython run CUPROBE_PYTHON=0
+newdirect preload"
+[ -f build/oldshim/libcuprobe.so ] &&
+    CONFIGS="$CONFIGS
+oldshim plain LD_PRELOAD=$PWD/build/oldshim/libcuprobe.so CUPROBE_OUTPUT=/tmp/cuprobe-oldshim-%p.trace"
+export CONFIGS
+OUT=${1:-${OUT:-gpt2ab-out}}
+bash tests/gpu/parts.sh "$OUT"
+rm -f /tmp/cuprobe-oldshim-*.trace
