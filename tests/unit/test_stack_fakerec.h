@@ -109,6 +109,8 @@ const struct cp_config *cp_config(void)
         c.python = p ? atoi(p) : 1;
         const char *pd = getenv("CUPROBE_PYTHON_DEPTH");
         c.python_depth = pd ? (unsigned)atoi(pd) : 64;
+        const char *sc = getenv("CUPROBE_STACK_CACHE");
+        c.stack_cache = sc ? atoi(sc) : 1;   /* the shim's default */
         c.log_level = 3;
         parsed = 1;
     }
