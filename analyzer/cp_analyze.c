@@ -255,6 +255,11 @@ int cp_analyze_traces(char **files, size_t n, const cp_aopts *o, cp_part *parts)
 {
     /* A record hook (the Perfetto export) sees the traces in order. */
     int jobs = o->hook ? 1 : cp_analyze_jobs(o->jobs, n);
+    /* Each job is two threads (reader and decoder): let them spin on each
+     * other's batches only when every one of them has a CPU; spinning
+     * where they take turns on fewer would only burn them. */
+    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    cp_dec_spin_waits(cpus >= 2 * (long)jobs);
     if (jobs <= 1)
         return cp_analyze_serial(files, n, o, parts);
     cp_pool pl = { .files = files, .n = n, .o = o, .parts = parts };

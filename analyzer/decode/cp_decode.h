@@ -120,6 +120,13 @@ int cp_dec_next_ref(cp_dec *d, const cp_record **out);
  *  @return : as cp_dec_next_ref() (*n is set only when it returns 1). */
 int cp_dec_next_run(cp_dec *d, const cp_record **recs, size_t *n);
 
+/*! cp_dec_spin_waits() : (process-wide) on != 0: the reader and its
+ *  decoder thread watch for each other's batch a short while (about one
+ *  batch's decoding time) before sleeping, instead of sleeping at once and
+ *  being woken for every batch.  Worth it only with a free CPU for each of
+ *  the two threads: off by default. */
+void cp_dec_spin_waits(int on);
+
 /*! cp_dec_err() : the last error text, "" if none. */
 const char *cp_dec_err(const cp_dec *d);
 

@@ -108,12 +108,45 @@ fail_mutex:
     return NULL;
 }
 
+/* Before a wait, when cp_dec_spin_waits() allows it: watch the count a
+ * while (20,000 pauses: about one batch's decoding time) before sleeping
+ * on the condition.  A thread that sleeps has to be woken with a futex
+ * call for every batch, and in a VM those calls cost the decoder thread
+ * about 0.1 s of 20 M records whenever the reader was the faster one
+ * (BENCHMARKS.md 3f).  The counts are written under the lock with atomic
+ * stores, so they can be read here without it. */
+#define CP_RING_SPIN 20000
+static int g_ring_spin;
+
+void cp_dec_spin_waits(int on)
+{
+    __atomic_store_n(&g_ring_spin, on, __ATOMIC_RELAXED);
+}
+
+static void cp_ring_spin(const size_t *n)
+{
+    if (!__atomic_load_n(&g_ring_spin, __ATOMIC_RELAXED))
+        return;
+    for (int i = 0; i < CP_RING_SPIN && !__atomic_load_n(n, __ATOMIC_ACQUIRE); i++) {
+#if defined(__x86_64__) || defined(__i386__)
+        __builtin_ia32_pause();
+#elif defined(__aarch64__)
+        __asm__ volatile("yield");
+#endif
+    }
+}
+
 cp_batch *cp__ring_take_free(cp_ring *q)
 {
+    cp_ring_spin(&q->n_free);
     pthread_mutex_lock(&q->mu);
     while (!q->n_free && !q->stop)
         pthread_cond_wait(&q->cv, &q->mu);
-    cp_batch *b = q->stop ? NULL : q->free_q[--q->n_free];
+    cp_batch *b = NULL;
+    if (!q->stop) {
+        b = q->free_q[q->n_free - 1];
+        __atomic_store_n(&q->n_free, q->n_free - 1, __ATOMIC_RELAXED);
+    }
     pthread_mutex_unlock(&q->mu);
     if (b) {
         /* The reader is done with it: its arrays can go. */
@@ -131,19 +164,21 @@ void cp__ring_put_full(cp_ring *q, cp_batch *b)
     __builtin_ia32_sfence();    /* the records' streamed stores, before the reader sees b */
 #endif
     pthread_mutex_lock(&q->mu);
-    q->full_q[(q->full_head + q->n_full++) % CP_RING_SLOTS] = b;
+    q->full_q[(q->full_head + q->n_full) % CP_RING_SLOTS] = b;
+    __atomic_store_n(&q->n_full, q->n_full + 1, __ATOMIC_RELEASE);
     pthread_cond_broadcast(&q->cv);
     pthread_mutex_unlock(&q->mu);
 }
 
 cp_batch *cp__ring_take_full(cp_ring *q)
 {
+    cp_ring_spin(&q->n_full);
     pthread_mutex_lock(&q->mu);
     while (!q->n_full)
         pthread_cond_wait(&q->cv, &q->mu);
     cp_batch *b = q->full_q[q->full_head];
     q->full_head = (q->full_head + 1) % CP_RING_SLOTS;
-    q->n_full--;
+    __atomic_store_n(&q->n_full, q->n_full - 1, __ATOMIC_RELAXED);
     pthread_mutex_unlock(&q->mu);
     return b;
 }
@@ -151,7 +186,8 @@ cp_batch *cp__ring_take_full(cp_ring *q)
 void cp__ring_put_free(cp_ring *q, cp_batch *b)
 {
     pthread_mutex_lock(&q->mu);
-    q->free_q[q->n_free++] = b;
+    q->free_q[q->n_free] = b;
+    __atomic_store_n(&q->n_free, q->n_free + 1, __ATOMIC_RELEASE);
     pthread_cond_broadcast(&q->cv);
     pthread_mutex_unlock(&q->mu);
 }
