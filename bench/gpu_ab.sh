@@ -22,16 +22,17 @@ expand() {
     echo "$out"
 }
 EA=$(expand "$A"); EB=$(expand "$Bv")
+steps() {   # ENV (expanded) -> steps/s of one run
+    env $1 python3 bench/gpu_steps.py "$W" "$S" | awk '/steps_per_s/ {print $2}'
+}
 i=0
 while [ $i -lt "$P" ]; do
     # B first in every other pair: the first of two back-to-back runs
     # measured faster on the H200 whatever it ran (BENCHMARKS.md 2f).
     if [ $((i % 2)) = 0 ]; then
-        a=$(env $EA python3 bench/gpu_steps.py "$W" "$S" | awk '/steps_per_s/ {print $2}')
-        b=$(env $EB python3 bench/gpu_steps.py "$W" "$S" | awk '/steps_per_s/ {print $2}')
+        a=$(steps "$EA"); b=$(steps "$EB")
     else
-        b=$(env $EB python3 bench/gpu_steps.py "$W" "$S" | awk '/steps_per_s/ {print $2}')
-        a=$(env $EA python3 bench/gpu_steps.py "$W" "$S" | awk '/steps_per_s/ {print $2}')
+        b=$(steps "$EB"); a=$(steps "$EA")
     fi
     rm -f "$T"/t-*.trace
     echo "pair $i A $a B $b ratio $(awk -v a="$a" -v b="$b" 'BEGIN{printf "%.4f", b/a}')"

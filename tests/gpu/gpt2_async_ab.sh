@@ -12,8 +12,7 @@ nopython run CUPROBE_PYTHON=0
 newdirect preload"
 [ -f build/oldshim/libcuprobe.so ] &&
     CONFIGS="$CONFIGS
-oldshim plain LD_PRELOAD=$PWD/build/oldshim/libcuprobe.so CUPROBE_OUTPUT=/tmp/cuprobe-oldshim-%p.trace"
+oldshim preload=build/oldshim/libcuprobe.so"
 export CONFIGS
 OUT=${1:-${OUT:-gpt2ab-out}}
-bash tests/gpu/parts.sh "$OUT"
-rm -f /tmp/cuprobe-oldshim-*.trace
+exec bash tests/gpu/parts.sh "$OUT"

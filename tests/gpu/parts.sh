@@ -9,7 +9,8 @@
 #   per run; WARM (1) seconds of warm-up beyond the fixed steps; BUDGET (540)
 #   seconds after which no new round starts.
 #   CONFIGS: one configuration a line, "TAG HOW [VAR=VALUE...]", HOW = run
-#   (`cuprobe run`) or preload (LD_PRELOAD of build/libcuprobe.so alone).
+#   (`cuprobe run`), preload (LD_PRELOAD of build/libcuprobe.so alone) or
+#   preload=SHIM.so (another build's shim, e.g. build/oldshim/libcuprobe.so).
 #   The allocator is PyTorch's default unless PYTORCH_CUDA_ALLOC_CONF is set.
 OUT=${1:-${OUT:-parts-out}}; mkdir -p "$OUT" || exit 1
 WORKLOAD=${WORKLOAD:-mlp}; ROUNDS=${ROUNDS:-3}; SECS=${SECS:-3}; BUDGET=${BUDGET:-540}
@@ -28,6 +29,7 @@ one() {     # TAG HOW [VAR=VALUE...] -> appends "round R TAG steps/s"
     plain) ;;
     run) pre=("$PWD/build/cuprobe" run -o "$T/t-%p.trace" --) ;;
     preload) pre=(env LD_PRELOAD="$PWD/build/libcuprobe.so" CUPROBE_OUTPUT="$T/t-%p.trace") ;;
+    preload=*) pre=(env LD_PRELOAD="$PWD/${how#preload=}" CUPROBE_OUTPUT="$T/t-%p.trace") ;;
     *) echo "parts.sh: unknown HOW '$how' for $tag" >&2; return 1 ;;
     esac
     v=$(env "$@" "${pre[@]}" python3 bench/gpu_steps.py "$WORKLOAD" "$SECS" 2>>"$OUT/stderr.txt" |
