@@ -191,6 +191,16 @@ check-san:
 demo: all
 	$(Q)B=$(B) sh scripts/demo.sh
 
+.PHONY: gpulib
+## gpulib: copy the analyzer's shared libraries (elfutils) and a zstd binary with its own into
+##   $(B)/gpulib, for a GPU machine that lacks them (tests/gpu/session_batch.sh, analyzer_host.sh)
+gpulib: $(ANALYZER)
+	$(Q)mkdir -p $(B)/gpulib
+	$(Q)cp -L "$$(command -v zstd)" $(B)/gpulib/zstd
+	$(Q)ldd $(ANALYZER) $(B)/gpulib/zstd | awk '$$2 == "=>" && $$3 ~ /^\// && $$1 !~ /^lib(c|m|dl|pthread|rt)\.so/ {print $$3}' | \
+	    sort -u | while read -r l; do cp -L "$$l" $(B)/gpulib/; done
+	$(Q)ls $(B)/gpulib
+
 .PHONY: install
 ## install: install into $(PREFIX) (bin/, lib/cuprobe/, share/cuprobe/); builds only those
 install: $(SHIM) $(ANALYZER) $(FRONT)

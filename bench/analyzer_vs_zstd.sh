@@ -9,6 +9,11 @@
 #     RUNS   rounds of (zstd, report, zstd, dump) (default 7)
 #     ANA    the analyzer to time (default $B/cuprobe-analyze)
 #     OLD    another build's analyzer, timed in the same rounds (before/after)
+#     ZSTD   the zstd binary (default: zstd on the PATH)
+#     PIN    a prefix for the analyzer's runs, ZPIN for zstd's (e.g.
+#            PIN="taskset -c 2,3" ZPIN="taskset -c 2": the report's two
+#            threads on two cores of their own, zstd on one of them)
+# Needs no bc (GPU hosts may lack it): the arithmetic is awk's.
 # Prints every run, then best and median of each and report/zstd of both,
 # the median of each round's report / the zstd run before it, and the load
 # average before and after (the machine may be shared).
@@ -18,6 +23,9 @@ ROOT=$(cd "$(dirname "$0")/.." && pwd)
 B=${B:-$ROOT/build}
 ANA=${ANA:-$B/cuprobe-analyze}     # the analyzer timed (ANA=... for a before/after)
 GEN="$B/bench/gen_trace"
+ZSTD=${ZSTD:-zstd}
+PIN=${PIN:-}
+ZPIN=${ZPIN:-}
 RUNS=${2:-7}
 TRACE=${1:-${TMPDIR:-/tmp}/cuprobe-20m.trace}
 if [ ! -s "$TRACE" ]; then
@@ -26,28 +34,28 @@ fi
 FRAMES="$TRACE.zst"
 # The frames without cuprobe's 16-byte prefix: what zstd can read.
 [ -s "$FRAMES" ] || tail -c +17 "$TRACE" >"$FRAMES"
-records=$("$B/cuprobe-analyze" dump --stats "$TRACE" | awk '$1 == "total" {print $2}')
+records=$("$ANA" dump --stats "$TRACE" | awk '$1 == "total" {print $2}')
 echo "trace $TRACE: $(stat -c %s "$TRACE") bytes, $records records; nproc $(nproc)"
-echo "load before: $(cut -d' ' -f1-3 /proc/loadavg)"
-t() {   # t NAME CMD... : wall seconds of CMD, stdout to /dev/null
+echo "load before: $(cut -d' ' -f1-3 /proc/loadavg)${PIN:+; analyzer under $PIN}${ZPIN:+; zstd under $ZPIN}"
+out=$(mktemp)
+t() {   # t NAME CMD... : wall seconds of CMD, stdout to /dev/null; a failure ends the script
     name=$1
     shift
     s=$(date +%s.%N)
-    "$@" >/dev/null
+    "$@" >/dev/null || { echo "FAILED: $name: $*" >&2; rm -f "$out"; exit 1; }
     e=$(date +%s.%N)
-    echo "$name $(echo "$e - $s" | bc)"
+    echo "$name $(awk -v s="$s" -v e="$e" 'BEGIN {printf "%.3f", e - s}')" | tee -a "$out"
 }
-out=$(mktemp)
 i=0
 while [ $i -lt "$RUNS" ]; do
-    { t zstd zstd -dc "$FRAMES"
-      t report "$ANA" report --no-progress --no-symbolize "$TRACE"
-      t zstd zstd -dc "$FRAMES"
-      t dump "$ANA" dump "$TRACE"
-      if [ -n "${OLD:-}" ]; then
-          t zstd zstd -dc "$FRAMES"
-          t report_old "$OLD" report --no-progress --no-symbolize "$TRACE"
-      fi; } | tee -a "$out"
+    t zstd $ZPIN "$ZSTD" -dc "$FRAMES"
+    t report $PIN "$ANA" report --no-progress --no-symbolize "$TRACE"
+    t zstd $ZPIN "$ZSTD" -dc "$FRAMES"
+    t dump $PIN "$ANA" dump "$TRACE"
+    if [ -n "${OLD:-}" ]; then
+        t zstd $ZPIN "$ZSTD" -dc "$FRAMES"
+        t report_old $PIN "$OLD" report --no-progress --no-symbolize "$TRACE"
+    fi
     i=$((i + 1))
 done
 echo "load after: $(cut -d' ' -f1-3 /proc/loadavg)"
@@ -58,11 +66,12 @@ stat_of() {     # best and median of NAME's runs
 set -- $(stat_of zstd); zb=$1; zm=$2
 set -- $(stat_of report); rb=$1; rm_=$2
 set -- $(stat_of dump); db=$1; dm=$2
+div() { awk -v a="$1" -v b="$2" -v f="$3" 'BEGIN {printf f, a / b}'; }
 echo "zstd -dc   best $zb s  median $zm s"
-echo "report     best $rb s  median $rm_ s   report/zstd: best $(echo "scale=2; $rb / $zb" | bc)  median $(echo "scale=2; $rm_ / $zm" | bc)"
+echo "report     best $rb s  median $rm_ s   report/zstd: best $(div "$rb" "$zb" %.2f)  median $(div "$rm_" "$zm" %.2f)"
 if [ -n "${OLD:-}" ]; then
     set -- $(stat_of report_old); ob=$1; om=$2
-    echo "report OLD best $ob s  median $om s   report/zstd: best $(echo "scale=2; $ob / $zb" | bc)  median $(echo "scale=2; $om / $zm" | bc)"
+    echo "report OLD best $ob s  median $om s   report/zstd: best $(div "$ob" "$zb" %.2f)  median $(div "$om" "$zm" %.2f)"
 fi
 pair_of() {     # median over rounds of NAME's time / the zstd run just before it
     awk -v n="$1" '$1 == "zstd" {z = $2} $1 == n && z > 0 {print $2 / z}' "$out" | sort -g |
@@ -71,5 +80,5 @@ pair_of() {     # median over rounds of NAME's time / the zstd run just before i
 # The machine may be shared: each run against the zstd run just before it
 # is steadier than best against best when the load comes and goes.
 echo "report/zstd, median of the rounds' ratios: $(pair_of report)${OLD:+  (OLD: $(pair_of report_old))}"
-echo "dump       best $db s  median $dm s   $(echo "$records / $db / 1000000" | bc -l | cut -c1-5) M records/s (best)"
+echo "dump       best $db s  median $dm s   $(div "$records" "$db" %.0f | awk '{printf "%.2f", $1 / 1e6}') M records/s (best)"
 rm -f "$out"

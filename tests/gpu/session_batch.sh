@@ -4,7 +4,7 @@
 # everything is packed into $OUT/results.tgz (the device tool brings back
 # at most 8 files).  PART is one of: accuracy fatal pictures compile bytes
 # bench checks validation gpt2ab gpt2bisect gpt2q watch many shimab gpt2parts
-# cacheab cachechecks mlpasync mlpcontrol
+# cacheab cachechecks mlpasync mlpcontrol anahost
 # (shimab: bench_calls on the real driver, build/oldshim/libcuprobe.so against build/;
 # cacheab: GPT-2 under cudaMallocAsync, stack cache off/on, 5 rounds; cachechecks:
 # the validation scripts with the stack cache off, then on, their --list outputs
@@ -12,14 +12,15 @@
 # cudaMallocAsync, 8 rounds of plain / defaults / the segment watch off /
 # no call sites, and how many samples the watch takes in one traced run;
 # mlpcontrol: the same MLP, plain twice (A/A), the shim loaded but off
-# (CUPROBE_DISABLE=1), the Python companion off).  Run from the repository root with build/ built.
+# (CUPROBE_DISABLE=1), the Python companion off; anahost: issue 14's report against zstd -dc
+# on the 20 M-record trace, pinned to cores 2,3, 8 rounds: tests/gpu/analyzer_host.sh).  Run from the repository root with build/ built.
 OUT=${OUT:-session-out}
 B0=$(date +%s)
 mkdir -p "$OUT"
 export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1
 export PYTHONUNBUFFERED=1
 limit_of() {
-    case $1 in accuracy) echo 330 ;; bench|many) echo 560 ;; watch|checks|gpt2ab|gpt2bisect|gpt2parts) echo 300 ;; cacheab) echo 420 ;; cachechecks|mlpasync) echo 560 ;; mlpcontrol) echo 400 ;; *) echo 150 ;; esac
+    case $1 in accuracy) echo 330 ;; bench|many) echo 560 ;; watch|checks|gpt2ab|gpt2bisect|gpt2parts) echo 300 ;; cacheab) echo 420 ;; cachechecks|mlpasync) echo 560 ;; mlpcontrol) echo 400 ;; anahost) echo 200 ;; *) echo 150 ;; esac
 }
 run_part() {
     local d="$OUT/$1"; mkdir -p "$d"
@@ -66,6 +67,7 @@ depth0 run CUPROBE_STACK_DEPTH=0" bash tests/gpu/parts.sh "$d" ;;
 run run
 disable run CUPROBE_DISABLE=1
 fw0 run CUPROBE_FRAMEWORK=0" bash tests/gpu/parts.sh "$d" ;;
+    anahost) bash tests/gpu/analyzer_host.sh "$d" ;;
     many) DIR=/tmp/many sh bench/report_many.sh 64 1000000 3 >"$d/report_many.txt" 2>&1; tail -n 30 "$d/report_many.txt" ;;
     esac
 }
