@@ -55,7 +55,14 @@ static inline void cp_call_stop(cp_call *c, CUresult r, int mode)
 {
     c->saved_errno = errno;
     c->res = r;
-    c->dur = mode == CP_M_EV ? cp_now_ns() - c->t0 : 0;
+    if (mode == CP_M_EV) {
+        /* A clock that had to restart its line may read back (cp_clock.h):
+         * a duration is never negative. */
+        uint64_t t1 = cp_now_ns();
+        c->dur = t1 > c->t0 ? t1 - c->t0 : 0;
+    } else {
+        c->dur = 0;
+    }
 }
 
 static CUresult cp_no_real(uint32_t id)

@@ -1,5 +1,5 @@
 /*
- * cp_env.c - CUPROBE_* configuration and cp_now_ns().
+ * cp_env.c - CUPROBE_* configuration.
  *
  * Parsing happens once, lazily, because other constructors in the shim may
  * ask for the configuration before ours ran (constructor order inside one
@@ -69,6 +69,7 @@ static void cp_env_parse(void)
     g_cfg.python = (int)cp_env_int("CUPROBE_PYTHON", 0, 1, 1);
     g_cfg.python_depth = (unsigned)cp_env_int("CUPROBE_PYTHON_DEPTH", 0, 128, 64);
     g_cfg.stack_cache = (int)cp_env_int("CUPROBE_STACK_CACHE", 0, 1, 1);
+    g_cfg.tsc = (int)cp_env_int("CUPROBE_TSC", 0, 1, 1);
     g_cfg.root_pid = (long)cp_env_int("CUPROBE_ROOT_PID", 0, INT_MAX, 0);
     g_cfg.disable = (int)cp_env_int("CUPROBE_DISABLE", 0, 1, 0);
     g_cfg.signals = (int)cp_env_int("CUPROBE_SIGNALS", 0, 1, 1);
@@ -91,11 +92,4 @@ void cp_config_reload(void)
 {
     pthread_once(&g_cfg_once, cp_env_parse);
     cp_env_parse();
-}
-
-uint64_t cp_now_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }

@@ -16,6 +16,7 @@ struct cp_config {
     int python;                /* CUPROBE_PYTHON, 0/1, default 1 */
     unsigned python_depth;     /* CUPROBE_PYTHON_DEPTH, 0..128, default 64 */
     int stack_cache;           /* CUPROBE_STACK_CACHE, 0/1, default 1 (x86-64 only) */
+    int tsc;                   /* CUPROBE_TSC, 0/1, default 1: times from the CPU counter */
     long root_pid;             /* CUPROBE_ROOT_PID, 0 when unset */
     int disable;               /* CUPROBE_DISABLE, 0/1, default 0 */
     int signals;               /* CUPROBE_SIGNALS, 0/1, default 1 */

@@ -14,6 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "cp_clock.h"
 #include "cp_varint.h"
 #include "cp_trace.h"
 
@@ -106,8 +107,5 @@ void cp_log(int level, const char *fmt, ...) __attribute__((format(printf, 2, 3)
  *  whether a record can be written now, put() writes it (CP_REC_LOG).  Set
  *  once by the recorder at start-up (cp_log.c knows no recorder). */
 void cp_log_set_trace(int (*may)(void), void (*put)(int level, const char *msg, size_t len));
-
-/*! cp_now_ns() : CLOCK_MONOTONIC in nanoseconds. */
-uint64_t cp_now_ns(void);
 
 #endif /* CP_REC_H */

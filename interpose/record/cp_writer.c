@@ -147,6 +147,10 @@ static int cp_writer_round_locked(struct cp_wfile *w, int stop, int flush)
 {
     if (w->fd < 0)   /* closed by a fatal-signal handler */
         return -EBADF;
+    /* The clock's line is fitted here, by its one owner, before the cut is
+     * read with it (a producer helping a starved writer leaves it). */
+    if (t_is_writer)
+        cp_clock_tune();
     uint64_t cut = cp_now_ns();
     cp__rec_drain(stop ? UINT64_MAX : cut, w->start_ts, 0, cp_writer_emit, w);
     cp_wfile_report_lost(w);
