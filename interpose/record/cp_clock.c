@@ -5,6 +5,7 @@
  * the line itself is published under a sequence count that readers check
  * without waiting.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
@@ -16,6 +17,7 @@
 struct cp_clock_line cp__clock;
 
 #define CP_CLK_GAP_NS 50000000ull       /* between two fits */
+#define CP_CLK_FIRST_NS 10000000ull     /* base sample to the first line */
 #define CP_CLK_RESTART_NS 1000000ll     /* a gap this large is a jump, not drift */
 #define CP_CLK_HORIZON_NS 1000000000ll  /* a gap is closed over this much time */
 #define CP_CLK_MAX_RESTARTS 3
@@ -145,7 +147,7 @@ void cp_clock_tune(void)
         g_fit.have_base = 1;
         return;
     }
-    if (ns - g_fit.last_ns < CP_CLK_GAP_NS)
+    if (ns - g_fit.last_ns < (g_fit.on ? CP_CLK_GAP_NS : CP_CLK_FIRST_NS))
         return;
     g_fit.last_ns = ns;
     if (tick <= g_fit.b_tick)
@@ -180,6 +182,19 @@ void cp_clock_tune(void)
      * keep their order and a call's duration never goes negative. */
     __int128 m = (__int128)g_fit.rate * (CP_CLK_HORIZON_NS + gap) / CP_CLK_HORIZON_NS;
     cp__clock_set(tick, at, (uint64_t)m);
+}
+
+void cp_clock_start(void)
+{
+    cp_clock_tune();
+    if (atomic_load(&g_state) != 0)
+        return;
+    /* 10 ms against samples about 50 ns wide: the first slope is within
+     * ~5 ppm, and the next fit closes what that leaves. */
+    struct timespec ts = {0, (long)CP_CLK_FIRST_NS};
+    while (nanosleep(&ts, &ts) == -1 && errno == EINTR)
+        ;
+    cp_clock_tune();
 }
 
 int cp_clock_state(unsigned *restarts)

@@ -8,6 +8,7 @@
  *   - a usable counter: the line starts on the second fit, stays within
  *     50 us of clock_gettime over a second of fits, and a thread reading
  *     the clock all along never sees it go back;
+ *   - the writer's start: the line is there 10 ms after it;
  *   - a counter that jumps: a line set 5 ms off is caught and restarted at
  *     the next fit, and the fourth such jump makes the clock give up;
  *   - a counter the kernel does not vouch for, and CUPROBE_TSC=0: never
@@ -133,6 +134,22 @@ static int case_usable(void)
     return 0;
 }
 
+static int case_start(void)
+{
+    usable_tree();
+    uint64_t a = cp__clock_slow();
+    cp_clock_start();
+    uint64_t took = cp__clock_slow() - a;
+    CHECK(cp_clock_state(NULL) == 1 && atomic_load(&cp__clock.cur) != 0,
+          "no line after cp_clock_start (state %d)\n", cp_clock_state(NULL));
+    CHECK(took >= 10000000 && took < 1000000000, "cp_clock_start took %llu ns\n",
+          (unsigned long long)took);
+    cp_clock_start();   /* a forked child's writer: the line stays, no wait */
+    CHECK(cp__clock_slow() - a - took < 5000000, "a second start waited\n");
+    printf("start: the line is there %.1f ms after the writer starts\n", (double)took / 1e6);
+    return 0;
+}
+
 static int case_jumps(void)
 {
     usable_tree();
@@ -216,6 +233,7 @@ int main(void)
     int fail = 0;
 #if defined(__x86_64__) || defined(__aarch64__)
     fail |= in_child(case_usable);
+    fail |= in_child(case_start);
     fail |= in_child(case_jumps);
 #  if defined(__x86_64__)
     fail |= in_child(refused_flags);
