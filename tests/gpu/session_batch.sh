@@ -4,8 +4,10 @@
 # everything is packed into $OUT/results.tgz (the device tool brings back
 # at most 8 files).  PART is one of: accuracy fatal pictures compile bytes
 # bench checks validation gpt2ab gpt2bisect gpt2q watch many shimab gpt2parts
-# cacheab cachechecks mlpasync mlpcontrol anahost
+# cacheab cachechecks mlpasync mlpcontrol anahost fakehost
 # (shimab: bench_calls on the real driver, build/oldshim/libcuprobe.so against build/;
+# fakehost: the same two shims on the fake driver (build/fakecuda), on this
+# host's CPUs, 9 alternating rounds, defaults and CUPROBE_STACK_DEPTH=0;
 # cacheab: GPT-2 under cudaMallocAsync, stack cache off/on, 5 rounds; cachechecks:
 # the validation scripts with the stack cache off, then on, their --list outputs
 # and the script lines their reports name compared; mlpasync: the MLP under
@@ -20,7 +22,7 @@ mkdir -p "$OUT"
 export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1
 export PYTHONUNBUFFERED=1
 limit_of() {
-    case $1 in accuracy) echo 330 ;; bench|many) echo 560 ;; watch|checks|gpt2ab|gpt2bisect|gpt2parts) echo 300 ;; cacheab) echo 420 ;; cachechecks|mlpasync) echo 560 ;; mlpcontrol) echo 400 ;; anahost) echo 200 ;; *) echo 150 ;; esac
+    case $1 in accuracy) echo 330 ;; bench|many) echo 560 ;; watch|checks|gpt2ab|gpt2bisect|gpt2parts) echo 300 ;; cacheab) echo 420 ;; cachechecks|mlpasync) echo 560 ;; mlpcontrol) echo 400 ;; anahost) echo 200 ;; fakehost) echo 120 ;; *) echo 150 ;; esac
 }
 run_part() {
     local d="$OUT/$1"; mkdir -p "$d"
@@ -41,6 +43,12 @@ run_part() {
               REAL=1 sh bench/compare_shims.sh build/oldshim/libcuprobe.so build/libcuprobe.so 200000 7
               CUPROBE_STACK_DEPTH=0 REAL=1 sh bench/compare_shims.sh build/oldshim/libcuprobe.so build/libcuprobe.so 200000 7
             } >"$d/shimab.txt" 2>&1; cat "$d/shimab.txt" ;;
+    fakehost) { cat /sys/devices/system/clocksource/clocksource0/current_clocksource; nproc
+                for r in 1 2; do
+                    sh bench/compare_shims.sh build/oldshim/libcuprobe.so build/libcuprobe.so 1000000 9
+                    CUPROBE_STACK_DEPTH=0 sh bench/compare_shims.sh build/oldshim/libcuprobe.so build/libcuprobe.so 1000000 9
+                done
+              } >"$d/fakehost.txt" 2>&1; cat "$d/fakehost.txt" ;;
     gpt2parts) bash tests/gpu/gpt2_parts.sh "$d" ;;
     cacheab) ROUNDS=5 SECS=4 WARM=1.5 BUDGET=330 bash tests/gpu/gpt2_quick.sh "$d" ;;
     cachechecks) CUPROBE_STACK_CACHE=0 OUT="$d/off" bash tests/gpu/run_checks.sh >"$d/off.log" 2>&1
