@@ -15,7 +15,7 @@
 # Usage: bash tests/gpu/bench_alloc_modes.sh [OUTDIR]
 #   OUTDIR (default $OUT, else bench-alloc-out) gets runs.txt, calls.txt,
 #   gpt2.txt and summary.txt.  PAIRS (default 8) rounds, SECS (1.5) seconds
-#   of steps per run, BUDGET (330) seconds after which no new run starts:
+#   of steps per run (after WARM, default 1, seconds of warm-up), BUDGET (330) seconds after which no new run starts:
 #   the whole script stays under 6 minutes on an H200.  MODES (default
 #   "default expandable async") picks the allocator modes, so that 8 rounds
 #   of each (about 11 s a run with torch's start-up) fit one device call per
@@ -24,6 +24,12 @@
 OUT=${1:-${OUT:-bench-alloc-out}}
 PAIRS=${PAIRS:-8}
 SECS=${SECS:-1.5}
+# WARM (default 1) seconds of steps before the timed ones: a traced run's
+# start-up (its call sites' first unwinds, the writer's first frames, the
+# Python companion's import) falls outside the timed window, as in
+# parts.sh.  Before session 8 this script had no warm-up beyond
+# gpu_steps.py's 20 fixed steps.
+export GPU_STEPS_WARM_S=${WARM:-1}
 BUDGET=${BUDGET:-330}
 B=${B:-build}
 mkdir -p "$OUT" || exit 1
@@ -91,7 +97,7 @@ summarize() {   # MODE CFG -> "median min max n" (tests/gpu/round_ratio.awk on t
 }
 
 {
-    echo "launch-bound MLP (bench/gpu_steps.py mlp, ${SECS}s of steps per run), median traced/plain:"
+    echo "launch-bound MLP (bench/gpu_steps.py mlp, ${SECS}s of steps per run after ${GPU_STEPS_WARM_S}s warm-up), median traced/plain:"
     printf "%-11s %-28s %8s %16s %6s\n" mode config median range pairs
     for m in $MODES; do
         for cfg in traced nostack; do
