@@ -260,6 +260,8 @@ int cp_analyze_traces(char **files, size_t n, const cp_aopts *o, cp_part *parts)
      * where they take turns on fewer would only burn them. */
     long cpus = sysconf(_SC_NPROCESSORS_ONLN);
     cp_dec_spin_waits(cpus >= 2 * (long)jobs);
+    /* No check, model or renderer reads a record's offset or payload. */
+    cp_dec_lean_records(1);
     if (jobs <= 1)
         return cp_analyze_serial(files, n, o, parts);
     cp_pool pl = { .files = files, .n = n, .o = o, .parts = parts };

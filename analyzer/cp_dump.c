@@ -518,6 +518,9 @@ int cp_dump_main(int argc, char **argv)
     ob.p = ob.buf;
     ob.end = ob.buf + sizeof ob.buf;
     int status = 0;
+    /* The text never shows a known record's offset or payload (an unknown
+     * one's length comes whole); --stats sizes records by their offsets. */
+    cp_dec_lean_records(!stats);
     for (int i = first; i < argc; i++) {
         if (argc - first > 1)
             ob_fmt(&ob, "%s==> %s <==\n", i > first ? "\n" : "", argv[i]);

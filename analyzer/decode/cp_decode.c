@@ -318,21 +318,39 @@ cp_dec_parse(cp_dec *d, cp_record *r, size_t hdr, uint64_t plen)
 /* Bytes of a record of each type that hold its fields: the prefix, EV and
  * the type's member of the union (0: an unknown type, all of them).  The
  * rest of the union is never read for that type: streaming it to the
- * reader cost both threads memory bandwidth (COPY needs 184 of 240). */
+ * reader cost both threads memory bandwidth (COPY needs 160 of 240).
+ * offset, payload and payload_len come after the union: a lean record
+ * (cp_dec_lean_records()) goes without them. */
 #define CP_REC_BYTES_(N, id, l, shape, doc) \
     [id] = offsetof(cp_record, u) + sizeof(((cp_record *)0)->u.l),
 static const uint8_t cp_rec_bytes[256] = { CP_RECORDS(CP_REC_BYTES_) };
+_Static_assert(offsetof(cp_record, offset) >= offsetof(cp_record, u) + sizeof(((cp_record *)0)->u),
+               "offset, payload and payload_len follow every member of the union");
 
 /* Per record type (a byte on the wire): what the decoder thread does
  * beyond parsing, from cp__batch_has_arrays() and cp__dec_noted(), so the
  * common record costs one load and one branch instead of eight compares. */
 enum { CP_DEC_ARRAYS = 1, CP_DEC_NOTED = 2 };
 static uint8_t g_dec_extra[256];
+/* The bytes the decoder thread streams of each type: all (0) of records
+ * that keep their offset (unknown types, and the ones with names or arrays:
+ * the reader's own error messages name their offset), or cp_rec_bytes. */
+static uint8_t g_rec_lean[256];
+static const uint8_t g_rec_whole[256];  /* every record whole */
 __attribute__((constructor)) static void cp_dec_extra_init(void)
 {
-    for (unsigned t = 0; t < 256; t++)
+    for (unsigned t = 0; t < 256; t++) {
         g_dec_extra[t] = (uint8_t)((cp__batch_has_arrays(t) ? CP_DEC_ARRAYS : 0) |
                                    (cp__dec_noted(t) ? CP_DEC_NOTED : 0));
+        g_rec_lean[t] = g_dec_extra[t] ? 0 : cp_rec_bytes[t];
+    }
+}
+
+static int g_lean;
+
+void cp_dec_lean_records(int on)
+{
+    __atomic_store_n(&g_lean, on, __ATOMIC_RELAXED);
 }
 
 static void *cp_dec_thread_main(void *arg)
@@ -347,6 +365,7 @@ static void *cp_dec_thread_main(void *arg)
     d->fill->buf = d->buf;
     d->fill->cap = d->cap;
     d->buf_in_ring = 1;
+    const uint8_t *rec_bytes = d->lean ? g_rec_lean : g_rec_whole;
     for (;;) {
         size_t hdr;
         uint64_t plen;
@@ -380,7 +399,7 @@ static void *cp_dec_thread_main(void *arg)
             if (extra & CP_DEC_NOTED)
                 b->noted[b->n_noted++] = b->n;
         }
-        size_t bytes = cp_rec_bytes[one.type & 255];
+        size_t bytes = rec_bytes[one.type & 255];
         cp__rec_stream(&b->recs[b->n], &one, bytes ? bytes : sizeof one);
         b->n++;
     }
@@ -405,6 +424,7 @@ static void cp_dec_maybe_thread(cp_dec *d)
     int want = env && *env ? strcmp(env, "0") != 0 : size >= CP_DEC_THREAD_MIN;
     if (!want)
         return;
+    d->lean = __atomic_load_n(&g_lean, __ATOMIC_RELAXED);
     d->ring = cp__ring_new();
     if (!d->ring)
         return;

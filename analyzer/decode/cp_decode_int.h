@@ -193,7 +193,7 @@ typedef struct cp_ring cp_ring;
  *  stores where the CPU has them: the lines go to memory without being
  *  fetched first.  cp__ring_put_full() orders them before the hand-over.
  *  Only the first `bytes` bytes need to arrive: the copy stops after 128,
- *  192 or all 240 of them. */
+ *  160 or all 240 of them. */
 #if defined(__SSE2__) && !defined(__SANITIZE_ADDRESS__) && !defined(__SANITIZE_THREAD__)
 #define CP_DEC_STREAM 1     /* sanitizers see plain stores: they check them */
 #endif
@@ -205,7 +205,7 @@ typedef struct cp_ring cp_ring;
 #endif
 static inline void cp__rec_stream(cp_record *dst, const cp_record *src, size_t bytes)
 {
-    _Static_assert(sizeof *dst == 240, "cp_record: the copy below is 8 + 4 + 3 units of 16 bytes");
+    _Static_assert(sizeof *dst == 240, "cp_record: the copy below is 8 + 2 + 5 units of 16 bytes");
 #ifdef CP_DEC_STREAM
     typedef long long v2di __attribute__((vector_size(16)));
     const v2di *s = (const v2di *)src;
@@ -216,12 +216,13 @@ static inline void cp__rec_stream(cp_record *dst, const cp_record *src, size_t b
 #define CP_ST_(i) __builtin_ia32_movntdq(d + (i), s[i])
 #endif
     /* Three fixed lengths, written out: a loop of a record's own length
-     * cost more instructions than the bytes it saved. */
+     * cost more instructions than the bytes it saved.  128 holds FREE,
+     * SYNC, CALL, ALLOC and LAUNCH_COUNT of a lean record, 160 COPY. */
     CP_ST_(0); CP_ST_(1); CP_ST_(2); CP_ST_(3); CP_ST_(4); CP_ST_(5); CP_ST_(6); CP_ST_(7);
     if (bytes > 128) {
-        CP_ST_(8); CP_ST_(9); CP_ST_(10); CP_ST_(11);
-        if (bytes > 192) {
-            CP_ST_(12); CP_ST_(13); CP_ST_(14);
+        CP_ST_(8); CP_ST_(9);
+        if (bytes > 160) {
+            CP_ST_(10); CP_ST_(11); CP_ST_(12); CP_ST_(13); CP_ST_(14);
         }
     }
 #undef CP_ST_
@@ -324,6 +325,7 @@ struct cp_dec {
     cp_ring *ring;
     pthread_t thread;
     int threaded, joined, stopped;
+    int lean;                   /* cp_dec_lean_records() when the thread started */
     int buf_in_ring;            /* buf went to the first batch */
     cp_batch *cur;              /* reader: the batch being handed out */
     size_t cur_i;
