@@ -117,6 +117,18 @@ uint8_t *cp__dec_window(uint8_t *old, size_t cap);
  *  cp__dec_fields().  @return : as cp__dec_fields(). */
 int cp__dec_fields_fast(struct cp_scratch *s, cp_record *r, const char **why);
 
+/*! cp__dec_fields_nt() : (decoder thread) the EV fields and type's fields
+ *  of a record with EV, payload p..e (in a window with CP_DEC_SLACK bytes
+ *  after it), written straight into r (a batch slot) with non-temporal
+ *  stores; r->type, ts, tid and the rest are the caller's.  Only where
+ *  cp__dec_fields_nt_ok() says so (streaming stores and a fast pext).
+ *  @return : 0, or -1: parse the record with cp__dec_fields_fast() instead
+ *  (it may have left some of r written). */
+int cp__dec_fields_nt(unsigned type, const uint8_t *p, const uint8_t *e, cp_record *r);
+
+/*! cp__dec_fields_nt_ok() : non-zero when cp__dec_fields_nt() can parse. */
+int cp__dec_fields_nt_ok(void);
+
 /*! cp__dec_fields() : parse r->payload (r->type known) into r->ev / r->u.
  *  Fields beyond the ones this version knows are ignored.
  *  @return : 0, or -1 with *why naming the field that does not fit (a
