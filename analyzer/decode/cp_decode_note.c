@@ -3,6 +3,7 @@
  * header and end facts (cp_trace_info) and the id -> name tables of API
  * and STRING records.  Applied to each record as it is handed out, so a
  * name is known exactly from its record on, whichever thread decoded it.
+ * Also the reader's accessors (errors, counts, names, progress).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -132,3 +133,46 @@ int cp__dec_note(struct cp_idmap *apis, struct cp_idmap *strings, cp_trace_info 
     }
 }
 
+/* ---- accessors ---------------------------------------------------------- */
+
+const char *cp_dec_err(const cp_dec *d)
+{
+    return d->err;
+}
+
+int cp_dec_truncated(const cp_dec *d)
+{
+    return d->truncated;
+}
+
+uint64_t cp_dec_records(const cp_dec *d)
+{
+    return d->delivered;
+}
+
+const cp_trace_info *cp_dec_info(const cp_dec *d)
+{
+    return &d->info;
+}
+
+uint64_t cp_dec_file_offset(const cp_dec *d)
+{
+    if (d->threaded)
+        return __atomic_load_n(&d->progress, __ATOMIC_RELAXED);
+    return d->in_file_off + d->in_pos;
+}
+
+const char *cp_dec_api_name(const cp_dec *d, uint64_t id)
+{
+    return cp__idmap_get(&d->apis, id);
+}
+
+const char *cp_dec_string(const cp_dec *d, uint64_t id)
+{
+    return cp__idmap_get(&d->strings, id);
+}
+
+const char *cp_dec_path(const cp_dec *d)
+{
+    return d->path;
+}
