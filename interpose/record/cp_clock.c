@@ -5,7 +5,6 @@
  * the line itself is published under a sequence count that readers check
  * without waiting.
  */
-#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
@@ -182,19 +181,6 @@ void cp_clock_tune(void)
      * keep their order and a call's duration never goes negative. */
     __int128 m = (__int128)g_fit.rate * (CP_CLK_HORIZON_NS + gap) / CP_CLK_HORIZON_NS;
     cp__clock_set(tick, at, (uint64_t)m);
-}
-
-void cp_clock_start(void)
-{
-    cp_clock_tune();
-    if (atomic_load(&g_state) != 0)
-        return;
-    /* 10 ms against samples about 50 ns wide: the first slope is within
-     * ~5 ppm, and the next fit closes what that leaves. */
-    struct timespec ts = {0, (long)CP_CLK_FIRST_NS};
-    while (nanosleep(&ts, &ts) == -1 && errno == EINTR)
-        ;
-    cp_clock_tune();
 }
 
 int cp_clock_state(unsigned *restarts)

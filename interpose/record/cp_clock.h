@@ -9,11 +9,11 @@
  * So cp_now_ns() reads the counter (rdtsc on x86-64, cntvct_el0 on
  * AArch64) and maps it with a line that the writer thread keeps fitted to
  * CLOCK_MONOTONIC (cp_clock_tune(), every writer round, at least 50 ms
- * apart, the first 10 ms after the writer starts): times stay within microseconds of clock_gettime's, so traces of
+ * apart; the first at the first round 10 ms after the writer starts): times stay within microseconds of clock_gettime's, so traces of
  * several processes (ranks) still line up, and pthread deadlines computed
  * from them still hold.
  *
- * Until the line is fitted (the writer's first 10 ms), where the counter is
+ * Until the line is fitted (the writer's first 10 ms or more), where the counter is
  * not known to be constant and shared by every CPU, and with CUPROBE_TSC=0,
  * cp_now_ns() is clock_gettime itself.  A reader never waits for the
  * writer (below), so a signal handler cannot spin on it.
@@ -103,11 +103,6 @@ static inline uint64_t cp_now_ns(void)
  *  the true time; after the fourth, the counter is given up for good.
  *  Single caller at a time (the writer). */
 void cp_clock_tune(void);
-
-/*! cp_clock_start() : the writer thread's first fit: a base sample, 10 ms
- *  of sleep, the line (unless the counter is not usable here, or a line is
- *  already there: a forked child's writer).  Writer thread only. */
-void cp_clock_start(void);
 
 /*! cp_clock_state() : what the clock is doing, for logs and tests:
  *  1 reading the counter, 0 not (yet), -1 given up or not usable here

@@ -231,12 +231,11 @@ static void *cp_writer_main(void *arg)
     pthread_mutex_lock(&g_wmu);
     g_running = 1;
     pthread_cond_broadcast(&g_done_cv);
-    /* The clock's first line, 10 ms from now, so that the program's first
-     * calls after start-up already read the counter (without the lock:
-     * producers and flushes go on meanwhile; records wait in buffers). */
-    pthread_mutex_unlock(&g_wmu);
-    cp_clock_start();
-    pthread_mutex_lock(&g_wmu);
+    /* The clock's base sample now: its first line comes with the first
+     * round 10 ms or more later (a busy program kicks rounds as its
+     * chunks fill), so that the program's first calls after start-up
+     * already read the counter, without making this thread wait. */
+    cp_clock_tune();
     for (;;) {
         /* The due time moves when a producer flushed (cp_writer_help). */
         uint64_t due;
