@@ -84,10 +84,11 @@ static inline uint64_t cp_now_ns(void)
     struct cp_clock_slot *l = &cp__clock.slot[(c - 1) & 1];
     uint64_t s = atomic_load_explicit(&l->seq, memory_order_acquire);
     uint64_t tick = cp_clock_tick();
-    uint64_t t0 = atomic_load_explicit(&l->tick0, memory_order_relaxed);
-    uint64_t n0 = atomic_load_explicit(&l->ns0, memory_order_relaxed);
-    uint64_t m = atomic_load_explicit(&l->mult, memory_order_relaxed);
-    atomic_thread_fence(memory_order_acquire);
+    /* Acquire loads (plain moves on x86-64), not a fence, which TSan does
+     * not model: the second load of seq cannot move above them. */
+    uint64_t t0 = atomic_load_explicit(&l->tick0, memory_order_acquire);
+    uint64_t n0 = atomic_load_explicit(&l->ns0, memory_order_acquire);
+    uint64_t m = atomic_load_explicit(&l->mult, memory_order_acquire);
     if (__builtin_expect((s & 1) || atomic_load_explicit(&l->seq, memory_order_relaxed) != s, 0))
         return cp__clock_slow();
     /* Signed: a counter read a moment before tick0 (the line was just
