@@ -31,6 +31,8 @@ CP_CHECK_LIST(CP_CHECK_DECL_)
 #define CP_CHECK_PTR_(name) &cp_check_##name,
 static const cp_check *const cp_all_checks[] = { CP_CHECK_LIST(CP_CHECK_PTR_) };
 #define CP_N_ALL (sizeof cp_all_checks / sizeof *cp_all_checks)
+#define CP_CHECK_IDX_(name) CP_CK_##name,
+enum { CP_CHECK_LIST(CP_CHECK_IDX_) CP_CK_N };
 
 /* Record types are dispatched by type number: 0..62 as is, END as 63. */
 #define CP_N_TYPES 64
@@ -130,8 +132,44 @@ cp_check_run *cp_checks_start(cp_proc *p, const unsigned char *selected)
     return run;
 }
 
+/* The checks that read record type `bit` before the model (after_model 0)
+ * or after it, called in the registry's order, as the lists of
+ * cp_checks_start() call them.  For a constant bit and after_model, the
+ * tests fold wherever the check tables are known at compile time (the
+ * analyzer's LTO build): only that type's checks stay, called directly,
+ * not through a pointer whose target changes from record to record (each
+ * such call was a likely mispredicted branch). */
+#define CP_CHECK_CALL_(name) \
+    if ((after_model ? cp_check_##name.types & ~cp_check_##name.pre_types \
+                     : cp_check_##name.pre_types) & bit && run->live[CP_CK_##name]) \
+        cp_check_##name.rec(p, run->state[CP_CK_##name], r);
+static inline __attribute__((always_inline)) void
+cp_checks_of_type(cp_check_run *run, cp_proc *p, const cp_record *r, int after_model,
+                  uint64_t bit)
+{
+    CP_CHECK_LIST(CP_CHECK_CALL_)
+}
+
 void cp_checks_rec(cp_check_run *run, cp_proc *p, const cp_record *r, int after_model)
 {
+    /* The types of nearly every record of a run, spelled out; the rest
+     * through the lists. */
+    switch (r->type) {
+#define CP_CHECKS_HOT_(type) \
+    case type: \
+        cp_checks_of_type(run, p, r, after_model, CP_TYPE_BIT(type)); \
+        return;
+    CP_CHECKS_HOT_(CP_REC_ALLOC)
+    CP_CHECKS_HOT_(CP_REC_FREE)
+    CP_CHECKS_HOT_(CP_REC_COPY)
+    CP_CHECKS_HOT_(CP_REC_MEMSET)
+    CP_CHECKS_HOT_(CP_REC_SYNC)
+    CP_CHECKS_HOT_(CP_REC_CALL)
+    CP_CHECKS_HOT_(CP_REC_LAUNCH_COUNT)
+#undef CP_CHECKS_HOT_
+    default:
+        break;
+    }
     int t = r->type == CP_REC_END ? 63 : (r->type < 63 ? (int)r->type : -1);
     if (t < 0)
         return;

@@ -57,15 +57,16 @@ static void gw_merge(cp_gr *s)
         }
     }
     s->width *= 2;
+    s->width_log++;
 }
 
 /* The bucket of work clock value w, merging until it fits. */
 uint32_t gw_index(cp_gr *s, uint64_t w)
 {
-    uint64_t idx = (w - s->w0) / s->width;
+    uint64_t idx = (w - s->w0) >> s->width_log;
     while (idx >= GB) {
         gw_merge(s);
-        idx = (w - s->w0) / s->width;
+        idx = (w - s->w0) >> s->width_log;
     }
     return (uint32_t)idx;
 }
@@ -77,7 +78,7 @@ uint32_t gw_slot(cp_gr *s)
 {
     if (!s->started)
         return 0;
-    if (s->in_tail && (s->w - s->w0) / s->width >= GB)
+    if (s->in_tail && (s->w - s->w0) >> s->width_log >= GB)
         return GB - 1;
     return gw_index(s, s->w);
 }
