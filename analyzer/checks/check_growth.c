@@ -65,6 +65,13 @@ static int gr_init(cp_proc *p, void *st)
     return 0;
 }
 
+static void gr_done(void *st)
+{
+    cp_gr *s = st;
+    if (s)
+        free(s->hist);
+}
+
 /* Counts come from the trace: saturate rather than wrap. */
 static uint64_t u64_sat_add(uint64_t a, uint64_t b)
 {
@@ -169,7 +176,7 @@ static void gr_rec(cp_proc *p, void *st, const cp_record *r)
                                           : !(r->u.copy.flags & CP_CF_ASYNC) &&
                                                 r->u.copy.dst_class != CP_MC_DEVICE;
         if (wait && r->ev.result == 0)
-            gw_site(&s->steps, r->ev.stack, gw_slot(s), 1, 0);
+            gw_site(s, &s->steps, r->ev.stack, gw_slot(s), 1, 0);
         return;
     }
     default:
@@ -188,7 +195,7 @@ static void gr_rec(cp_proc *p, void *st, const cp_record *r)
         }
         uint32_t idx = gw_event(s, cp_held_all(p), r->ts, 0);
         s->n_alloc++;
-        gw_site(&s->sites, r->ev.stack, idx, r->u.alloc.size, 0);
+        gw_site(s, &s->sites, r->ev.stack, idx, r->u.alloc.size, 0);
         return;
     }
     /* FREE, before the model: the allocation is still in the live map. */
@@ -198,7 +205,7 @@ static void gr_rec(cp_proc *p, void *st, const cp_record *r)
     uint64_t total = cp_held_all(p);
     uint64_t stack = l->stack, size = l->size;
     uint32_t idx = gw_event(s, total >= size ? total - size : 0, r->ts, 1);
-    gw_site(&s->sites, stack, idx, size, 1);
+    gw_site(s, &s->sites, stack, idx, size, 1);
 }
 
 /* Steps recognised from the read-back or sync repeated most often: those
@@ -214,7 +221,7 @@ static uint64_t gr_steps(cp_gr *s, uint32_t sb, int from_start)
         return 0;
     if (from_start)
         return best->live;
-    uint64_t before = sb < best->touched ? best->at[sb] : best->live;
+    uint64_t before = sb < best->touched ? gw_hist(s, best)->at[sb] : best->live;
     return best->live - before;
 }
 
@@ -310,14 +317,15 @@ static void gr_finish(cp_proc *p, void *st, cp_report *rep)
     size_t it = 0;
     gsite *gs;
     while ((gs = cp_map_next(&s->sites, &it, NULL))) {
+        ghist *h = gw_hist(s, gs);
         for (uint32_t j = gs->touched; j < GB; j++) {
-            gs->at[j] = gs->live;
-            gs->n_at[j] = gs->count;
+            h->at[j] = gs->live;
+            h->n_at[j] = gs->count;
         }
         gs->touched = GB;
-        if (gs->at[eb] > gs->at[sb]) {
-            uint64_t n = gs->n_at[eb] - gs->n_at[sb];
-            cp_finding_site(f, p, gs->stack, n, gs->at[eb] - gs->at[sb], 0, NULL);
+        if (h->at[eb] > h->at[sb]) {
+            uint64_t n = h->n_at[eb] - h->n_at[sb];
+            cp_finding_site(f, p, gs->stack, n, h->at[eb] - h->at[sb], 0, NULL);
             f->count += n;
         }
     }
@@ -414,6 +422,7 @@ const cp_check cp_check_growth = {
     .pre_types = CP_TYPE_BIT(CP_REC_FREE),
     CP_CHECK_STATE(cp_gr, gr_maps),
     .init = gr_init,
+    .done = gr_done,
     .rec = gr_rec,
     .finish = gr_finish,
 };

@@ -8,6 +8,7 @@
  */
 #include <string.h>
 
+#include "cp_grow.h"
 #include "growth_window.h"
 
 static uint64_t u64_min(uint64_t a, uint64_t b)
@@ -49,9 +50,10 @@ static void gw_merge(cp_gr *s)
         size_t it = 0;
         gsite *g;
         while ((g = cp_map_next(maps[k], &it, NULL))) {
+            ghist *h = gw_hist(s, g);
             for (uint32_t i = 0; 2 * i + 1 < g->touched; i++) {
-                g->at[i] = g->at[2 * i + 1];
-                g->n_at[i] = g->n_at[2 * i + 1];
+                h->at[i] = h->at[2 * i + 1];
+                h->n_at[i] = h->n_at[2 * i + 1];
             }
             g->touched /= 2;
         }
@@ -87,18 +89,28 @@ uint32_t gw_slot(cp_gr *s)
  * sites; the steps count 1 per wait).  Unsigned on purpose: sizes come
  * from the trace and may be anything up to 2^64-1, so no signed delta (and
  * no negation of one) is ever formed. */
-void gw_site(cp_map *m, uint64_t stack, uint32_t idx, uint64_t bytes, int is_free)
+void gw_site(cp_gr *s, cp_map *m, uint64_t stack, uint32_t idx, uint64_t bytes, int is_free)
 {
-    gsite *g = cp_map_put(m, stack, NULL);
+    int created;
+    gsite *g = cp_map_put(m, stack, &created);
     if (!g)
         return;
-    g->stack = stack;
-    for (uint32_t j = g->touched; j < idx && j < GB; j++) {
-        g->at[j] = g->live;
-        g->n_at[j] = g->count;
+    if (created) {
+        if (cp_grow((void **)&s->hist, &s->cap_hist, s->n_hist + 1, sizeof *s->hist, 64)) {
+            cp_map_del(m, stack, NULL);
+            return;
+        }
+        g->hist = (uint32_t)s->n_hist++;
     }
-    if (idx > g->touched)
+    g->stack = stack;
+    if (idx > g->touched) {
+        ghist *h = gw_hist(s, g);
+        for (uint32_t j = g->touched; j < idx && j < GB; j++) {
+            h->at[j] = g->live;
+            h->n_at[j] = g->count;
+        }
         g->touched = idx;
+    }
     if (is_free)
         g->live = bytes > g->live ? 0 : g->live - bytes;
     else

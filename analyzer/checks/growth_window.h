@@ -21,12 +21,20 @@ typedef struct gbucket {
     int used;
 } gbucket;
 
-typedef struct gsite {
-    uint64_t stack, live, count;
-    uint32_t touched;           /* at[] and n_at[] are valid below this bucket */
+/* A site's history at the bucket boundaries, apart from its entry: every
+ * allocation and free updates the entry, a boundary's history only once
+ * per site and bucket, and the entries of all sites then fit in a few
+ * cache lines instead of 1 KiB each. */
+typedef struct ghist {
     uint64_t at[GB];            /* live bytes at the end of bucket i */
     uint64_t n_at[GB];          /* allocations (count) by the end of bucket i: a
                                  * window's own count, like its bytes */
+} ghist;
+
+typedef struct gsite {
+    uint64_t stack, live, count;
+    uint32_t touched;           /* its history is valid below this bucket */
+    uint32_t hist;              /* its history: cp_gr's hist[hist] */
 } gsite;
 
 typedef struct gthread {
@@ -54,6 +62,8 @@ typedef struct cp_gr {
     cp_map sites;               /* stack -> gsite */
     cp_map threads;             /* tid -> gthread */
     cp_map steps;               /* stack of a read-back or sync -> gsite (live: count) */
+    ghist *hist;                /* the sites' and steps' histories */
+    size_t n_hist, cap_hist;
     int torch_seen;
     uint64_t torch_n, torch_pre;    /* samples in all; before the first allocation */
     gtorch t0, t1;              /* first and last PyTorch allocator sample */
@@ -79,8 +89,16 @@ uint32_t gw_index(cp_gr *s, uint64_t w);
 uint32_t gw_slot(cp_gr *s);
 
 /*! gw_site() : count bytes allocated (is_free 0) or freed (1) at `stack` in
- *  map m (of gsite) in bucket idx; nothing when out of memory. */
-void gw_site(cp_map *m, uint64_t stack, uint32_t idx, uint64_t bytes, int is_free);
+ *  map m (of gsite: s's sites or steps) in bucket idx; nothing when out of
+ *  memory. */
+void gw_site(cp_gr *s, cp_map *m, uint64_t stack, uint32_t idx, uint64_t bytes, int is_free);
+
+/*! gw_hist() : the history of site g (an entry of s's sites or steps).
+ *  @return : it. */
+static inline ghist *gw_hist(const cp_gr *s, const gsite *g)
+{
+    return &s->hist[g->hist];
+}
 
 /*! gw_event() : one device memory event at the current work clock; total
  *  is the held total after it.  @return : its bucket. */
