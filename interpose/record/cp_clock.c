@@ -26,12 +26,10 @@ static struct {
     uint64_t b_tick, b_ns;      /* the base sample: the rate is measured from it */
     int have_base;
     uint64_t last_ns;           /* the last fit */
-    uint64_t rate;              /* ns per tick << 32, base to the last fit */
     uint64_t l_tick, l_ns, l_mult;   /* the line published last */
-    int on;
 } g_fit;
 
-static _Atomic int g_state;            /* cp_clock_state() */
+static _Atomic int g_state;            /* cp_clock_state(); 1: a line is out */
 static _Atomic unsigned g_restarts;
 
 void cp__clock_set(uint64_t tick0, uint64_t ns0, uint64_t mult)
@@ -54,7 +52,6 @@ static void cp_clock_give_up(const char *why)
 {
     atomic_store_explicit(&cp__clock.cur, 0, memory_order_release);
     atomic_store(&g_state, -1);
-    g_fit.on = 0;
     cp_log(2, "clock: %s; reading clock_gettime from now on", why);
 }
 
@@ -136,30 +133,33 @@ void cp_clock_tune(void)
             return;
         }
     }
-    if (atomic_load_explicit(&g_state, memory_order_relaxed) < 0)
+    int on = atomic_load_explicit(&g_state, memory_order_relaxed);
+    if (on < 0)
+        return;
+    /* Most rounds come too soon for a fit (a busy program kicks many): one
+     * clock read decides, before the five brackets of a sample. */
+    if (g_fit.have_base &&
+        cp__clock_slow() - g_fit.last_ns < (on ? CP_CLK_GAP_NS : CP_CLK_FIRST_NS))
         return;
     uint64_t tick = 0, ns = 0;
     cp_clock_sample(&tick, &ns);
     if (!tick)
         return cp_clock_give_up("the counter runs backwards");
+    g_fit.last_ns = ns;
     if (!g_fit.have_base) {
-        g_fit.b_tick = tick, g_fit.b_ns = ns, g_fit.last_ns = ns;
+        g_fit.b_tick = tick, g_fit.b_ns = ns;
         g_fit.have_base = 1;
         return;
     }
-    if (ns - g_fit.last_ns < (g_fit.on ? CP_CLK_GAP_NS : CP_CLK_FIRST_NS))
-        return;
-    g_fit.last_ns = ns;
     if (tick <= g_fit.b_tick)
         return cp_clock_give_up("the counter went back between two samples");
     unsigned __int128 r = ((unsigned __int128)(ns - g_fit.b_ns) << 32) / (tick - g_fit.b_tick);
     /* From 1/16 ns a tick (16 GHz) to 4,096 ns a tick (244 kHz). */
     if (r < (1u << 28) || r > ((unsigned __int128)1 << 44))
         return cp_clock_give_up("the counter's rate is implausible");
-    g_fit.rate = (uint64_t)r;
-    if (!g_fit.on) {
-        cp__clock_set(tick, ns, g_fit.rate);
-        g_fit.on = 1;
+    uint64_t rate = (uint64_t)r;   /* ns per tick << 32, base to now */
+    if (!on) {
+        cp__clock_set(tick, ns, rate);
         atomic_store(&g_state, 1);
         return;
     }
@@ -180,7 +180,7 @@ void cp_clock_tune(void)
     /* Continue from where the line is now, with the slope that closes the
      * gap over the horizon: the clock never steps, so a thread's times
      * keep their order and a call's duration never goes negative. */
-    __int128 m = (__int128)g_fit.rate * (CP_CLK_HORIZON_NS + gap) / CP_CLK_HORIZON_NS;
+    __int128 m = (__int128)rate * (CP_CLK_HORIZON_NS + gap) / CP_CLK_HORIZON_NS;
     cp__clock_set(tick, at, (uint64_t)m);
 }
 

@@ -9,13 +9,14 @@
  * So cp_now_ns() reads the counter (rdtsc on x86-64, cntvct_el0 on
  * AArch64) and maps it with a line that the writer thread keeps fitted to
  * CLOCK_MONOTONIC (cp_clock_tune(), every writer round, at least 50 ms
- * apart; the first at the first round 10 ms after the writer starts): times stay within microseconds of clock_gettime's, so traces of
- * several processes (ranks) still line up, and pthread deadlines computed
- * from them still hold.
+ * apart; the first at the first round 10 ms after the writer starts):
+ * times stay within microseconds of clock_gettime's, so traces of several
+ * processes (ranks) still line up, and pthread deadlines computed from
+ * them still hold.
  *
- * Until the line is fitted (the writer's first 10 ms or more), where the counter is
- * not known to be constant and shared by every CPU, and with CUPROBE_TSC=0,
- * cp_now_ns() is clock_gettime itself.  A reader never waits for the
+ * Until the line is fitted (the writer's first 10 ms or more), where the
+ * counter is not known to be constant and shared by every CPU, and with
+ * CUPROBE_TSC=0, cp_now_ns() is clock_gettime itself.  A reader never waits for the
  * writer (below), so a signal handler cannot spin on it.
  */
 #ifndef CP_CLOCK_H
@@ -30,8 +31,9 @@
  * points `cur` at it (1 or 2; 0: no line).  A reader of the slot in use
  * never meets a half-written line unless the writer moved the line twice
  * while the reader was between two loads (moves are 50 ms apart): then it
- * sees the changed seq and falls back.  Every field is atomic (relaxed
- * loads are plain moves) so that nobody races. */
+ * sees the changed seq and falls back.  Every field is atomic (acquire
+ * loads and release stores are plain moves on x86-64) so that nobody
+ * races. */
 struct cp_clock_slot {
     _Atomic uint64_t seq;
     _Atomic uint64_t tick0;
@@ -99,7 +101,8 @@ static inline uint64_t cp_now_ns(void)
 /*! cp_clock_tune() : the writer thread's round: sample the counter against
  *  clock_gettime and fit the line (a new line starts where the old one is
  *  now, with a slope that closes the gap within a second: no jumps).  At
- *  most every 50 ms; the first call only takes a base sample.  A gap over a
+ *  most every 50 ms (the first line 10 ms after the base); the first call
+ *  only takes a base sample.  A gap over a
  *  millisecond (a counter that jumped: a migrated VM) restarts the line at
  *  the true time; after the fourth, the counter is given up for good.
  *  Single caller at a time (the writer). */
