@@ -57,14 +57,6 @@ static const cp_state_map gr_maps[] = {
     CP_STATE_MAP(cp_gr, steps, gsite),
 };
 
-static int gr_init(cp_proc *p, void *st)
-{
-    cp_gr *s = st;
-    (void)p;
-    s->width = 1;
-    return 0;
-}
-
 static void gr_done(void *st)
 {
     cp_gr *s = st;
@@ -392,7 +384,7 @@ static void gr_finish(cp_proc *p, void *st, cp_report *rep)
     cp_jb_kd(&f->details, "duration_s", secs);
     cp_jb_ku(&f->details, "steps", steps);
     cp_jb_ku(&f->details, "bytes_per_step", steps ? growth / steps : 0);
-    cp_jb_ku(&f->details, "launches_in_window", (g.end + 1) * s->width);
+    cp_jb_ku(&f->details, "launches_in_window", (uint64_t)(g.end + 1) << s->width_log);
     cp_jb_key(&f->details, "floor_bytes");
     cp_jb_open(&f->details, '[');
     for (int i = 0; i < GSEG; i++) {
@@ -421,7 +413,6 @@ const cp_check cp_check_growth = {
              CP_TYPE_BIT(CP_REC_SYNC) | CP_TYPE_BIT(CP_REC_LAUNCH_COUNT),
     .pre_types = CP_TYPE_BIT(CP_REC_FREE),
     CP_CHECK_STATE(cp_gr, gr_maps),
-    .init = gr_init,
     .done = gr_done,
     .rec = gr_rec,
     .finish = gr_finish,

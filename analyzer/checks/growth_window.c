@@ -58,7 +58,6 @@ static void gw_merge(cp_gr *s)
             g->touched /= 2;
         }
     }
-    s->width *= 2;
     s->width_log++;
 }
 

@@ -50,8 +50,8 @@ typedef struct cp_gr {
     gbucket b[GB];
     gtorch tb[GB];              /* first PyTorch sample in bucket i (tn[i] > 0) */
     uint64_t tn[GB];            /* PyTorch samples in bucket i */
-    uint64_t width;             /* launches per bucket: 1 << width_log */
-    unsigned width_log;         /* (a shift, not a division, for every event) */
+    unsigned width_log;         /* launches per bucket: 1 << width_log (a shift,
+                                 * not a division, for every event) */
     int started;
     uint64_t w0;                /* work clock at the first allocation */
     uint64_t w_thr, lc_total, w;    /* work clock: max(per-thread sum, LAUNCH_COUNT sum) */
