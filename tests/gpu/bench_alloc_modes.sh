@@ -20,7 +20,11 @@
 #   "default expandable async") picks the allocator modes, so that 8 rounds
 #   of each (about 11 s a run with torch's start-up) fit one device call per
 #   mode; CALLS=0 and GPT2_PAIRS=0 skip parts 2 and 3; GPT2_MODES (default
-#   async) and GPT2_SECS (3) set part 3.
+#   async) and GPT2_SECS (3) set part 3.  CFGS (default "plain traced
+#   nostack") picks the configurations of part 1 (plain must be one of them);
+#   PIN (e.g. 2-7) runs every MLP process under `taskset -c PIN`, so that
+#   plain and traced runs get the same CPUs (session 8 measured a run-to-run
+#   CV of 5-13% unpinned on the H200 host, too much to decide 0.98).
 OUT=${1:-${OUT:-bench-alloc-out}}
 PAIRS=${PAIRS:-8}
 SECS=${SECS:-1.5}
@@ -59,6 +63,7 @@ run() {
     local conf; conf=$(conf_of "$1")
     local envs=(env -u PYTORCH_CUDA_ALLOC_CONF)
     [ -n "$conf" ] && envs=(env PYTORCH_CUDA_ALLOC_CONF="$conf")
+    [ -n "$PIN" ] && envs=(taskset -c "$PIN" "${envs[@]}")
     case $2 in
     plain) "${envs[@]}" python3 bench/gpu_steps.py "$3" "$4" ;;
     traced) "${envs[@]}" "$CP" run -o "$T/t-%p.trace" -- python3 bench/gpu_steps.py "$3" "$4" ;;
@@ -71,6 +76,13 @@ run() {
 # --- 1. the launch-bound MLP, three allocator modes ------------------------
 : >"$OUT/runs.txt"
 MODES=${MODES:-default expandable async}
+read -r -a cfgs <<<"${CFGS:-plain traced nostack}"
+ncfg=${#cfgs[@]}
+if [ -n "$PIN" ] && ! taskset -c "$PIN" true 2>/dev/null; then
+    echo "note: taskset -c $PIN not possible here: runs are not pinned" | tee -a "$OUT/runs.txt"
+    PIN=
+fi
+[ -n "$PIN" ] && echo "note: every MLP run pinned: taskset -c $PIN" | tee -a "$OUT/runs.txt"
 done_pairs=0
 for ((p = 0; p < PAIRS; p++)); do
     if [ "$(elapsed)" -ge $((BUDGET - 60)) ]; then
@@ -80,10 +92,9 @@ for ((p = 0; p < PAIRS; p++)); do
     # The order rotates by one each round, plain included: the first run of
     # a round measured 8-12% faster than the others on the H200, whatever
     # it ran (BENCHMARKS.md 2f), so plain must not always run first.
-    cfgs=(plain traced nostack)
     for m in $MODES; do
-        for ((i = 0; i < 3; i++)); do
-            cfg=${cfgs[(i + p) % 3]}
+        for ((i = 0; i < ncfg; i++)); do
+            cfg=${cfgs[(i + p) % ncfg]}
             v=$(run "$m" "$cfg" mlp "$SECS")
             echo "pair $p mode $m cfg $cfg steps_per_s ${v:-FAILED}" | tee -a "$OUT/runs.txt"
         done
@@ -100,13 +111,24 @@ summarize() {   # MODE CFG -> "median min max n" (tests/gpu/round_ratio.awk on t
     echo "launch-bound MLP (bench/gpu_steps.py mlp, ${SECS}s of steps per run after ${GPU_STEPS_WARM_S}s warm-up), median traced/plain:"
     printf "%-11s %-28s %8s %16s %6s\n" mode config median range pairs
     for m in $MODES; do
-        for cfg in traced nostack; do
+        for cfg in "${cfgs[@]}"; do
+            [ "$cfg" = plain ] && continue
             read -r med lo hi n <<<"$(summarize "$m" "$cfg")"
             label="defaults (stacks, Python)"
             [ "$cfg" = nostack ] && label="CUPROBE_STACK_DEPTH=0"
             printf "%-11s %-28s %8s %16s %6s\n" "$m" "$label" "$med" "$lo-$hi" "$n"
         done
     done
+    # Each configuration's runs pooled: mean steps/s, run-to-run CV, and the
+    # ratio of its mean to plain's (less sensitive than the median of a few
+    # ratios to one slow plain run).
+    echo "per configuration: runs, mean steps/s, CV, mean / plain's mean:"
+    awk '$1 == "pair" && $8 + 0 > 0 { k = $4 " " $6; n[k]++; s[k] += $8; q[k] += $8 * $8 }
+        END { for (k in n) { m = s[k] / n[k]; v = q[k] / n[k] - m * m; split(k, a, " ")
+                  mean[k] = m; cv[k] = (v > 0 ? sqrt(v * n[k] / (n[k] > 1 ? n[k] - 1 : 1)) : 0) / m }
+              for (k in n) { split(k, a, " "); pk = a[1] " plain"
+                  printf "%-11s %-8s %4d %9.1f %6.1f%% %8s\n", a[1], a[2], n[k], mean[k], 100 * cv[k],
+                      (pk in mean) ? sprintf("%.4f", mean[k] / mean[pk]) : "-" } }' "$OUT/runs.txt" | sort
 } >"$T/mlp_summary"
 
 # --- 2. per-call cost on the real driver -------------------------------------
