@@ -65,6 +65,12 @@ while time.perf_counter() - t0 < warm:
 torch.cuda.synchronize()
 n = 0
 every = 2000 if kind == "alloc" else 20
+# GPU_STEPS_PERF_CTL: a perf --control fifo; perf samples the timed window
+# only (tests/gpu/profile_steady.sh), not start-up and warm-up.
+ctl = os.environ.get("GPU_STEPS_PERF_CTL")
+ctl = open(ctl, "w", buffering=1) if ctl else None
+if ctl:
+    ctl.write("enable\n")
 t0 = time.perf_counter()
 while True:
     loss = step()
@@ -75,6 +81,10 @@ while True:
             break
 torch.cuda.synchronize()
 dt = time.perf_counter() - t0
+if ctl:
+    ctl.write("disable\n")
+    ctl.close()
 print("steps_per_s %.3f" % (n / dt))
+print("steps %d" % n)
 if kind != "alloc":
     print("loss %.6f" % loss.item())

@@ -1,0 +1,47 @@
+#!/bin/bash
+# tests/gpu/profile_steady.sh OUTDIR - where a traced run's extra time goes
+# in the steady state: bench/gpu_steps.py WORKLOAD profiled (perf's cpu-clock
+# sampling, the perf packed by tests/gpu/perfkit.sh into build/perfkit) over
+# its timed window only (perf --control: gpu_steps.py enables sampling after
+# start-up and warm-up), plain and under each configuration of CONFIGS
+# ("TAG [VAR=VALUE...]" a line, all `cuprobe run`), ROUNDS times in turn.
+# The figure to read is samples per step by thread and library (the
+# threads that run the steps are busy the whole window, so a cost anywhere
+# shows as more samples per step, also one outside the shim's code, e.g.
+# cache misses it causes in the driver or the interpreter).
+#   WORKLOAD (mlp), SECS (4), WARM (2), ROUNDS (2), PIN (taskset -c list);
+#   the allocator is PyTorch's default unless PYTORCH_CUDA_ALLOC_CONF is set.
+# Writes OUTDIR/summary.txt, TAG-R-dso.txt and TAG-R-sym.txt.
+OUT=${1:-${OUT:-profile-out}}; mkdir -p "$OUT" || exit 1
+K=$PWD/build/perfkit
+[ -x "$K/perf" ] || { echo "skip: no build/perfkit (run tests/gpu/perfkit.sh where perf is installed)" | tee "$OUT/summary.txt"; exit 0; }
+WORKLOAD=${WORKLOAD:-mlp}; SECS=${SECS:-4}; ROUNDS=${ROUNDS:-2}
+export GPU_STEPS_WARM_S=${WARM:-2}
+CONFIGS=${CONFIGS:-"traced
+nostack CUPROBE_STACK_DEPTH=0"}
+T=$(mktemp -d); trap 'rm -rf "$T"' EXIT
+PINC=(); [ -n "$PIN" ] && taskset -c "$PIN" true 2>/dev/null && PINC=(taskset -c "$PIN")
+perf() { "$K/ld-linux-x86-64.so.2" --library-path "$K" "$K/perf" "$@"; }
+prof() {    # TAG CMD... : profile one run's timed window
+    local n=$1; shift
+    rm -f "$T/ctl"; mkfifo "$T/ctl"
+    GPU_STEPS_PERF_CTL="$T/ctl" perf record -q -F 4000 -D -1 --control "fifo:$T/ctl" \
+        -o "$T/$n.data" -- "${PINC[@]}" "$@" >"$OUT/$n.out" 2>&1
+    local sps steps
+    sps=$(awk '/^steps_per_s/ {print $2}' "$OUT/$n.out"); steps=$(awk '/^steps / {print $2}' "$OUT/$n.out")
+    perf report -i "$T/$n.data" -n --no-children --sort comm,dso --stdio 2>/dev/null |
+        awk -v s="${steps:-0}" '/%/ && s > 0 { printf "%8.2f samples/step  %s\n", $2 / s, $0 }' | head -25 >"$OUT/$n-dso.txt"
+    perf report -i "$T/$n.data" -n --no-children --sort comm,dso,sym --stdio 2>/dev/null |
+        awk -v s="${steps:-0}" '/%/ && s > 0 { printf "%8.3f samples/step  %s\n", $2 / s, $0 }' | head -60 >"$OUT/$n-sym.txt"
+    echo "$n steps_per_s ${sps:-FAILED} steps ${steps:-0} samples $(perf report -i "$T/$n.data" --stdio 2>/dev/null | awk '/^# Samples/ {print $3; exit}')" |
+        tee -a "$OUT/summary.txt"
+    rm -f "$T"/*.data "$T"/*.trace
+}
+: >"$OUT/summary.txt"
+for ((r = 0; r < ROUNDS; r++)); do
+    prof "plain-$r" python3 bench/gpu_steps.py "$WORKLOAD" "$SECS"
+    while read -r tag vars; do
+        [ -n "$tag" ] && prof "$tag-$r" env $vars "$PWD/build/cuprobe" run -o "$T/t-%p.trace" -- \
+            python3 bench/gpu_steps.py "$WORKLOAD" "$SECS"
+    done <<<"$CONFIGS"
+done
