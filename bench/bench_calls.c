@@ -7,8 +7,17 @@
  * added cost).
  *
  *   bench_calls [iterations]      prints "launch NS", "htod_pinned NS",
- *                                 "alloc_free NS", "async_pair NS"
+ *                                 "alloc_free NS", "async_pair NS",
+ *                                 "async_live NS", "async_2t NS"
  *                                 (per call / per pair)
+ *
+ * async_live: a stream-ordered free of the oldest of LIVE allocations and
+ * a new allocation, so the shim's maps hold as many ranges as a training
+ * step's tensors (async_pair frees what it just made: its maps stay nearly
+ * empty).  async_2t: the same, but two threads take turns every PHASE
+ * pairs, as PyTorch's main thread (forward) and autograd thread (backward)
+ * do, freeing each other's allocations: state the shim writes on one thread
+ * must move to the other's core.  The hand-over is in plain's figure too.
  *
  * Against a real libcuda (no "fake" module to load) the launch line is
  * skipped and the other paths run on device memory of GPU 0.
@@ -18,6 +27,7 @@
  * (or the trace writer ran on the same core) is an outlier, and the median
  * drops it instead of smearing it over the whole run.
  */
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
@@ -74,6 +84,68 @@ static void run_async_pair(long n)
     }
 }
 
+#define LIVE 256
+#define PHASE 128
+static CUdeviceptr ring[LIVE];
+static unsigned ring_at;
+
+static void ring_step(long n)
+{
+    for (long i = 0; i < n; i++) {
+        CUdeviceptr *x = &ring[ring_at++ % LIVE];
+        if (*x)
+            CK(cuMemFreeAsync(*x, NULL));
+        CK(cuMemAllocAsync(x, 1024 + 256 * (ring_at % 7), NULL));
+    }
+}
+
+static void run_async_live(long n)
+{
+    ring_step(n);
+}
+
+/* async_2t: `turn` counts hand-overs, the helper runs the odd turns.  A
+ * condition variable, not a spin: spinning threads on a machine with few
+ * CPUs (or a KVM guest's pause-loop exits) made a hand-over cost ~50 us. */
+static pthread_mutex_t turn_mu = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t turn_cv = PTHREAD_COND_INITIALIZER;
+static long turn;
+static int helper_stop;
+static CUcontext bench_ctx;
+
+static void *helper_main(void *arg)
+{
+    (void)arg;
+    CK(cuCtxSetCurrent(bench_ctx));
+    pthread_mutex_lock(&turn_mu);
+    for (;;) {
+        while (!(turn & 1) && !helper_stop)
+            pthread_cond_wait(&turn_cv, &turn_mu);
+        if (helper_stop)
+            break;
+        pthread_mutex_unlock(&turn_mu);
+        ring_step(PHASE);
+        pthread_mutex_lock(&turn_mu);
+        turn++;
+        pthread_cond_broadcast(&turn_cv);
+    }
+    pthread_mutex_unlock(&turn_mu);
+    return NULL;
+}
+
+static void run_async_2t(long n)
+{
+    for (long done = 0; done < n; done += 2 * PHASE) {
+        ring_step(PHASE);
+        pthread_mutex_lock(&turn_mu);
+        turn++;
+        pthread_cond_broadcast(&turn_cv);
+        while (turn & 1)
+            pthread_cond_wait(&turn_cv, &turn_mu);
+        pthread_mutex_unlock(&turn_mu);
+    }
+}
+
 /* Median ns per call of `fn` over BATCHES batches of n / BATCHES calls. */
 static double median_ns(void (*fn)(long), long n)
 {
@@ -107,5 +179,19 @@ int main(int argc, char **argv)
     printf("htod_pinned %.1f\n", median_ns(run_htod, n / 10));
     printf("alloc_free %.1f\n", median_ns(run_alloc_free, n / 10));
     printf("async_pair %.1f\n", median_ns(run_async_pair, n / 10));
+    printf("async_live %.1f\n", median_ns(run_async_live, n / 10));
+    pthread_t helper;
+    bench_ctx = ctx;
+    if (pthread_create(&helper, NULL, helper_main, NULL) == 0) {
+        printf("async_2t %.1f\n", median_ns(run_async_2t, n / 10));
+        pthread_mutex_lock(&turn_mu);
+        helper_stop = 1;
+        pthread_cond_broadcast(&turn_cv);
+        pthread_mutex_unlock(&turn_mu);
+        pthread_join(helper, NULL);
+    }
+    for (unsigned i = 0; i < LIVE; i++)
+        if (ring[i])
+            CK(cuMemFreeAsync(ring[i], NULL));
     return 0;
 }

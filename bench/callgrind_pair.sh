@@ -6,7 +6,8 @@
 # divided by the pairs it ran (bench_calls runs N/10 pairs in 100 batches
 # plus one warm-up batch).
 #   Usage: B=build sh bench/callgrind_pair.sh SHIM.so [N]
-#   CUPROBE_STACK_DEPTH etc. pass through.  Needs valgrind.
+#   CUPROBE_STACK_DEPTH etc. pass through; FN=run_async_live measures the
+#   pairs with 256 other live ranges (bench_calls async_live).  Needs valgrind.
 SHIM=${1:?usage: callgrind_pair.sh SHIM.so [N]}
 N=${2:-20000}
 B=${B:-build}
@@ -16,15 +17,15 @@ trap 'rm -rf "$T"' EXIT
 # measured loop (that is the writer's work, not the pair's).
 LD_LIBRARY_PATH="$B/fakecuda${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" CUPROBE_FLUSH_MS=10000 \
     CUPROBE_OUTPUT="$T/t-%p.trace" LD_PRELOAD="$SHIM" \
-    valgrind --tool=callgrind --callgrind-out-file="$T/cg" --toggle-collect=run_async_pair \
+    valgrind --tool=callgrind --callgrind-out-file="$T/cg" --toggle-collect=${FN:-run_async_pair} \
     "$B/bench/bench_calls" "$N" >/dev/null 2>"$T/log" || { cat "$T/log"; exit 1; }
 # From /: with the sources under the working directory callgrind_annotate
 # lists code inlined from headers as functions of its own, outside the
 # inclusive count of the function it was inlined into.
 (cd / && callgrind_annotate --inclusive=yes "$T/cg" 2>/dev/null) | sed 's/,//g' | grep -v '=>' |
-awk -v pairs=$((N / 10 / 100 * 101)) '
+awk -v fn="${FN:-run_async_pair}" -v pairs=$((N / 10 / 100 * 101)) '
     function add(k, v) { if (!(k in seen)) { seen[k] = 1; part[k] = v } }
-    /:run_async_pair /                            { add("total", $1) }
+    $0 ~ (":" fn " ")                             { add("total", $1) }
     /fk_pool.c:cuMemAllocAsync /                  { add("fake_a", $1) }
     /fk_pool.c:cuMemFreeAsync /                   { add("fake_f", $1) }
     /:cp_stack_capture /                          { add("stack", $1) }
