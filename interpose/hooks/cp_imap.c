@@ -19,8 +19,11 @@
 #include "cp_imap.h"
 #include "cp_spin.h"
 
+/* One cache line per node: a descent reads a node's base, size, kids and
+ * priority, and 16-byte aligned 56-byte nodes from malloc straddled two
+ * lines three times in four. */
 typedef struct cp_tnode {
-    cp_range r;
+    _Alignas(64) cp_range r;
     struct cp_tnode *kid[2];    /* lower, higher bases; on the free list kid[0] links */
     uint32_t prio;
 } cp_tnode;
@@ -35,11 +38,14 @@ typedef struct cp_imap {
     cp_tnode *spare;                /* under the lock (write) */
     unsigned n_spare;
     uint32_t seed;                  /* priorities (xorshift), under the lock (write) */
+    /* Live ranges per device (the DEV map only), under the lock (write):
+     * beside the lock word, whose line every insert and remove takes
+     * anyway, so that device 0..7's count costs no second line. */
+    unsigned dev_live[64];
 } cp_imap;
 
 static cp_imap cp_maps[CP_IMAP_N];
 static atomic_uint_fast64_t cp_dev_mask;
-static unsigned cp_dev_live[64];    /* under cp_maps[CP_IMAP_DEV].lock */
 
 /* --- the lock: held for a tree descent, never across a call out ----------- */
 
@@ -101,52 +107,78 @@ static inline uint64_t cp_end(const cp_range *r)
     return r->base + (r->size ? r->size : 1);
 }
 
-/* Insert n (its range overlaps none in t).  Recursion depth is the tree's
- * height: O(log n) expected. */
-static cp_tnode *cp_t_insert(cp_tnode *t, cp_tnode *n)
+/* The tree is shared by every thread that allocates or frees (PyTorch's
+ * forward pass allocates on the main thread, its backward pass frees on the
+ * autograd thread), so each operation writes only the links it changes:
+ * a store to a node, even of the value it held, takes that node's line
+ * from the other threads' caches, and the recursive version of these
+ * operations stored into every node on the path (about 11 of them for 300
+ * live ranges).  Descents read; the split below the insertion point and
+ * the join of a removed node's subtrees write, and both are O(1) long on
+ * average in a treap. */
+
+/* Store v into *link unless it is already there. */
+static inline void cp_t_set(cp_tnode **link, cp_tnode *v)
 {
-    if (!t)
-        return n;
-    int side = n->r.base > t->r.base;
-    t->kid[side] = cp_t_insert(t->kid[side], n);
-    cp_tnode *k = t->kid[side];
-    if (k->prio > t->prio) {    /* rotate k above t */
-        t->kid[side] = k->kid[!side];
-        k->kid[!side] = t;
-        return k;
-    }
-    return t;
+    if (*link != v)
+        *link = v;
 }
 
-static cp_tnode *cp_t_join(cp_tnode *a, cp_tnode *b)
+/* Put n at *link (every node above has a priority at least n's, every node
+ * of the subtree there a lower one): split that subtree around n's base
+ * into n's two kids. */
+static void cp_t_place(cp_tnode **link, cp_tnode *n)
 {
-    if (!a)
-        return b;
-    if (!b)
-        return a;
-    if (a->prio > b->prio) {
-        a->kid[1] = cp_t_join(a->kid[1], b);
-        return a;
+    uint64_t key = n->r.base;
+    cp_tnode *t = *link, **lo = &n->kid[0], **hi = &n->kid[1];
+    while (t) {
+        if (t->r.base < key) {
+            cp_t_set(lo, t);
+            lo = &t->kid[1];
+            t = t->kid[1];
+        } else {
+            cp_t_set(hi, t);
+            hi = &t->kid[0];
+            t = t->kid[0];
+        }
     }
-    b->kid[0] = cp_t_join(a, b->kid[0]);
-    return b;
+    cp_t_set(lo, NULL);
+    cp_t_set(hi, NULL);
+    *link = n;
+}
+
+/* Replace the node at *link by the join of its two subtrees. */
+static cp_tnode *cp_t_cut(cp_tnode **link)
+{
+    cp_tnode *old = *link, *a = old->kid[0], *b = old->kid[1];
+    while (a && b) {
+        if (a->prio > b->prio) {
+            cp_t_set(link, a);
+            link = &a->kid[1];
+            a = a->kid[1];
+        } else {
+            cp_t_set(link, b);
+            link = &b->kid[0];
+            b = b->kid[0];
+        }
+    }
+    cp_t_set(link, a ? a : b);
+    return old;
 }
 
 /* Unlink the node whose range overlaps [lo, hi) (or, with exact, starts at
- * lo); *out gets it, NULL when none. */
-static cp_tnode *cp_t_unlink(cp_tnode *t, uint64_t lo, uint64_t hi, int exact, cp_tnode **out)
+ * lo): @return it, NULL when none (nothing is written then). */
+static cp_tnode *cp_t_unlink(cp_tnode **link, uint64_t lo, uint64_t hi, int exact)
 {
-    if (!t)
-        return NULL;
-    if (hi <= t->r.base) {
-        t->kid[0] = cp_t_unlink(t->kid[0], lo, hi, exact, out);
-    } else if (cp_end(&t->r) <= lo) {
-        t->kid[1] = cp_t_unlink(t->kid[1], lo, hi, exact, out);
-    } else if (!exact || t->r.base == lo) {
-        *out = t;
-        return cp_t_join(t->kid[0], t->kid[1]);
+    for (cp_tnode *t; (t = *link) != NULL;) {
+        if (hi <= t->r.base)
+            link = &t->kid[0];
+        else if (cp_end(&t->r) <= lo)
+            link = &t->kid[1];
+        else
+            return !exact || t->r.base == lo ? cp_t_cut(link) : NULL;
     }
-    return t;
+    return NULL;
 }
 
 static const cp_tnode *cp_t_find(const cp_tnode *t, uint64_t addr)
@@ -164,17 +196,18 @@ static const cp_tnode *cp_t_find(const cp_tnode *t, uint64_t addr)
 
 /* --- nodes and the device mask (write lock held) ---------------------------- */
 
-static void cp_count(int which, const cp_range *r, int delta)
+static void cp_count(cp_imap *m, int which, const cp_range *r, int delta)
 {
     if (which != CP_IMAP_DEV || r->dev < 0 || r->dev >= 64)
         return;
-    cp_dev_live[r->dev] += (unsigned)delta;
+    unsigned *live = m->dev_live;
+    live[r->dev] += (unsigned)delta;
     /* Only a device's first and last live range flip its bit: a locked
      * read-modify-write on every allocation would cost more than the rest
      * of the bookkeeping (the mask changes only under this map's lock). */
-    if (delta > 0 && cp_dev_live[r->dev] == 1)
+    if (delta > 0 && live[r->dev] == 1)
         atomic_fetch_or(&cp_dev_mask, 1ull << r->dev);
-    else if (delta < 0 && cp_dev_live[r->dev] == 0)
+    else if (delta < 0 && live[r->dev] == 0)
         atomic_fetch_and(&cp_dev_mask, ~(1ull << r->dev));
 }
 
@@ -185,7 +218,7 @@ static cp_tnode *cp_node_get(cp_imap *m, const cp_range *r)
         m->spare = n->kid[0];
         m->n_spare--;
     } else {
-        n = malloc(sizeof(*n));
+        n = aligned_alloc(_Alignof(cp_tnode), sizeof(*n));
         if (!n)
             return NULL;
     }
@@ -222,18 +255,32 @@ int cp_imap_insert(int which, const cp_range *r)
         cp_wunlock(m);
         return -ENOMEM;
     }
-    /* Stale ranges overlapping the new one (their frees were never seen):
-     * dropped first. */
+    /* One descent along n's search path finds both a stale range that
+     * overlaps the new one (its free was never seen: dropped, and the
+     * descent starts again) and where n goes: the first node of lower
+     * priority, or the leaf. */
+    uint64_t lo = r->base, hi = cp_end(r);
     for (;;) {
-        cp_tnode *old = NULL;
-        m->root = cp_t_unlink(m->root, r->base, cp_end(r), 0, &old);
-        if (!old)
+        cp_tnode **link = &m->root, **at = NULL, *t;
+        while ((t = *link) != NULL) {
+            if (!at && t->prio < n->prio)
+                at = link;
+            if (hi <= t->r.base)
+                link = &t->kid[0];
+            else if (cp_end(&t->r) <= lo)
+                link = &t->kid[1];
+            else
+                break;
+        }
+        if (!t) {
+            cp_t_place(at ? at : link, n);
             break;
-        cp_count(which, &old->r, -1);
+        }
+        cp_tnode *old = cp_t_cut(link);
+        cp_count(m, which, &old->r, -1);
         cp_node_put(m, old);
     }
-    m->root = cp_t_insert(m->root, n);
-    cp_count(which, &n->r, 1);
+    cp_count(m, which, &n->r, 1);
     cp_wunlock(m);
     return 0;
 }
@@ -241,11 +288,10 @@ int cp_imap_insert(int which, const cp_range *r)
 int cp_imap_remove(int which, uint64_t base, cp_range *out)
 {
     cp_imap *m = &cp_maps[which];
-    cp_tnode *old = NULL;
     cp_wlock(m);
-    m->root = cp_t_unlink(m->root, base, base + 1, 1, &old);
+    cp_tnode *old = cp_t_unlink(&m->root, base, base + 1, 1);
     if (old) {
-        cp_count(which, &old->r, -1);
+        cp_count(m, which, &old->r, -1);
         if (out)
             *out = old->r;
         cp_node_put(m, old);
@@ -268,6 +314,30 @@ int cp_imap_find(int which, uint64_t addr, cp_range *out)
     return rc;
 }
 
+/* Order, heap and overlap checks of a subtree whose bases lie in [lo, hi):
+ * @return its height, or -1 when broken. */
+static int cp_t_check(const cp_tnode *t, uint64_t lo, uint64_t hi)
+{
+    if (!t)
+        return 0;
+    if (t->r.base < lo || cp_end(&t->r) > hi)
+        return -1;
+    for (int s = 0; s < 2; s++)
+        if (t->kid[s] && t->kid[s]->prio > t->prio)
+            return -1;
+    int a = cp_t_check(t->kid[0], lo, t->r.base), b = cp_t_check(t->kid[1], cp_end(&t->r), hi);
+    return a < 0 || b < 0 ? -1 : 1 + (a > b ? a : b);
+}
+
+int cp_imap__check(int which)
+{
+    cp_imap *m = &cp_maps[which];
+    cp_rlock(m);
+    int h = cp_t_check(m->root, 0, UINT64_MAX);
+    cp_runlock(m);
+    return h;
+}
+
 uint64_t cp_imap_dev_mask(void)
 {
     return atomic_load_explicit(&cp_dev_mask, memory_order_relaxed);
@@ -283,8 +353,8 @@ void cp_imap_reset(void)
         cp_maps[i].root = NULL;
         cp_maps[i].spare = NULL;
         cp_maps[i].n_spare = 0;
+        for (int d = 0; d < 64; d++)
+            cp_maps[i].dev_live[d] = 0;
     }
-    for (int d = 0; d < 64; d++)
-        cp_dev_live[d] = 0;
     atomic_store(&cp_dev_mask, 0);
 }

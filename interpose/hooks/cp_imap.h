@@ -42,4 +42,9 @@ uint64_t cp_imap_dev_mask(void);
 /*! cp_imap_reset() : forget everything (a forked child). */
 void cp_imap_reset(void);
 
+/*! cp_imap__check() : for tests: verify map `which` is a treap (bases in
+ *  order, ranges disjoint, every node's priority at least its kids').
+ *  @return : the tree's height, or -1 when it is broken. */
+int cp_imap__check(int which);
+
 #endif /* CP_IMAP_H */

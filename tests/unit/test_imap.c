@@ -93,6 +93,11 @@ static void test_against_model(void)
         }
     }
     CHECK(bad == 0, "the tree agrees with the model");
+    /* Balanced: a treap of n random priorities is about 2 ln n deep (~15
+     * for the ~1,500 live ranges here); a broken rotation or split shows
+     * as a far deeper tree or as -1. */
+    int h = cp_imap__check(CP_IMAP_HOST);
+    CHECK(h > 0 && h < 40, "treap invariants hold, height %d for %d ranges", h, live);
     for (int i = 0; i < live; i++)
         CHECK(cp_imap_remove(CP_IMAP_HOST, model[i].base, NULL) == 0, "model range removable");
     CHECK(cp_imap_find(CP_IMAP_HOST, 0x7f0000001000ull, &(cp_range){0}) == -ENOENT, "empty");
