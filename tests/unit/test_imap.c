@@ -98,6 +98,11 @@ static void test_against_model(void)
      * as a far deeper tree or as -1. */
     int h = cp_imap__check(CP_IMAP_HOST);
     CHECK(h > 0 && h < 40, "treap invariants hold, height %d for %d ranges", h, live);
+    /* Half of them removed (each a cut and a join), checked again. */
+    for (int i = live - 1; i >= live / 2; i--)
+        CHECK(cp_imap_remove(CP_IMAP_HOST, model[i].base, NULL) == 0, "model range removable");
+    live /= 2;
+    CHECK(cp_imap__check(CP_IMAP_HOST) > 0, "treap invariants hold after the removals");
     for (int i = 0; i < live; i++)
         CHECK(cp_imap_remove(CP_IMAP_HOST, model[i].base, NULL) == 0, "model range removable");
     CHECK(cp_imap_find(CP_IMAP_HOST, 0x7f0000001000ull, &(cp_range){0}) == -ENOENT, "empty");
