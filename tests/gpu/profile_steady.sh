@@ -11,7 +11,8 @@
 # cache misses it causes in the driver or the interpreter).
 #   WORKLOAD (mlp), SECS (4), WARM (2), ROUNDS (2), PIN (taskset -c list);
 #   the allocator is PyTorch's default unless PYTORCH_CUDA_ALLOC_CONF is set.
-# Writes OUTDIR/summary.txt, TAG-R-dso.txt and TAG-R-sym.txt.
+# Writes OUTDIR/summary.txt, TAG-R-dso.txt, TAG-R-sym.txt and TAG-R-shim.txt
+# (libcuprobe.so's functions only).
 OUT=${1:-${OUT:-profile-out}}; mkdir -p "$OUT" || exit 1
 K=$PWD/build/perfkit
 [ -x "$K/perf" ] || { echo "skip: no build/perfkit (run tests/gpu/perfkit.sh where perf is installed)" | tee "$OUT/summary.txt"; exit 0; }
@@ -33,6 +34,9 @@ prof() {    # TAG CMD... : profile one run's timed window
         awk -v s="${steps:-0}" '/%/ && s > 0 { printf "%8.2f samples/step  %s\n", $2 / s, $0 }' | head -25 >"$OUT/$n-dso.txt"
     perf report -i "$T/$n.data" -n --no-children --sort comm,dso,sym --stdio 2>/dev/null |
         awk -v s="${steps:-0}" '/%/ && s > 0 { printf "%8.3f samples/step  %s\n", $2 / s, $0 }' | head -60 >"$OUT/$n-sym.txt"
+    # The shim's own functions, all of them (the list above stops at 60).
+    perf report -i "$T/$n.data" -n --no-children --dsos libcuprobe.so --sort comm,sym --stdio 2>/dev/null |
+        awk -v s="${steps:-0}" '/%/ && s > 0 { printf "%8.4f samples/step  %s\n", $2 / s, $0 }' | head -80 >"$OUT/$n-shim.txt"
     echo "$n steps_per_s ${sps:-FAILED} steps ${steps:-0} samples $(perf report -i "$T/$n.data" --stdio 2>/dev/null | awk '/^# Samples/ {print $3; exit}')" |
         tee -a "$OUT/summary.txt"
     rm -f "$T"/*.data "$T"/*.trace
