@@ -100,10 +100,13 @@ $(SHIM): $(SHIM_OBJ) $(UNW_LIB) interpose/exports.map
 LTO     ?= 1
 ANA_LTO := $(if $(SAN)$(filter 0,$(LTO)),,-flto=auto)
 # Objects built before LTO was on (or off) are rebuilt once: they depend on
-# a stamp named after the setting.
+# a stamp named after the setting.  Making one removes the other, so that
+# switching back finds its stamp missing (an old one would be older than
+# the objects just built the other way, and nothing would be rebuilt).
 ANA_STAMP := $(B)/analyzer/.lto-$(if $(ANA_LTO),on,off)
 $(ANA_STAMP):
 	@mkdir -p $(dir $@)
+	$(Q)rm -f $(B)/analyzer/.lto-on $(B)/analyzer/.lto-off
 	$(Q)touch $@
 
 $(B)/analyzer/%.o: analyzer/%.c $(ANA_STAMP)
