@@ -166,7 +166,7 @@ static void cp_unhold(cp_proc *p, const cp_live *l)
     m->held_total -= l->size <= m->held_total ? l->size : m->held_total;
 }
 
-static int cp_model_alloc(cp_proc *p, const cp_record *r)
+static int cp_model_alloc(cp_proc *p, const cp_record *r, cp_live **made)
 {
     if (r->ev.result != 0)
         return 0;
@@ -181,6 +181,7 @@ static int cp_model_alloc(cp_proc *p, const cp_record *r)
     int dev = (int)r->ev.dev;
     *l = (cp_live){ .size = size, .ts = r->ts, .ctx = r->ev.ctx, .stack = r->ev.stack,
                     .kind = (uint8_t)kind, .dev = (int16_t)dev, .seq = ++p->mem_seq };
+    *made = l;
     p->n_alloc_ok++;
     int h = cp_hold_of_kind(kind);
     if (h < 0) {
@@ -415,7 +416,7 @@ void cp_model_last_names(cp_proc *p, const cp_dec *d)
     }
 }
 
-static int cp_model_apply(cp_proc *p, const cp_dec *d, const cp_record *r)
+static int cp_model_apply(cp_proc *p, const cp_dec *d, const cp_record *r, cp_live **made)
 {
     p->t_last = r->ts;
     p->fw_ready_kind = NULL;
@@ -507,7 +508,7 @@ static int cp_model_apply(cp_proc *p, const cp_dec *d, const cp_record *r)
         return 0;
     }
     case CP_REC_ALLOC:
-        return cp_model_alloc(p, r);
+        return cp_model_alloc(p, r, made);
     case CP_REC_FREE:
         cp_model_free(p, r);
         return 0;
@@ -569,10 +570,11 @@ int cp_model_feed(cp_proc *p, const cp_dec *d, const cp_record *r)
     /* The timeline reads a FREE before the model forgets what it releases,
      * everything else after the model applied it. */
     if (r->type == CP_REC_FREE)     /* the only type it reads: no call for the rest */
-        cp_series_pre(p->series, p, r, cp_model_freeing(p, r));
-    int rc = cp_model_apply(p, d, r);
+        cp_series_pre(p->series, r, cp_model_freeing(p, r));
+    cp_live *made = NULL;
+    int rc = cp_model_apply(p, d, r, &made);
     if (rc == 0)
-        rc = cp_series_feed(p->series, p, r);
+        rc = cp_series_feed(p->series, p, r, made);
     return rc;
 }
 

@@ -63,6 +63,8 @@ typedef struct cp_devmem {
 typedef struct cp_live {
     uint64_t size, ts, ctx, stack;
     uint8_t kind;               /* enum cp_mem_kind */
+    uint8_t lib;                /* the timeline's: allocated from inside a CUDA
+                                 * library (set at the ALLOC, read at the FREE) */
     int16_t dev;
     uint32_t seq;               /* memory-event index when allocated */
 } cp_live;

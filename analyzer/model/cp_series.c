@@ -296,14 +296,15 @@ static void cp_ser_advance(cp_series *s, const cp_proc *p, uint64_t ts)
 
 /* --- records ------------------------------------------------------------------------- */
 
-void cp_series_pre(cp_series *s, cp_proc *p, const cp_record *r, const cp_live *l)
+void cp_series_pre(cp_series *s, const cp_record *r, const cp_live *l)
 {
     if (r->type != CP_REC_FREE)
         return;
     if (!l || l->dev < 0 || l->dev >= CP_MAX_DEV || cp_hold_of_kind(l->kind) < 0)
         return;
     cp_ser_now *n = &s->now[l->dev];
-    if (cp_ser_is_lib(s, p, l->stack))
+    /* Set at its ALLOC, which passed the same tests (same device, kind). */
+    if (l->lib)
         n->lib_held -= cp_min64(l->size, n->lib_held);
     cp_top_remove(n, r->u.free.ptr);
 }
@@ -383,7 +384,7 @@ static void cp_ser_framework(cp_series *s, cp_proc *p, uint64_t ts)
     }
 }
 
-int cp_series_feed(cp_series *s, cp_proc *p, const cp_record *r)
+int cp_series_feed(cp_series *s, cp_proc *p, const cp_record *r, cp_live *made)
 {
     uint64_t ts = r->ts;
     if (s->cur < 0) {
@@ -403,7 +404,10 @@ int cp_series_feed(cp_series *s, cp_proc *p, const cp_record *r)
         if (d < 0 || d >= CP_MAX_DEV)
             return 0;
         cp_ser_now *n = &s->now[d];
-        if (cp_ser_is_lib(s, p, r->ev.stack))
+        int lib = cp_ser_is_lib(s, p, r->ev.stack);
+        if (made)
+            made->lib = (uint8_t)lib;
+        if (lib)
             n->lib_held += r->u.alloc.size;
         cp_top_insert(n, r->u.alloc.ptr, r->u.alloc.size, r->ev.stack, ts);
         s->since_rescan++;

@@ -96,12 +96,15 @@ void cp_series_free(cp_series *s);
  *  freeing is the live allocation it releases (cp_model_freeing(), NULL
  *  when unknown): the model hands it over so the timeline never calls back
  *  into the model.  O(1). */
-void cp_series_pre(cp_series *s, struct cp_proc *p, const struct cp_record *r,
-                   const struct cp_live *freeing);
+void cp_series_pre(cp_series *s, const struct cp_record *r, const struct cp_live *freeing);
 
-/*! cp_series_feed() : record r after the model applied it.  O(1) amortised.
+/*! cp_series_feed() : record r after the model applied it; for an ALLOC,
+ *  made is the live entry the model made for it (NULL otherwise): the
+ *  timeline notes in it whether a CUDA library allocated it, so the FREE
+ *  needs no lookup of its stack.  O(1) amortised.
  *  @return : 0, or -ENOMEM. */
-int cp_series_feed(cp_series *s, struct cp_proc *p, const struct cp_record *r);
+int cp_series_feed(cp_series *s, struct cp_proc *p, const struct cp_record *r,
+                   struct cp_live *made);
 
 /*! cp_series_n() : buckets in use (the last one is partly filled). */
 int cp_series_n(const cp_series *s);

@@ -6,8 +6,9 @@
  * its highest bucket is the device's peak, the peak bucket lists the
  * largest live allocation first, a free of a listed allocation is noticed,
  * memory freed before the end shows as the last bucket's minimum, copies
- * are counted by class with the time blocked in synchronous ones, and the
- * eighths of the run (the text report's line) see the growth.
+ * are counted by class with the time blocked in synchronous ones, the
+ * eighths of the run (the text report's line) see the growth, and memory
+ * allocated from inside a CUDA library is that holder's until it is freed.
  */
 #include <stdio.h>
 #include <string.h>
@@ -128,5 +129,41 @@ int main(void)
     CHECK(cp_model_feed(q, NULL, &b) == 0);
     CHECK(cp_series_n(q->series) <= CP_SER_N);
     cp_proc_free(q);
+
+    /* The "CUDA libraries" holder: what is allocated from inside cuBLAS is
+     * counted at its ALLOC and taken off at its FREE (the live entry keeps
+     * the answer), also when the same pointer comes back later from the
+     * program's own code; plain allocations never count. */
+    cp_proc *l = cp_proc_new("libs", 0);
+    CHECK(l && l->series);
+    const char *lib = "/usr/lib/libcublas.so.12";
+    CHECK(cp_stacks_module(&l->stacks, 0x7f0000000000ull, 0x100000, 0, lib, strlen(lib),
+                           "", 0) == 0);
+    uint64_t in_lib = 0x7f0000000100ull, in_prog = 0x400100ull;
+    CHECK(cp_stacks_add(&l->stacks, 7, 1, &in_lib, 0, NULL) == 0);
+    CHECK(cp_stacks_add(&l->stacks, 8, 1, &in_prog, 0, NULL) == 0);
+    uint64_t lt = 1000;
+    for (int round = 0; round < 3; round++) {
+        cp_record la = rec(CP_REC_ALLOC, lt += ms);
+        la.u.alloc.kind = CP_MK_DEVICE;
+        la.u.alloc.ptr = 0x30000000ull;
+        la.u.alloc.size = 3 << 20;
+        la.ev.stack = round == 1 ? 8 : 7;       /* round 1: the program's own */
+        CHECK(cp_model_feed(l, NULL, &la) == 0);
+        cp_record pa = rec(CP_REC_ALLOC, lt += ms);
+        pa.u.alloc.kind = CP_MK_DEVICE;
+        pa.u.alloc.ptr = 0x40000000ull + (uint64_t)round * 0x1000000;
+        pa.u.alloc.size = 1 << 20;
+        pa.ev.stack = 8;
+        CHECK(cp_model_feed(l, NULL, &pa) == 0);
+        CHECK(l->series->now[0].lib_held == (round == 1 ? 0 : 3u << 20));
+        cp_record lf = rec(CP_REC_FREE, lt += ms);
+        lf.u.free.kind = CP_MK_DEVICE;
+        lf.u.free.ptr = la.u.alloc.ptr;
+        CHECK(cp_model_feed(l, NULL, &lf) == 0);
+        CHECK(l->series->now[0].lib_held == 0);
+        CHECK(l->mem[0].held_total == (uint64_t)(round + 1) << 20);
+    }
+    cp_proc_free(l);
     return g_fail ? 1 : 0;
 }
