@@ -78,18 +78,18 @@ void *cp__map_insert(cp_map *m, uint64_t key, int *created)
 
 int cp_map_del(cp_map *m, uint64_t key, void *out)
 {
-    if (!m->cap)
+    size_t i = cp_map_find(m, key);
+    if (i == CP_MAP_NONE)
         return -ENOENT;
-    size_t mask = m->cap - 1;
-    size_t i = cp_map_slot(key, mask);
-    for (;; i = (i + 1) & mask) {
-        if (!m->used[i])
-            return -ENOENT;
-        if (m->keys[i] == key)
-            break;
-    }
     if (out)
         memcpy(out, m->vals + i * m->val_size, m->val_size);
+    cp_map_del_at(m, i);
+    return 0;
+}
+
+void cp_map_del_at(cp_map *m, size_t i)
+{
+    size_t mask = m->cap - 1;
     /* Backward shift: move later members of the probe run into the hole
      * when their home slot is not between the hole and them. */
     size_t hole = i;
@@ -104,7 +104,6 @@ int cp_map_del(cp_map *m, uint64_t key, void *out)
     }
     m->used[hole] = 0;
     m->n--;
-    return 0;
 }
 
 void *cp_map_next(const cp_map *m, size_t *it, uint64_t *key)

@@ -40,20 +40,36 @@ static inline size_t cp_map_slot(uint64_t k, size_t mask)
     return (size_t)k & mask;
 }
 
+#define CP_MAP_NONE ((size_t)-1)
+
+/*! cp_map_find() : @return : the slot holding key, or CP_MAP_NONE if absent.
+ *  The slot stays key's until the next put or del on the same map. */
+static inline size_t cp_map_find(const cp_map *m, uint64_t key)
+{
+    if (!m->cap)
+        return CP_MAP_NONE;
+    size_t mask = m->cap - 1;
+    for (size_t i = cp_map_slot(key, mask);; i = (i + 1) & mask) {
+        if (!m->used[i])
+            return CP_MAP_NONE;
+        if (m->keys[i] == key)
+            return i;
+    }
+}
+
+/*! cp_map_at() : @return : the value in slot i (from cp_map_find). */
+static inline void *cp_map_at(const cp_map *m, size_t i)
+{
+    return m->vals + i * m->val_size;
+}
+
 /*! cp_map_get() : @return : the value of key, or NULL if absent.
  *  Inline: the report looks a key up for most records (live allocations,
  *  sites, threads), and the call cost as much as the probe. */
 static inline void *cp_map_get(const cp_map *m, uint64_t key)
 {
-    if (!m->cap)
-        return NULL;
-    size_t mask = m->cap - 1;
-    for (size_t i = cp_map_slot(key, mask);; i = (i + 1) & mask) {
-        if (!m->used[i])
-            return NULL;
-        if (m->keys[i] == key)
-            return m->vals + i * m->val_size;
-    }
+    size_t i = cp_map_find(m, key);
+    return i == CP_MAP_NONE ? NULL : cp_map_at(m, i);
 }
 
 /*! cp__map_insert() : cp_map_put() when key is absent (grows the table).
@@ -78,6 +94,11 @@ static inline void *cp_map_put(cp_map *m, uint64_t key, int *created)
 /*! cp_map_del() : remove key, copying its value to out (if not NULL).
  *  @return : 0, or -ENOENT when absent. */
 int cp_map_del(cp_map *m, uint64_t key, void *out);
+
+/*! cp_map_del_at() : remove the member in slot i, as found by cp_map_find()
+ *  with no put or del on m since: a caller that read the value first
+ *  removes it without a second probe. */
+void cp_map_del_at(cp_map *m, size_t i);
 
 /*! cp_map_next() : iterate: start with *it = 0; each call returns the next
  *  value (and its key in *key) or NULL at the end.  Do not put or del while

@@ -213,23 +213,31 @@ const cp_live *cp_model_freeing(cp_proc *p, const cp_record *r)
 {
     if (p->freeing_rec != r) {
         p->freeing_rec = r;
-        p->freeing = r->ev.result == 0 ? cp_map_get(cp_live_map(p, r->u.free.kind),
-                                                     r->u.free.ptr) : NULL;
+        p->freeing = NULL;
+        cp_map *m = cp_live_map(p, r->u.free.kind);
+        size_t i = r->ev.result == 0 ? cp_map_find(m, r->u.free.ptr) : CP_MAP_NONE;
+        if (i != CP_MAP_NONE) {
+            p->freeing = cp_map_at(m, i);
+            p->freeing_map = m;
+            p->freeing_i = i;
+        }
     }
     return p->freeing;
 }
 
 static void cp_model_free(cp_proc *p, const cp_record *r)
 {
-    if (r->ev.result != 0)
-        return;
-    cp_live l;
-    if (cp_map_del(cp_live_map(p, r->u.free.kind), r->u.free.ptr, &l) != 0)
+    /* Found already (cp_model_feed asks before applying a FREE, and nothing
+     * put or deleted in the live maps since): no second probe. */
+    const cp_live *l = cp_model_freeing(p, r);
+    if (!l)
         return;
     p->mem_seq++;
-    cp_unhold(p, &l);
-    if (l.dev >= 0 && l.dev < CP_MAX_DEV && cp_hold_of_kind(l.kind) >= 0)
-        p->mem[l.dev].n_free++;
+    cp_unhold(p, l);
+    if (l->dev >= 0 && l->dev < CP_MAX_DEV && cp_hold_of_kind(l->kind) >= 0)
+        p->mem[l->dev].n_free++;
+    cp_map_del_at(p->freeing_map, p->freeing_i);
+    p->freeing = NULL;
 }
 
 /* The driver frees whatever a destroyed context still held. */
@@ -420,7 +428,6 @@ static int cp_model_apply(cp_proc *p, const cp_dec *d, const cp_record *r, cp_li
 {
     p->t_last = r->ts;
     p->fw_ready_kind = NULL;
-    p->freeing_rec = NULL;
     if (r->type >= CP_REC_CALL && r->type <= CP_REC_SYNC && r->type != CP_REC_LAUNCH_COUNT) {
         cp_model_call(p, r);
         /* A ring of the last calls: what a killed process was doing. */
@@ -573,6 +580,9 @@ int cp_model_feed(cp_proc *p, const cp_dec *d, const cp_record *r)
         cp_series_pre(p->series, r, cp_model_freeing(p, r));
     cp_live *made = NULL;
     int rc = cp_model_apply(p, d, r, &made);
+    /* What a FREE's checks found is gone now; and a later record may come
+     * at this one's address (batches are reused). */
+    p->freeing_rec = NULL;
     if (rc == 0)
         rc = cp_series_feed(p->series, p, r, made);
     return rc;

@@ -201,9 +201,12 @@ typedef struct cp_proc {
     int main_dev;               /* the device it worked on (most memory, then launches), -1 */
     const cp_dec *dec;          /* while the trace is being read */
     /* the allocation the current FREE record releases, looked up once
-     * for every check that reads it before the model drops it */
+     * for every check that reads it before the model drops it, and for
+     * the model, which removes it from its slot without a second probe */
     const cp_record *freeing_rec;
     const cp_live *freeing;
+    cp_map *freeing_map;
+    size_t freeing_i;
     /* the memory and copy timeline (cp_series.h), NULL when out of memory */
     cp_series *series;
 } cp_proc;
