@@ -124,6 +124,16 @@ static inline void cp_t_set(cp_tnode **link, cp_tnode *v)
         *link = v;
 }
 
+/* Hang t at **link and move *link to t's kid on `side`: @return that kid
+ * (the next node to place).  The split and the join below are made of
+ * this step. */
+static inline cp_tnode *cp_t_hang(cp_tnode ***link, cp_tnode *t, int side)
+{
+    cp_t_set(*link, t);
+    *link = &t->kid[side];
+    return t->kid[side];
+}
+
 /* Put n at *link (every node above has a priority at least n's, every node
  * of the subtree there a lower one): split that subtree around n's base
  * into n's two kids. */
@@ -131,17 +141,8 @@ static void cp_t_place(cp_tnode **link, cp_tnode *n)
 {
     uint64_t key = n->r.base;
     cp_tnode *t = *link, **lo = &n->kid[0], **hi = &n->kid[1];
-    while (t) {
-        if (t->r.base < key) {
-            cp_t_set(lo, t);
-            lo = &t->kid[1];
-            t = t->kid[1];
-        } else {
-            cp_t_set(hi, t);
-            hi = &t->kid[0];
-            t = t->kid[0];
-        }
-    }
+    while (t)
+        t = t->r.base < key ? cp_t_hang(&lo, t, 1) : cp_t_hang(&hi, t, 0);
     cp_t_set(lo, NULL);
     cp_t_set(hi, NULL);
     *link = n;
@@ -152,15 +153,10 @@ static cp_tnode *cp_t_cut(cp_tnode **link)
 {
     cp_tnode *old = *link, *a = old->kid[0], *b = old->kid[1];
     while (a && b) {
-        if (a->prio > b->prio) {
-            cp_t_set(link, a);
-            link = &a->kid[1];
-            a = a->kid[1];
-        } else {
-            cp_t_set(link, b);
-            link = &b->kid[0];
-            b = b->kid[0];
-        }
+        if (a->prio > b->prio)
+            a = cp_t_hang(&link, a, 1);
+        else
+            b = cp_t_hang(&link, b, 0);
     }
     cp_t_set(link, a ? a : b);
     return old;
