@@ -8,7 +8,8 @@
  *
  *   bench_calls [iterations]      prints "launch NS", "htod_pinned NS",
  *                                 "alloc_free NS", "async_pair NS",
- *                                 "async_live NS", "async_2t NS"
+ *                                 "async_live NS", "async_alt NS",
+ *                                 "async_2t NS"
  *                                 (per call / per pair)
  *
  * async_live: a stream-ordered free of the oldest of LIVE allocations and
@@ -18,6 +19,9 @@
  * pairs, as PyTorch's main thread (forward) and autograd thread (backward)
  * do, freeing each other's allocations: state the shim writes on one thread
  * must move to the other's core.  The hand-over is in plain's figure too.
+ * async_alt: async_live's pairs made alternately from two call paths that
+ * start the stack at the same depth (the call-site cache's worst case
+ * while it kept one stack per stack pointer).
  *
  * Against a real libcuda (no "fake" module to load) the launch line is
  * skipped and the other paths run on device memory of GPU 0.
@@ -104,6 +108,28 @@ static void run_async_live(long n)
     ring_step(n);
 }
 
+/* async_alt: the pairs of async_live, made alternately from two call
+ * paths whose frames are the same size, as the backward functions of
+ * different operators reach the allocator from PyTorch's autograd engine:
+ * the two stacks start at the same stack pointer. */
+__attribute__((noinline)) static void alt_a(long n)
+{
+    ring_step(n);
+    __asm__ volatile("" ::: "memory");  /* not merged with alt_b */
+}
+
+__attribute__((noinline)) static void alt_b(long n)
+{
+    ring_step(n);
+    __asm__ volatile("nop" ::: "memory");
+}
+
+static void run_async_alt(long n)
+{
+    for (long i = 0; i < n; i++)
+        (i & 1 ? alt_b : alt_a)(1);
+}
+
 /* async_2t: `turn` counts hand-overs, the helper runs the odd turns.  A
  * condition variable, not a spin: spinning threads on a machine with few
  * CPUs (or a KVM guest's pause-loop exits) made a hand-over cost ~50 us. */
@@ -180,6 +206,7 @@ int main(int argc, char **argv)
     printf("alloc_free %.1f\n", median_ns(run_alloc_free, n / 10));
     printf("async_pair %.1f\n", median_ns(run_async_pair, n / 10));
     printf("async_live %.1f\n", median_ns(run_async_live, n / 10));
+    printf("async_alt %.1f\n", median_ns(run_async_alt, n / 10));
     pthread_t helper;
     bench_ctx = ctx;
     if (pthread_create(&helper, NULL, helper_main, NULL) == 0) {

@@ -21,7 +21,7 @@ while [ $i -lt "$PAIRS" ]; do
 done
 med() { grep "^$1 " "$2" | awk '{print $2}' | sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
 printf "%-12s %9s %9s %9s %10s %10s\n" call plain old new old_added new_added
-for c in launch htod_pinned alloc_free async_pair async_live async_2t; do
+for c in launch htod_pinned alloc_free async_pair async_live async_alt async_2t; do
     p=$(med $c "$T/plain"); o=$(med $c "$T/old"); n=$(med $c "$T/new")
     awk -v c=$c -v p="$p" -v o="$o" -v n="$n" \
         'BEGIN { printf "%-12s %9.1f %9.1f %9.1f %10.1f %10.1f\n", c, p, o, n, o - p, n - p }'

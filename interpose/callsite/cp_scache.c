@@ -2,9 +2,14 @@
  * cp_scache.c - the per-thread call-site cache (see cp_scache.h for why a
  * hit is exact).
  *
- * One direct-mapped table per thread, allocated on the thread's first
- * capture and freed by a key destructor at thread exit: no lock, no
- * sharing.  A forked child inherits its thread's table; the file epoch
+ * One table per thread, allocated on the thread's first capture and freed
+ * by a key destructor at thread exit: no lock, no sharing.  A set of four
+ * entries per (stack pointer, hook): stacks that start at the same stack
+ * pointer are common (PyTorch's autograd engine calls every operator's
+ * backward function from the same frame), and with one entry per stack
+ * pointer they evicted each other, so that every capture missed and paid
+ * an unwind plus a refill (the H200's profiles had libunwind as the
+ * second of the shim's functions, mostly on the autograd thread).  A forked child inherits its thread's table; the file epoch
  * changes at fork, so every entry misses once there.
  *
  * A miss costs one unw_backtrace, as without the cache: the return-address
@@ -24,11 +29,14 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 
-#define CP_SCACHE_WAYS 64   /* power of two */
+#define CP_SCACHE_SET_BITS 5    /* 32 sets */
+#define CP_SCACHE_ASSOC 4       /* entries per set */
 
 struct cp_scache {
     uintptr_t stack_lo, stack_hi;   /* this thread's stack; 0, 0 if unknown */
-    struct cp_scache_ent e[CP_SCACHE_WAYS];
+    uint8_t victim[1u << CP_SCACHE_SET_BITS];   /* per set: the way to refill next */
+    uint8_t mru[1u << CP_SCACHE_SET_BITS];      /* per set: the way that hit last */
+    struct cp_scache_ent e[1u << CP_SCACHE_SET_BITS][CP_SCACHE_ASSOC];
 };
 
 static __thread struct cp_scache *t_cache;
@@ -128,7 +136,22 @@ int cp_scache_enabled(void)
 static inline unsigned scache_index(uintptr_t sp, uintptr_t tag)
 {
     uint64_t h = ((uint64_t)sp ^ ((uint64_t)tag << 7)) * 0x9e3779b97f4a7c15ull;
-    return (unsigned)(h >> 58) & (CP_SCACHE_WAYS - 1);
+    return (unsigned)(h >> (64 - CP_SCACHE_SET_BITS));
+}
+
+/* Whether entry e is the walk from (sp, tag) that this stack holds now:
+ * every return-address slot it recorded still holds the same value. */
+__attribute__((no_sanitize("address", "thread"), always_inline))
+static inline int scache_match(const struct cp_scache_ent *e, uintptr_t sp, uintptr_t tag,
+                               uint64_t epoch)
+{
+    if (e->sp != sp || e->tag != tag || e->epoch != epoch)
+        return 0;
+    const uint8_t *base = (const uint8_t *)(sp - 8);
+    for (unsigned i = 0; i < e->n_slots; i++)
+        if (*(const uint64_t *)(base + e->off[i]) != e->ret[i])
+            return 0;
+    return 1;
 }
 
 /* Reads the caller frames' return-address slots: live stack of this
@@ -140,14 +163,37 @@ struct cp_scache_ent *cp_scache_find(uintptr_t sp, uintptr_t tag, uint64_t epoch
     struct cp_scache *c = t_cache;
     if (!c)
         return NULL;
-    struct cp_scache_ent *e = &c->e[scache_index(sp, tag)];
-    if (e->sp != sp || e->tag != tag || e->epoch != epoch)
-        return NULL;
-    const uint8_t *base = (const uint8_t *)(sp - 8);
-    for (unsigned i = 0; i < e->n_slots; i++)
-        if (*(const uint64_t *)(base + e->off[i]) != e->ret[i])
-            return NULL;
-    return e;
+    unsigned s = scache_index(sp, tag), first = c->mru[s];
+    /* The way that hit last first: a site called again and again hits at
+     * once, as with one entry per set; only stacks that take turns from
+     * the same stack pointer pay a look at the other ways, and a look
+     * stops at the first slot that differs. */
+    struct cp_scache_ent *set = c->e[s], *e = set + first;
+    if (scache_match(e, sp, tag, epoch))
+        return e;
+    for (unsigned w = 0; w < CP_SCACHE_ASSOC; w++) {
+        if (w != first && scache_match(set + w, sp, tag, epoch)) {
+            c->mru[s] = (uint8_t)w;
+            return set + w;
+        }
+    }
+    return NULL;
+}
+
+/* The entry a new walk from (sp, tag) goes to: an empty one or one of an
+ * older file epoch if the set has it, else the set's ways in turn. */
+static struct cp_scache_ent *scache_victim(struct cp_scache *c, uintptr_t sp, uintptr_t tag,
+                                           uint64_t epoch)
+{
+    unsigned s = scache_index(sp, tag);
+    struct cp_scache_ent *set = c->e[s];
+    unsigned w = 0;
+    while (w < CP_SCACHE_ASSOC && set[w].sp && set[w].epoch == epoch)
+        w++;
+    if (w == CP_SCACHE_ASSOC)
+        w = c->victim[s]++ % CP_SCACHE_ASSOC;
+    c->mru[s] = (uint8_t)w;  /* the stack just walked is the likeliest next */
+    return &set[w];
 }
 
 /* The calling thread's table, made on first use with its stack's bounds
@@ -187,7 +233,7 @@ static struct cp_scache_ent *scache_put(struct cp_scache *c, uintptr_t sp, uintp
 {
     if (got < 2 || got - 1 > CP_SCACHE_FRAMES || sps[1] != sp || first < 1)
         return NULL;
-    struct cp_scache_ent *e = &c->e[scache_index(sp, tag)];
+    struct cp_scache_ent *e = scache_victim(c, sp, tag, epoch);
     e->sp = 0;  /* invalid while it is rewritten */
     for (int i = 1; i < got; i++) {
         /* Frame i's return address was pushed just below the stack

@@ -201,7 +201,10 @@ static __attribute__((noinline)) uint64_t varied(int i, int cached)
 /* mode 0/1: varied() with the cache off/on (every entry refused: the
  * varying frame); 2/5: one repeated site, cache on (hits)/off; 3/4: 97
  * sites at different depths in turn, cache on/off (more than the table's
- * ways: misses that fill an entry). */
+ * ways: misses that fill an entry); 6/7: root_a and root_b in turn, cache
+ * on/off (two stacks that start at the same stack pointer, as the
+ * backward functions of different operators reach the allocator from
+ * PyTorch's autograd engine). */
 static double bench_ns(int mode, int n)
 {
     /* The fastest of 100 short batches: on a loaded machine a batch in
@@ -214,6 +217,7 @@ static double bench_ns(int mode, int n)
         for (int k = 0; k < per; k++, i++)
             (void)(mode == 2   ? chain(25, 1)
                    : mode == 5 ? chain(25, 0)
+                   : mode >= 6 ? (i & 1 ? root_b : root_a)(mode == 6)
                    : mode >= 3 ? chain(25 + i % 97, mode == 3)
                                : varied(i, mode));
         uint64_t t = cp_now_ns() - t0;
@@ -248,6 +252,13 @@ static void test_hits_are_cheap(void)
     double off = bench_ns(4, 2000), fill = bench_ns(3, 2000);
     printf("97 sites in turn: unwind %.0f ns, cache miss+fill %.0f ns\n", off, fill);
     CHECK(fill < 5 * off);
+    /* Two stacks from the same stack pointer in turn must both stay
+     * cached: with one entry per stack pointer each evicted the other and
+     * every capture missed. */
+    double alt_fresh = bench_ns(7, 20000), alt_cached = bench_ns(6, 20000);
+    printf("two stacks from one stack pointer in turn: fresh unwind %.0f ns, cached %.0f ns\n",
+           alt_fresh, alt_cached);
+    CHECK(alt_cached * 3 < alt_fresh);
 }
 
 /* Without a test's override a thread follows CUPROBE_STACK_CACHE, which
