@@ -9,8 +9,9 @@
  * backward function from the same frame), and with one entry per stack
  * pointer they evicted each other, so that every capture missed and paid
  * an unwind plus a refill (the H200's profiles had libunwind as the
- * second of the shim's functions, mostly on the autograd thread).  A forked child inherits its thread's table; the file epoch
- * changes at fork, so every entry misses once there.
+ * second of the shim's functions, mostly on the autograd thread).  A
+ * forked child inherits its thread's table; the file epoch changes at
+ * fork, so every entry misses once there.
  *
  * A miss costs one unw_backtrace, as without the cache: the return-address
  * slots of the new entry are computed from each return address's frame
