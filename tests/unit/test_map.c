@@ -28,10 +28,7 @@ typedef struct val {
 static uint64_t g_rng = 0x9e3779b97f4a7c15ull;
 static uint64_t rnd(void)
 {
-    g_rng ^= g_rng << 13;
-    g_rng ^= g_rng >> 7;
-    g_rng ^= g_rng << 17;
-    return g_rng;
+    return cp_unit_rand(&g_rng);
 }
 
 static uint64_t key_of(unsigned i)
