@@ -162,32 +162,19 @@ static cp_tnode *cp_t_cut(cp_tnode **link)
     return old;
 }
 
-/* Unlink the node whose range overlaps [lo, hi) (or, with exact, starts at
- * lo): @return it, NULL when none (nothing is written then). */
-static cp_tnode *cp_t_unlink(cp_tnode **link, uint64_t lo, uint64_t hi, int exact)
+/* The link that holds the node containing addr, or the empty link where
+ * the descent ended: a lookup reads it, a removal cuts there. */
+static cp_tnode **cp_t_link_to(cp_tnode **link, uint64_t addr)
 {
     for (cp_tnode *t; (t = *link) != NULL;) {
-        if (hi <= t->r.base)
+        if (addr < t->r.base)
             link = &t->kid[0];
-        else if (cp_end(&t->r) <= lo)
+        else if (addr >= cp_end(&t->r))
             link = &t->kid[1];
         else
-            return !exact || t->r.base == lo ? cp_t_cut(link) : NULL;
+            break;
     }
-    return NULL;
-}
-
-static const cp_tnode *cp_t_find(const cp_tnode *t, uint64_t addr)
-{
-    while (t) {
-        if (addr < t->r.base)
-            t = t->kid[0];
-        else if (addr >= cp_end(&t->r))
-            t = t->kid[1];
-        else
-            return t;
-    }
-    return NULL;
+    return link;
 }
 
 /* --- nodes and the device mask (write lock held) ---------------------------- */
@@ -285,7 +272,9 @@ int cp_imap_remove(int which, uint64_t base, cp_range *out)
 {
     cp_imap *m = &cp_maps[which];
     cp_wlock(m);
-    cp_tnode *old = cp_t_unlink(&m->root, base, base + 1, 1);
+    cp_tnode **link = cp_t_link_to(&m->root, base), *old = NULL;
+    if (*link && (*link)->r.base == base)   /* a range starting there, not one inside */
+        old = cp_t_cut(link);
     if (old) {
         cp_count(m, which, &old->r, -1);
         if (out)
@@ -301,7 +290,7 @@ int cp_imap_find(int which, uint64_t addr, cp_range *out)
     cp_imap *m = &cp_maps[which];
     int rc = -ENOENT;
     cp_rlock(m);
-    const cp_tnode *hit = cp_t_find(m->root, addr);
+    const cp_tnode *hit = *cp_t_link_to(&m->root, addr);
     if (hit) {
         *out = hit->r;
         rc = 0;
