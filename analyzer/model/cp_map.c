@@ -59,21 +59,11 @@ void *cp__map_insert(cp_map *m, uint64_t key, int *created)
 {
     if (created)
         *created = 0;
-    /* Load factor 1/2: probes stay short even for clustered pointers. */
-    if ((m->n + 1) * 2 > m->cap && cp_map_grow(m) < 0)
+    /* After growing there is room for one more member: cp_map_put() takes
+     * the free slot that ends key's run, without coming back here. */
+    if (cp_map_grow(m) < 0)
         return NULL;
-    size_t mask = m->cap - 1;
-    size_t i = cp_map_slot(key, mask);
-    for (; m->used[i]; i = (i + 1) & mask)
-        if (m->keys[i] == key)
-            return m->vals + i * m->val_size;
-    m->used[i] = 1;
-    m->keys[i] = key;
-    m->n++;
-    memset(m->vals + i * m->val_size, 0, m->val_size);
-    if (created)
-        *created = 1;
-    return m->vals + i * m->val_size;
+    return cp_map_put(m, key, created);
 }
 
 int cp_map_del(cp_map *m, uint64_t key, void *out)

@@ -74,7 +74,8 @@ static inline void *cp_map_get(const cp_map *m, uint64_t key)
 }
 
 /*! cp__map_insert() : cp_map_put() when key is absent and the table must
- *  grow first (or has none yet).  @return : as cp_map_put(). */
+ *  grow first (or has none yet): grow, then put.  @return : as
+ *  cp_map_put(). */
 void *cp__map_insert(cp_map *m, uint64_t key, int *created);
 
 /*! cp_map_put() : find or insert key.  A new value is zero-filled and
@@ -90,7 +91,8 @@ static inline void *cp_map_put(cp_map *m, uint64_t key, int *created)
         size_t mask = m->cap - 1;
         for (size_t i = cp_map_slot(key, mask);; i = (i + 1) & mask) {
             if (!m->used[i]) {
-                /* Load factor 1/2, as cp__map_insert() keeps it. */
+                /* Load factor 1/2: probes stay short even for
+                 * clustered pointers; past it cp__map_insert() grows. */
                 if ((m->n + 1) * 2 > m->cap)
                     break;
                 m->used[i] = 1;
