@@ -23,6 +23,14 @@ nostack CUPROBE_STACK_DEPTH=0"}
 T=$(mktemp -d); trap 'rm -rf "$T"' EXIT
 PINC=(); [ -n "$PIN" ] && taskset -c "$PIN" true 2>/dev/null && PINC=(taskset -c "$PIN")
 perf() { "$K/ld-linux-x86-64.so.2" --library-path "$K" "$K/perf" "$@"; }
+# DIGITS LINES perf-report-options... : prof's report of run $n, each line
+# led by its samples per step ($steps, the run's step count)
+per_step() {
+    local d=$1 l=$2; shift 2
+    perf report -i "$T/$n.data" -n --no-children --stdio "$@" 2>/dev/null |
+        awk -v s="${steps:-0}" -v fmt="%8.${d}f samples/step  %s\n" '/%/ && s > 0 { printf fmt, $2 / s, $0 }' |
+        head -"$l"
+}
 prof() {    # TAG CMD... : profile one run's timed window
     local n=$1; shift
     rm -f "$T/ctl"; mkfifo "$T/ctl"
@@ -30,13 +38,10 @@ prof() {    # TAG CMD... : profile one run's timed window
         -o "$T/$n.data" -- "${PINC[@]}" "$@" >"$OUT/$n.out" 2>&1
     local sps steps
     sps=$(awk '/^steps_per_s/ {print $2}' "$OUT/$n.out"); steps=$(awk '/^steps / {print $2}' "$OUT/$n.out")
-    perf report -i "$T/$n.data" -n --no-children --sort comm,dso --stdio 2>/dev/null |
-        awk -v s="${steps:-0}" '/%/ && s > 0 { printf "%8.2f samples/step  %s\n", $2 / s, $0 }' | head -25 >"$OUT/$n-dso.txt"
-    perf report -i "$T/$n.data" -n --no-children --sort comm,dso,sym --stdio 2>/dev/null |
-        awk -v s="${steps:-0}" '/%/ && s > 0 { printf "%8.3f samples/step  %s\n", $2 / s, $0 }' | head -60 >"$OUT/$n-sym.txt"
+    per_step 2 25 --sort comm,dso >"$OUT/$n-dso.txt"
+    per_step 3 60 --sort comm,dso,sym >"$OUT/$n-sym.txt"
     # The shim's own functions, all of them (the list above stops at 60).
-    perf report -i "$T/$n.data" -n --no-children --dsos libcuprobe.so --sort comm,sym --stdio 2>/dev/null |
-        awk -v s="${steps:-0}" '/%/ && s > 0 { printf "%8.4f samples/step  %s\n", $2 / s, $0 }' | head -80 >"$OUT/$n-shim.txt"
+    per_step 4 80 --dsos libcuprobe.so --sort comm,sym >"$OUT/$n-shim.txt"
     echo "$n steps_per_s ${sps:-FAILED} steps ${steps:-0} samples $(perf report -i "$T/$n.data" --stdio 2>/dev/null | awk '/^# Samples/ {print $3; exit}')" |
         tee -a "$OUT/summary.txt"
     rm -f "$T"/*.data "$T"/*.trace
