@@ -16,8 +16,8 @@
  *
  * Until the line is fitted (the writer's first 10 ms or more), where the
  * counter is not known to be constant and shared by every CPU, and with
- * CUPROBE_TSC=0, cp_now_ns() is clock_gettime itself.  A reader never waits for the
- * writer (below), so a signal handler cannot spin on it.
+ * CUPROBE_TSC=0, cp_now_ns() is clock_gettime itself.  A reader never
+ * waits for the writer (below), so a signal handler cannot spin on it.
  */
 #ifndef CP_CLOCK_H
 #define CP_CLOCK_H
@@ -102,9 +102,9 @@ static inline uint64_t cp_now_ns(void)
  *  clock_gettime and fit the line (a new line starts where the old one is
  *  now, with a slope that closes the gap within a second: no jumps).  At
  *  most every 50 ms (the first line 10 ms after the base); the first call
- *  only takes a base sample.  A gap over a
- *  millisecond (a counter that jumped: a migrated VM) restarts the line at
- *  the true time; after the fourth, the counter is given up for good.
+ *  only takes a base sample.  A gap over a millisecond (a counter that
+ *  jumped: a migrated VM) restarts the line at the true time; after the
+ *  fourth, the counter is given up for good.
  *  Single caller at a time (the writer). */
 void cp_clock_tune(void);
 
