@@ -206,7 +206,8 @@ typedef struct cp_ring cp_ring;
  *  fetched first.  cp__ring_put_full() orders them before the hand-over.
  *  Only the first `bytes` bytes need to arrive: the copy stops after 128,
  *  160 or all 240 of them. */
-#if defined(__SSE2__) && !defined(__SANITIZE_ADDRESS__) && !defined(__SANITIZE_THREAD__)
+#if defined(__SSE2__) && !defined(__SANITIZE_ADDRESS__) && !defined(__SANITIZE_THREAD__) && \
+    !defined(CP_DEC_NO_STREAM)   /* EXTRA_CFLAGS=-DCP_DEC_NO_STREAM: plain stores */
 #define CP_DEC_STREAM 1     /* sanitizers see plain stores: they check them */
 #endif
 #if defined(__has_feature)

@@ -115,7 +115,9 @@ fail_mutex:
  * about 0.1 s of 20 M records whenever the reader was the faster one
  * (BENCHMARKS.md 3f).  The counts are written under the lock with atomic
  * stores, so they can be read here without it. */
+#ifndef CP_RING_SPIN               /* EXTRA_CFLAGS=-DCP_RING_SPIN=N to try another */
 #define CP_RING_SPIN 20000
+#endif
 static int g_ring_spin;
 
 void cp_dec_spin_waits(int on)

@@ -4,7 +4,8 @@
 # everything is packed into $OUT/results.tgz (the device tool brings back
 # at most 8 files).  PART is one of: accuracy fatal pictures compile bytes
 # bench checks validation gpt2ab gpt2bisect gpt2q watch many shimab gpt2parts
-# cacheab cachechecks mlpasync mlpcontrol anahost fakehost steady
+# cacheab cachechecks mlpasync mlpcontrol anahost anadiag fakehost steady
+# (anadiag: tests/gpu/analyzer_diag.sh, the report's variants and a profile);
 # (steady: tests/gpu/profile_steady.sh, samples per step of the timed window);
 # (shimab: bench_calls on the real driver, build/oldshim/libcuprobe.so against build/;
 # fakehost: the same two shims on the fake driver (build/fakecuda), on this
@@ -23,7 +24,7 @@ mkdir -p "$OUT"
 export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1
 export PYTHONUNBUFFERED=1
 limit_of() {
-    case $1 in accuracy) echo 330 ;; bench|many) echo 560 ;; watch|checks|gpt2ab|gpt2bisect|gpt2parts) echo 300 ;; cacheab) echo 420 ;; cachechecks|mlpasync) echo 560 ;; mlpcontrol) echo 400 ;; anahost) echo 200 ;; steady) echo 400 ;; fakehost) echo 120 ;; *) echo 150 ;; esac
+    case $1 in accuracy) echo 330 ;; bench|many) echo 560 ;; watch|checks|gpt2ab|gpt2bisect|gpt2parts) echo 300 ;; cacheab) echo 420 ;; cachechecks|mlpasync) echo 560 ;; mlpcontrol) echo 400 ;; anahost|anadiag) echo 200 ;; steady) echo 400 ;; fakehost) echo 120 ;; *) echo 150 ;; esac
 }
 run_part() {
     local d="$OUT/$1"; mkdir -p "$d"
@@ -77,6 +78,7 @@ run run
 disable run CUPROBE_DISABLE=1
 fw0 run CUPROBE_FRAMEWORK=0" bash tests/gpu/parts.sh "$d" ;;
     anahost) bash tests/gpu/analyzer_host.sh "$d" ;;
+    anadiag) bash tests/gpu/analyzer_diag.sh "$d" ;;
     steady) bash tests/gpu/profile_steady.sh "$d" ;;
     many) DIR=/tmp/many sh bench/report_many.sh 64 1000000 3 >"$d/report_many.txt" 2>&1; tail -n 30 "$d/report_many.txt" ;;
     esac

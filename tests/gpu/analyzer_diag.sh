@@ -1,0 +1,62 @@
+#!/bin/bash
+# tests/gpu/analyzer_diag.sh [OUTDIR] - why the report is further from
+# `zstd -dc` on this host than on the development VM (issue 14): rounds of
+# zstd -dc, the report with its decoder thread, without it
+# (CUPROBE_DECODE_THREAD=0), and each variant analyzer found as
+# build/diag/NAME/cuprobe-analyze (built with e.g.
+# `make B=build/anavar/NAME EXTRA_CFLAGS=-DCP_RING_SPIN=0 build/anavar/NAME/cuprobe-analyze`),
+# the order rotating each round, all pinned to CPUS; wall, user and system
+# seconds of every run; then one perf profile (build/perfkit) of the
+# report by thread and symbol.
+#   ROUNDS (5)  CPUS (2,3)  TRACE (/tmp/cuprobe-20m.trace)
+# Writes OUTDIR/runs.txt, summary.txt, perf-*.txt.
+set -u
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+cd "$ROOT" || exit 1
+D=${1:-${OUT:-analyzer-diag-out}}; mkdir -p "$D"; D=$(cd "$D" && pwd)
+B=$ROOT/build; GL=$B/gpulib; K=$B/perfkit
+ROUNDS=${ROUNDS:-5}; CPUS=${CPUS:-2,3}; TRACE=${TRACE:-/tmp/cuprobe-20m.trace}
+PIN=(); taskset -c "$CPUS" true 2>/dev/null && PIN=(taskset -c "$CPUS")
+ZSTD=$(command -v zstd || echo "$GL/zstd")
+LIBP=; ldd "$B/cuprobe-analyze" 2>/dev/null | grep -q 'not found' && LIBP=$GL
+run_env() { if [ -n "$LIBP" ]; then env LD_LIBRARY_PATH="$LIBP" "$@"; else "$@"; fi; }
+[ -s "$TRACE" ] || "$B/bench/gen_trace" -n 20000000 -l 4096 -o "$TRACE" >/dev/null || { echo "FAIL: gen_trace"; exit 1; }
+[ -s "$TRACE.zst" ] || tail -c +17 "$TRACE" >"$TRACE.zst"
+{ echo "date $(date -u +%FT%TZ) nproc $(nproc) pinned ${PIN[*]:-no}"
+  lscpu | grep -E '^(Model name|Flags)' | cut -c1-400; echo "load $(cut -d' ' -f1-3 /proc/loadavg)"; } >"$D/host.txt"
+NAMES=(zstd report dec0)
+for v in "$B"/diag/*/cuprobe-analyze; do [ -x "$v" ] && NAMES+=("$(basename "$(dirname "$v")")"); done
+one() {     # NAME: one timed run, a line "NAME wall user sys"
+    local n=$1 cmd
+    case $n in
+    zstd) cmd=("$ZSTD" -dc "$TRACE.zst") ;;
+    report) cmd=("$B/cuprobe-analyze" report --no-progress --no-symbolize "$TRACE") ;;
+    dec0) cmd=(env CUPROBE_DECODE_THREAD=0 "$B/cuprobe-analyze" report --no-progress --no-symbolize "$TRACE") ;;
+    *) cmd=("$B/diag/$n/cuprobe-analyze" report --no-progress --no-symbolize "$TRACE") ;;
+    esac
+    local TIMEFORMAT="%R %U %S" t
+    t=$( { time run_env "${PIN[@]}" "${cmd[@]}" >/dev/null 2>"$D/err-$n.txt"; } 2>&1 )
+    echo "$n $t" | tee -a "$D/runs.txt"
+}
+: >"$D/runs.txt"
+for ((r = 0; r < ROUNDS; r++)); do
+    k=${#NAMES[@]}
+    for ((i = 0; i < k; i++)); do one "${NAMES[$(( (i + r) % k ))]}"; done
+done
+awk '{w[$1] = w[$1] " " $2; u[$1] = u[$1] " " $3; s[$1] = s[$1] " " $4}
+     function med(l,   a, n, i, j, t) { n = split(l, a, " ")
+         for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (a[j] < a[i]) { t = a[i]; a[i] = a[j]; a[j] = t }
+         return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2 }
+     END { z = med(w["zstd"]); for (n in w) printf "%-9s wall median %.3f s (%.2fx zstd)  user %.3f  sys %.3f\n", n, med(w[n]), med(w[n]) / z, med(u[n]), med(s[n]) }' \
+    "$D/runs.txt" | sort >"$D/summary.txt"
+cat "$D/host.txt" "$D/summary.txt"
+if [ -x "$K/perf" ]; then
+    perf() { "$K/ld-linux-x86-64.so.2" --library-path "$K" "$K/perf" "$@"; }
+    run_env "${PIN[@]}" "$B/cuprobe-analyze" report --no-progress --no-symbolize "$TRACE" >/dev/null 2>&1 # warm
+    perf record -q -F 4999 -o "$D/p.data" -- "${PIN[@]}" env ${LIBP:+LD_LIBRARY_PATH=$LIBP} \
+        "$B/cuprobe-analyze" report --no-progress --no-symbolize "$TRACE" >/dev/null 2>&1
+    perf report -i "$D/p.data" -n --no-children --stdio --sort comm,sym 2>/dev/null | grep -v '^#' | grep . | head -40 >"$D/perf-sym.txt"
+    perf report -i "$D/p.data" -n --no-children --stdio --sort comm 2>/dev/null | grep -v '^#' | grep . | head -10 >"$D/perf-comm.txt"
+    rm -f "$D/p.data"
+    cat "$D/perf-comm.txt" "$D/perf-sym.txt"
+fi
