@@ -8,7 +8,7 @@
 #   make SAN=address,undefined   or   make SAN=thread   (sanitizer builds into build-san-*/)
 #   V=1             show commands (libunwind's build too)
 #   DEBUG=1         -Werror (CI sets it); a user's CFLAGS are appended, never replaced
-#   LTO=0           link the analyzer without link-time optimisation (quicker relinks)
+#   LTO=0           link the shim and the analyzer without link-time optimisation (quicker relinks)
 
 # The version of the shim, the analyzer and the front end: here only.
 VERSION := 0.1.0
@@ -26,6 +26,9 @@ WERROR  := $(if $(filter 1,$(DEBUG)),-Werror,)
 WARN    := -Wall -Wextra $(WERROR) -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
            -Wno-missing-field-initializers
 OPT     ?= -O2 -g
+# Link-time optimisation of the shim and the analyzer (never in sanitizer
+# builds); LTO=0 turns it off.
+LTO     ?= 1
 SANFLAGS:= $(if $(SAN),-fsanitize=$(SAN) -fno-omit-frame-pointer,)
 override CFLAGS := -std=gnu11 $(OPT) $(WARN) -D_GNU_SOURCE -Iinclude \
            -DCP_VERSION='"$(VERSION)"' $(SANFLAGS) $(EXTRA_CFLAGS) $(CFLAGS)
@@ -82,14 +85,27 @@ $(UNW_LIB):
 	$(Q)$(MAKE) $(if $(filter 1,$(V)),,-s) -C $(UNW_DIR)/src libunwind.la $(QUIET)
 	@echo "  UNWIND  $@"
 
-$(B)/interpose/%.o: interpose/%.c | $(UNW_LIB)
+# The shim is linked with link-time optimisation too (not in sanitizer
+# builds; LTO=0 turns it off): a wrapper, its hook, the recorder and the
+# interval map live in different files, and inlining across them takes
+# calls, spills and reloads off every allocation, free and launch
+# (BENCHMARKS.md 1, ninth round).  Fat objects, so unit tests link them as
+# before; the link gets the compile flags (TLS model, frame pointers).
+SHIM_LTO   := $(if $(SAN)$(filter 0,$(LTO)),,-flto=auto)
+SHIM_STAMP := $(B)/interpose/.lto-$(if $(SHIM_LTO),on,off)
+$(SHIM_STAMP):
+	@mkdir -p $(dir $@)
+	$(Q)rm -f $(B)/interpose/.lto-on $(B)/interpose/.lto-off
+	$(Q)touch $@
+
+$(B)/interpose/%.o: interpose/%.c $(SHIM_STAMP) | $(UNW_LIB)
 	@mkdir -p $(dir $@)
 	@echo "  CC      $<"
-	$(Q)$(CC) $(SHIM_CFLAGS) $(DEPFLAGS) -c $< -o $@
+	$(Q)$(CC) $(SHIM_CFLAGS) $(if $(SHIM_LTO),$(SHIM_LTO) -ffat-lto-objects) $(DEPFLAGS) -c $< -o $@
 
 $(SHIM): $(SHIM_OBJ) $(UNW_LIB) interpose/exports.map
 	@echo "  LD      $@"
-	$(Q)$(CC) -shared $(SANFLAGS) -o $@ $(SHIM_OBJ) $(SHIM_LIBS)
+	$(Q)$(CC) -shared $(SANFLAGS) $(if $(SHIM_LTO),$(SHIM_CFLAGS) $(SHIM_LTO)) -o $@ $(SHIM_OBJ) $(SHIM_LIBS)
 
 # The analyzer is linked with link-time optimisation (not in sanitizer
 # builds): a record's way through the reader, the model and the checks
@@ -97,7 +113,6 @@ $(SHIM): $(SHIM_OBJ) $(UNW_LIB) interpose/exports.map
 # thread's instructions off a report (BENCHMARKS.md 3d).  The objects are
 # fat, so unit tests that link some of them need no LTO step.
 # LTO=0 turns it off (quicker relinks while iterating on the analyzer).
-LTO     ?= 1
 ANA_LTO := $(if $(SAN)$(filter 0,$(LTO)),,-flto=auto)
 # Objects built before LTO was on (or off) are rebuilt once: they depend on
 # a stamp named after the setting.  Making one removes the other, so that

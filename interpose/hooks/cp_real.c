@@ -12,8 +12,8 @@ typedef void *(*cp_dlopen_fn)(const char *, int);
 
 /* Read by the assembly trampolines (cp_resolve.c): keep them plain,
  * non-static globals. */
-__attribute__((visibility("hidden"))) void *cp_real_dlsym_ptr;
-__attribute__((visibility("hidden"))) void *cp_real_dlopen_ptr;
+__attribute__((visibility("hidden"), used)) void *cp_real_dlsym_ptr;
+__attribute__((visibility("hidden"), used)) void *cp_real_dlopen_ptr;
 
 CP_NO_SANITIZE static void *cp_glibc_sym(const char *name)
 {

@@ -79,7 +79,7 @@ CP_NO_SANITIZE static int cp_is_resolver_name(const char *name)
 /* Called by the trampoline with the caller's arguments: non-zero sends the
  * call to cp_dlsym_hook, zero jumps to glibc's dlsym with the caller's own
  * return address (RTLD_NEXT and namespaces keep working). */
-__attribute__((visibility("hidden"))) int cp_dlsym_wants(void *handle, const char *name);
+__attribute__((visibility("hidden"), used)) int cp_dlsym_wants(void *handle, const char *name);
 CP_NO_SANITIZE int cp_dlsym_wants(void *handle, const char *name)
 {
     cp_real_init();
@@ -88,7 +88,7 @@ CP_NO_SANITIZE int cp_dlsym_wants(void *handle, const char *name)
     return cp_api_lookup(name) >= 0 || cp_is_resolver_name(name);
 }
 
-__attribute__((visibility("hidden"))) void *cp_dlsym_hook(void *handle, const char *name);
+__attribute__((visibility("hidden"), used)) void *cp_dlsym_hook(void *handle, const char *name);
 void *cp_dlsym_hook(void *handle, const char *name)
 {
     void *real = cp_real_dlsym(handle, name);
@@ -102,7 +102,7 @@ void *cp_dlsym_hook(void *handle, const char *name)
 
 /* --- dlopen ---------------------------------------------------------------- */
 
-__attribute__((visibility("hidden"))) int cp_dlopen_wants(const char *file, int flags);
+__attribute__((visibility("hidden"), used)) int cp_dlopen_wants(const char *file, int flags);
 CP_NO_SANITIZE int cp_dlopen_wants(const char *file, int flags)
 {
     (void)flags;
@@ -114,7 +114,7 @@ CP_NO_SANITIZE int cp_dlopen_wants(const char *file, int flags)
  * "No driver installed" (not found), "stub library" (toolkit stubs/) and a
  * real driver are told apart here; "too old" shows later in
  * cuDriverGetVersion and in failed cuGetProcAddress requests. */
-__attribute__((visibility("hidden"))) void *cp_dlopen_hook(const char *file, int flags);
+__attribute__((visibility("hidden"), used)) void *cp_dlopen_hook(const char *file, int flags);
 void *cp_dlopen_hook(const char *file, int flags)
 {
     void *h = cp_real_dlopen(file, flags);
