@@ -144,6 +144,8 @@ static int cp_analyze_one(const char *file, size_t i, const cp_aopts *o, cp_part
     if (!p)
         return -1;
     pt->proc = p;
+    if (!o->timeline)
+        cp_series_lean(p->series);
     pt->bad = cp_read_trace(p, o, pg) != 0;
     if (p->error && p->records == 0) {
         /* Not a trace (or cut before its first record): no process to

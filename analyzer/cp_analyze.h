@@ -27,6 +27,8 @@ typedef struct cp_aopts {
     void *hook_ctx;
     int progress;           /* draw the bar on a terminal for large inputs (serial only) */
     int jobs;               /* threads; 0: online CPUs, capped by CUPROBE_JOBS */
+    int timeline;           /* the whole memory timeline (cp_series): the page, the
+                             * summary and the Perfetto export read it; else lean */
 } cp_aopts;
 
 /*! cp_analyze_jobs() : the number of threads for n traces: jobs when > 0,

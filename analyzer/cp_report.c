@@ -35,6 +35,7 @@ typedef struct cp_ropts {
     const char *html;           /* --html FILE */
     const char *summary;        /* --summary FILE */
     int jobs;                   /* --jobs N, 0: online CPUs (CUPROBE_JOBS caps) */
+    int timeline;               /* the memory timeline is read (page, summary, export) */
     cp_rec_hook hook;           /* called after the model and checks saw a record */
     void *hook_ctx;
 } cp_ropts;
@@ -92,7 +93,8 @@ static int cp_gather(const cp_ropts *o, char **in, size_t n_in, cp_part **parts,
             tr[n_tr++] = in[i];
     }
     cp_aopts ao = { .selected = o->selected, .hook = o->hook, .hook_ctx = o->hook_ctx,
-                    .progress = o->progress, .jobs = o->jobs };
+                    .progress = o->progress, .jobs = o->jobs,
+                    .timeline = o->timeline || o->html || o->summary };
     if (cp_analyze_traces(tr, n_tr, &ao, tp) != 0)
         rc = -1;
     size_t k = 0;
@@ -528,7 +530,7 @@ int cp_report_collect(char **files, int n, cp_report *rep, cp_rec_hook hook, voi
                       int progress)
 {
     cp_ropts o = { .fail_on = -1, .symbolize = 1, .max_sites = 5, .progress = progress,
-                   .hook = hook, .hook_ctx = ctx };
+                   .hook = hook, .hook_ctx = ctx, .timeline = 1 };
     size_t nc;
     cp_checks(&nc);
     o.selected = malloc(nc);

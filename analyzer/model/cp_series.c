@@ -217,6 +217,8 @@ static void cp_ser_sample(cp_series *s, cp_proc *p, int d, uint64_t ts)
         return;
     b->max_held = held;
     b->max_ts = ts;
+    if (s->lean)
+        return;
     cp_ser_split(s, p, d, b->hold);
     if (n->top_dirty)
         cp_top_rescan(s, p);
@@ -296,9 +298,16 @@ static void cp_ser_advance(cp_series *s, const cp_proc *p, uint64_t ts)
 
 /* --- records ------------------------------------------------------------------------- */
 
+void cp_series_lean(cp_series *s)
+{
+    /* The rest cost a sixth of the reader's instructions a record, for
+     * outputs that a text or JSON report never shows (BENCHMARKS.md 3j). */
+    s->lean = 1;
+}
+
 void cp_series_pre(cp_series *s, const cp_record *r, const cp_live *l)
 {
-    if (r->type != CP_REC_FREE)
+    if (r->type != CP_REC_FREE || s->lean)
         return;
     if (!l || l->dev < 0 || l->dev >= CP_MAX_DEV || cp_hold_of_kind(l->kind) < 0)
         return;
@@ -403,18 +412,22 @@ int cp_series_feed(cp_series *s, cp_proc *p, const cp_record *r, cp_live *made)
         int d = (int)r->ev.dev;
         if (d < 0 || d >= CP_MAX_DEV)
             return 0;
-        cp_ser_now *n = &s->now[d];
-        int lib = cp_ser_is_lib(s, p, r->ev.stack);
-        if (made)
-            made->lib = (uint8_t)lib;
-        if (lib)
-            n->lib_held += r->u.alloc.size;
-        cp_top_insert(n, r->u.alloc.ptr, r->u.alloc.size, r->ev.stack, ts);
-        s->since_rescan++;
+        if (!s->lean) {
+            cp_ser_now *n = &s->now[d];
+            int lib = cp_ser_is_lib(s, p, r->ev.stack);
+            if (made)
+                made->lib = (uint8_t)lib;
+            if (lib)
+                n->lib_held += r->u.alloc.size;
+            cp_top_insert(n, r->u.alloc.ptr, r->u.alloc.size, r->ev.stack, ts);
+            s->since_rescan++;
+        }
         cp_ser_sample(s, p, d, ts);
         return s->dev[d] ? 0 : -ENOMEM;
     }
     case CP_REC_FREE: {
+        if (s->lean)
+            return 0;
         s->since_rescan++;
         /* The model dropped the allocation: its device is gone with it, so
          * sample every device that has a timeline (usually one or two). */
@@ -429,7 +442,7 @@ int cp_series_feed(cp_series *s, cp_proc *p, const cp_record *r, cp_live *made)
                 cp_ser_sample(s, p, d, ts);
         return 0;
     case CP_REC_COPY:
-        if (r->ev.result == 0)
+        if (r->ev.result == 0 && !s->lean)
             cp_ser_copy(s, r);
         return 0;
     case CP_REC_OOM:

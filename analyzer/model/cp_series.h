@@ -84,6 +84,7 @@ typedef struct cp_series {
     uint64_t n_oom_all;
     cp_map lib_stack;           /* stack id -> 1 library, 2 not (a cache) */
     uint64_t since_rescan;      /* memory events since the largest-live list was rebuilt */
+    int lean;                   /* cp_series_lean(): the most held per bucket only */
 } cp_series;
 
 /*! cp_series_new() : an empty series.  @return : it, or NULL out of memory. */
@@ -91,6 +92,13 @@ cp_series *cp_series_new(void);
 
 /*! cp_series_free() : free s (NULL is fine). */
 void cp_series_free(cp_series *s);
+
+/*! cp_series_lean() : from now on s (new, nothing fed yet) keeps only what
+ *  cp_series_max_in() reads: each device's most held per bucket (the text
+ *  and JSON reports' "over time" line).  The holders, the largest live
+ *  allocations, the lows and the copies stay empty: what reads them (the
+ *  page, the summary, the Perfetto export) must not be given s. */
+void cp_series_lean(cp_series *s);
 
 /*! cp_series_pre() : record r before the model applies it; for a FREE,
  *  freeing is the live allocation it releases (cp_model_freeing(), NULL

@@ -8,7 +8,8 @@
  * memory freed before the end shows as the last bucket's minimum, copies
  * are counted by class with the time blocked in synchronous ones, the
  * eighths of the run (the text report's line) see the growth, and memory
- * allocated from inside a CUDA library is that holder's until it is freed.
+ * allocated from inside a CUDA library is that holder's until it is freed;
+ * a lean series (cp_series_lean) keeps the same most held per bucket.
  */
 #include <stdio.h>
 #include <string.h>
@@ -27,13 +28,12 @@ static cp_record rec(int type, uint64_t ts)
     return r;
 }
 
-int main(void)
+/* 4000 allocations over 40 s into p, each freed except every 4th (growth),
+ * one of 512 MiB (*biggest at *big_ptr); 100 synchronous pageable copies of
+ * 1 ms and 50 async pinned ones; then the big one is freed. */
+static void feed_growth(cp_proc *p, uint64_t *biggest, uint64_t *big_ptr)
 {
-    cp_proc *p = cp_proc_new("synthetic", 0);
-    CHECK(p && p->series);
     uint64_t ts = 1000000000ull, ms = 1000000ull;
-    /* 4000 allocations over 40 s, each freed except every 4th: growth. */
-    uint64_t biggest = 0, big_ptr = 0;
     for (uint64_t i = 0; i < 4000; i++) {
         cp_record r = rec(CP_REC_ALLOC, ts += 10 * ms);
         r.u.alloc.kind = CP_MK_DEVICE;
@@ -41,8 +41,8 @@ int main(void)
         r.u.alloc.size = (1 + i % 7) << 20;
         if (i == 2500) {
             r.u.alloc.size = 512ull << 20;
-            biggest = r.u.alloc.size;
-            big_ptr = r.u.alloc.ptr;
+            *biggest = r.u.alloc.size;
+            *big_ptr = r.u.alloc.ptr;
         }
         r.ev.stack = 1 + i % 5;
         CHECK(cp_model_feed(p, NULL, &r) == 0);
@@ -53,7 +53,6 @@ int main(void)
             CHECK(cp_model_feed(p, NULL, &f) == 0);
         }
     }
-    /* 100 synchronous pageable copies of 1 ms, 50 async pinned ones. */
     for (int i = 0; i < 150; i++) {
         cp_record c = rec(CP_REC_COPY, ts += ms);
         c.u.copy.bytes = 4096;
@@ -63,11 +62,47 @@ int main(void)
         c.ev.dur_ns = ms;
         CHECK(cp_model_feed(p, NULL, &c) == 0);
     }
-    /* The big one goes away at the end. */
     cp_record f = rec(CP_REC_FREE, ts += ms);
     f.u.free.kind = CP_MK_DEVICE;
-    f.u.free.ptr = big_ptr;
+    f.u.free.ptr = *big_ptr;
     CHECK(cp_model_feed(p, NULL, &f) == 0);
+}
+
+/* A lean series (the text and JSON reports') fed the same records has the
+ * same buckets and the same most held in each (the "over time" line), and
+ * none of what only the page and the export read. */
+static void check_lean(const cp_series *full)
+{
+    cp_proc *q = cp_proc_new("lean", 0);
+    CHECK(q && q->series);
+    if (!q)
+        return;
+    cp_series_lean(q->series);
+    uint64_t biggest = 0, big_ptr = 0;
+    feed_growth(q, &biggest, &big_ptr);
+    const cp_series *s = q->series;
+    CHECK(cp_series_n(s) == cp_series_n(full) && s->width == full->width);
+    for (int k = 0; k < 8; k++)
+        CHECK(cp_series_max_in(s, 0, k / 8.0, (k + 1) / 8.0) ==
+              cp_series_max_in(full, 0, k / 8.0, (k + 1) / 8.0));
+    const cp_ser_dev *v = cp_series_dev(s, 0), *w = cp_series_dev(full, 0);
+    CHECK(v && w);
+    for (int i = 0; v && w && i < cp_series_n(s); i++) {
+        CHECK(v[i].max_held == w[i].max_held);
+        CHECK(v[i].n_top == 0);
+        CHECK(s->b[i].copies[CP_CC_PAGEABLE] == 0 && s->b[i].blocked_ns == 0);
+    }
+    CHECK(s->now[0].n_top == 0 && s->lib_stack.n == 0);
+    cp_proc_free(q);
+}
+
+int main(void)
+{
+    cp_proc *p = cp_proc_new("synthetic", 0);
+    CHECK(p && p->series);
+    uint64_t ms = 1000000ull;
+    uint64_t biggest = 0, big_ptr = 0;
+    feed_growth(p, &biggest, &big_ptr);
 
     const cp_series *s = p->series;
     int n = cp_series_n(s);
@@ -110,6 +145,7 @@ int main(void)
     CHECK(cp_series_max_in(s, 0, 7 / 8.0, 1) > cp_series_max_in(s, 0, 0, 1 / 8.0));
     printf("series: %d buckets of %llu ns, peak %llu bytes\n", n, (unsigned long long)s->width,
            (unsigned long long)top);
+    check_lean(s);
     cp_proc_free(p);
 
     /* A time jump to 2^64 - 5 (a damaged or hostile trace): the buckets merge
