@@ -54,8 +54,13 @@ static int g_key_ok;
 static _Atomic(struct cp_tbuf *) g_tbufs;
 static _Atomic uint32_t g_next_tid = 1;
 static _Atomic uint64_t g_lost;
-
-
+/* Chunks filled (cp_rec_open_slow): the writer is woken at every
+ * CP_KICK_CHUNKS-th, not every one: a wake is a futex call and, in a VM,
+ * an interrupt to the other CPU (BENCHMARKS.md 1, ninth round).  Its timer
+ * still wakes it every flush interval, and a producer over the backlog
+ * limit still kicks and waits (cp__chunk_get). */
+#define CP_KICK_CHUNKS 8
+static _Atomic unsigned g_fills;
 
 /* The consumer of the buffers (the writer), set by cp__rec_init(); until
  * then none: nothing starts, nothing is written. */
@@ -185,7 +190,9 @@ static uint8_t *cp_rec_open_slow(struct cp_tbuf *t, unsigned type, size_t need)
         atomic_fetch_add(&g_lost, 1);
         return NULL;
     }
-    g_out->kick();
+    if (atomic_fetch_add_explicit(&g_fills, 1, memory_order_relaxed) % CP_KICK_CHUNKS ==
+        CP_KICK_CHUNKS - 1)
+        g_out->kick();
     cp__tb_lock(t);
     struct cp_chunk *old = atomic_load_explicit(&t->last, memory_order_relaxed);
     atomic_store_explicit(&old->next, c, memory_order_release);
