@@ -141,7 +141,9 @@ const char *cp_run_ranks_str(long *v, size_t n, char *buf, size_t cap)
     buf[0] = 0;
     for (size_t i = 0; i < n && o < cap;) {
         size_t j = i;
-        while (j + 1 < n && v[j + 1] <= v[j] + 1)
+        /* Sorted, so the difference is >= 0 and exact unsigned: v[j] + 1
+         * overflowed for a rank of LONG_MAX (the report fuzzer's input). */
+        while (j + 1 < n && (unsigned long)v[j + 1] - (unsigned long)v[j] <= 1)
             j++;
         int w = v[j] == v[i] ? snprintf(buf + o, cap - o, "%s%ld", o ? ", " : "", v[i])
               : snprintf(buf + o, cap - o, "%s%ld%s%ld", o ? ", " : "", v[i],
