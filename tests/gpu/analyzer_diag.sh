@@ -18,7 +18,8 @@ B=$ROOT/build; GL=$B/gpulib; K=$B/perfkit
 ROUNDS=${ROUNDS:-5}; CPUS=${CPUS:-2,3}; TRACE=${TRACE:-/tmp/cuprobe-20m.trace}
 PIN=(); taskset -c "$CPUS" true 2>/dev/null && PIN=(taskset -c "$CPUS")
 ZSTD=$(command -v zstd || echo "$GL/zstd")
-LIBP=; ldd "$B/cuprobe-analyze" 2>/dev/null | grep -q 'not found' && LIBP=$GL
+# (session_batch.sh may have wrapped the analyzer in a script: ask ldconfig, not ldd)
+LIBP=; [ -d "$GL" ] && ! ldconfig -p 2>/dev/null | grep -q libdw.so.1 && LIBP=$GL
 run_env() { if [ -n "$LIBP" ]; then env LD_LIBRARY_PATH="$LIBP" "$@"; else "$@"; fi; }
 [ -s "$TRACE" ] || "$B/bench/gen_trace" -n 20000000 -l 4096 -o "$TRACE" >/dev/null || { echo "FAIL: gen_trace"; exit 1; }
 [ -s "$TRACE.zst" ] || tail -c +17 "$TRACE" >"$TRACE.zst"
