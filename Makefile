@@ -91,12 +91,9 @@ $(UNW_LIB):
 # calls, spills and reloads off every allocation, free and launch
 # (BENCHMARKS.md 1, ninth round).  Fat objects, so unit tests link them as
 # before; the link gets the compile flags (TLS model, frame pointers).
-SHIM_LTO   := $(if $(SAN)$(filter 0,$(LTO)),,-flto=auto)
-SHIM_STAMP := $(B)/interpose/.lto-$(if $(SHIM_LTO),on,off)
-$(SHIM_STAMP):
-	@mkdir -p $(dir $@)
-	$(Q)rm -f $(B)/interpose/.lto-on $(B)/interpose/.lto-off
-	$(Q)touch $@
+LTO_FLAG   := $(if $(SAN)$(filter 0,$(LTO)),,-flto=auto)
+SHIM_LTO   := $(LTO_FLAG)
+SHIM_STAMP := $(B)/interpose/.lto-$(if $(LTO_FLAG),on,off)
 
 $(B)/interpose/%.o: interpose/%.c $(SHIM_STAMP) | $(UNW_LIB)
 	@mkdir -p $(dir $@)
@@ -113,15 +110,16 @@ $(SHIM): $(SHIM_OBJ) $(UNW_LIB) interpose/exports.map
 # thread's instructions off a report (BENCHMARKS.md 3d).  The objects are
 # fat, so unit tests that link some of them need no LTO step.
 # LTO=0 turns it off (quicker relinks while iterating on the analyzer).
-ANA_LTO := $(if $(SAN)$(filter 0,$(LTO)),,-flto=auto)
+ANA_LTO := $(LTO_FLAG)
 # Objects built before LTO was on (or off) are rebuilt once: they depend on
 # a stamp named after the setting.  Making one removes the other, so that
 # switching back finds its stamp missing (an old one would be older than
 # the objects just built the other way, and nothing would be rebuilt).
+# The shim's objects (above) the same way.
 ANA_STAMP := $(B)/analyzer/.lto-$(if $(ANA_LTO),on,off)
-$(ANA_STAMP):
+$(SHIM_STAMP) $(ANA_STAMP):
 	@mkdir -p $(dir $@)
-	$(Q)rm -f $(B)/analyzer/.lto-on $(B)/analyzer/.lto-off
+	$(Q)rm -f $(dir $@).lto-on $(dir $@).lto-off
 	$(Q)touch $@
 
 $(B)/analyzer/%.o: analyzer/%.c $(ANA_STAMP)
