@@ -576,7 +576,7 @@ int cp_model_feed(cp_proc *p, const cp_dec *d, const cp_record *r)
 {
     /* The timeline reads a FREE before the model forgets what it releases,
      * everything else after the model applied it. */
-    if (r->type == CP_REC_FREE && !p->series->lean)   /* the only type it reads */
+    if (r->type == CP_REC_FREE)     /* the only type it reads: no call for the rest */
         cp_series_pre(p->series, r, cp_model_freeing(p, r));
     cp_live *made = NULL;
     int rc = cp_model_apply(p, d, r, &made);
