@@ -92,17 +92,17 @@ $(UNW_LIB):
 # (BENCHMARKS.md 1, ninth round).  Fat objects, so unit tests link them as
 # before; the link gets the compile flags (TLS model, frame pointers).
 LTO_FLAG   := $(if $(SAN)$(filter 0,$(LTO)),,-flto=auto)
-SHIM_LTO   := $(LTO_FLAG)
-SHIM_STAMP := $(B)/interpose/.lto-$(if $(LTO_FLAG),on,off)
+LTO_TAG    := $(if $(LTO_FLAG),on,off)
+SHIM_STAMP := $(B)/interpose/.lto-$(LTO_TAG)
 
 $(B)/interpose/%.o: interpose/%.c $(SHIM_STAMP) | $(UNW_LIB)
 	@mkdir -p $(dir $@)
 	@echo "  CC      $<"
-	$(Q)$(CC) $(SHIM_CFLAGS) $(if $(SHIM_LTO),$(SHIM_LTO) -ffat-lto-objects) $(DEPFLAGS) -c $< -o $@
+	$(Q)$(CC) $(SHIM_CFLAGS) $(if $(LTO_FLAG),$(LTO_FLAG) -ffat-lto-objects) $(DEPFLAGS) -c $< -o $@
 
 $(SHIM): $(SHIM_OBJ) $(UNW_LIB) interpose/exports.map
 	@echo "  LD      $@"
-	$(Q)$(CC) -shared $(SANFLAGS) $(if $(SHIM_LTO),$(SHIM_CFLAGS) $(SHIM_LTO)) -o $@ $(SHIM_OBJ) $(SHIM_LIBS)
+	$(Q)$(CC) -shared $(SANFLAGS) $(if $(LTO_FLAG),$(SHIM_CFLAGS) $(LTO_FLAG)) -o $@ $(SHIM_OBJ) $(SHIM_LIBS)
 
 # The analyzer is linked with link-time optimisation (not in sanitizer
 # builds): a record's way through the reader, the model and the checks
@@ -110,13 +110,12 @@ $(SHIM): $(SHIM_OBJ) $(UNW_LIB) interpose/exports.map
 # thread's instructions off a report (BENCHMARKS.md 3d).  The objects are
 # fat, so unit tests that link some of them need no LTO step.
 # LTO=0 turns it off (quicker relinks while iterating on the analyzer).
-ANA_LTO := $(LTO_FLAG)
 # Objects built before LTO was on (or off) are rebuilt once: they depend on
 # a stamp named after the setting.  Making one removes the other, so that
 # switching back finds its stamp missing (an old one would be older than
 # the objects just built the other way, and nothing would be rebuilt).
 # The shim's objects (above) the same way.
-ANA_STAMP := $(B)/analyzer/.lto-$(if $(ANA_LTO),on,off)
+ANA_STAMP := $(B)/analyzer/.lto-$(LTO_TAG)
 $(SHIM_STAMP) $(ANA_STAMP):
 	@mkdir -p $(dir $@)
 	$(Q)rm -f $(dir $@).lto-on $(dir $@).lto-off
@@ -125,11 +124,11 @@ $(SHIM_STAMP) $(ANA_STAMP):
 $(B)/analyzer/%.o: analyzer/%.c $(ANA_STAMP)
 	@mkdir -p $(dir $@)
 	@echo "  CC      $<"
-	$(Q)$(CC) $(CFLAGS) $(if $(ANA_LTO),$(ANA_LTO) -ffat-lto-objects) $(ANA_INC) $(DEPFLAGS) -c $< -o $@
+	$(Q)$(CC) $(CFLAGS) $(if $(LTO_FLAG),$(LTO_FLAG) -ffat-lto-objects) $(ANA_INC) $(DEPFLAGS) -c $< -o $@
 
 $(ANALYZER): $(ANA_OBJ)
 	@echo "  LD      $@"
-	$(Q)$(CC) $(SANFLAGS) $(ANA_LTO) -o $@ $(ANA_OBJ) $(ZSTD_A) -ldw -lelf -ldl -lpthread -lm
+	$(Q)$(CC) $(SANFLAGS) $(LTO_FLAG) -o $@ $(ANA_OBJ) $(ZSTD_A) -ldw -lelf -ldl -lpthread -lm
 
 $(FRONT): scripts/cuprobe Makefile
 	@mkdir -p $(dir $@)
