@@ -259,7 +259,8 @@ int cp_stacks_add(cp_stacks *s, uint64_t id, uint64_t n_native, const uint64_t *
         st->native[i].ip = ip[i];
         st->native[i].mod = cp_find_module(s, ip[i]);
     }
-    memcpy(st->py, py, n_py * sizeof *py);
+    if (n_py)                   /* py may be NULL then: memcpy's arguments must not be */
+        memcpy(st->py, py, n_py * sizeof *py);
     return 0;
 }
 
