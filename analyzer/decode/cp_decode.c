@@ -337,7 +337,7 @@ static uint8_t g_dec_extra[256];
  * the reader's own error messages name their offset), or cp_rec_bytes. */
 static uint8_t g_rec_lean[256];
 static const uint8_t g_rec_whole[256];  /* every record whole */
-/* The lean records parsed straight into their slot (cp__dec_fields_nt()):
+/* The lean records parsed straight into their slot (cp__dec_fields_direct()):
  * known types with EV and nothing to keep or note. */
 static uint8_t g_rec_direct[256];
 static const uint8_t g_rec_none[256];
@@ -352,29 +352,35 @@ __attribute__((constructor)) static void cp_dec_extra_init(void)
 }
 
 /* A lean record whose type g_rec_direct[] allows, parsed straight into
- * slot (its prefix with non-temporal stores too).  @return : 1, or 0 when
+ * slot (its prefix with the same kind of stores).  @return : 1, or 0 when
  * it does not parse that way: cp_dec_parse() then parses it again from
  * the start (and names what is wrong), nothing of d changed. */
 static inline __attribute__((always_inline)) int
-cp_dec_parse_direct(cp_dec *d, cp_record *slot, unsigned type, size_t hdr, uint64_t plen)
+cp_dec_parse_direct(cp_dec *d, cp_record *slot, unsigned type, size_t hdr, uint64_t plen,
+                    int stream)
 {
-#ifdef CP_DEC_STREAM
     const uint8_t *p = d->buf + d->pos + hdr, *e = p + plen;
     uint64_t delta, tid;
     if (!(p = cp__get_u_slack(p, &delta)) || !(p = cp__get_u_slack(p, &tid)) || p > e ||
-        cp__dec_fields_nt(type, p, e, slot) < 0)
+        cp__dec_fields_direct(type, p, e, slot) < 0)
         return 0;
     d->prev_ts += delta;
-    __builtin_ia32_movnti64((long long *)(void *)slot, (long long)type);   /* type, padding */
-    __builtin_ia32_movnti64((long long *)(void *)&slot->ts, (long long)d->prev_ts);
-    __builtin_ia32_movnti64((long long *)(void *)&slot->tid, (long long)tid);
+#ifdef CP_DEC_STREAM
+    if (stream) {
+        __builtin_ia32_movnti64((long long *)(void *)slot, (long long)type);   /* type, padding */
+        __builtin_ia32_movnti64((long long *)(void *)&slot->ts, (long long)d->prev_ts);
+        __builtin_ia32_movnti64((long long *)(void *)&slot->tid, (long long)tid);
+    } else
+#endif
+    {
+        (void)stream;
+        slot->type = type;
+        slot->ts = d->prev_ts;
+        slot->tid = tid;
+    }
     d->pos += hdr + (size_t)plen;
     d->nrec++;
     return 1;
-#else
-    (void)d, (void)slot, (void)type, (void)hdr, (void)plen;
-    return 0;
-#endif
 }
 
 static int g_lean;
@@ -397,7 +403,8 @@ static void *cp_dec_thread_main(void *arg)
     d->fill->cap = d->cap;
     d->buf_in_ring = 1;
     const uint8_t *rec_bytes = d->lean ? g_rec_lean : g_rec_whole;
-    const uint8_t *direct = d->lean && cp__dec_fields_nt_ok() ? g_rec_direct : g_rec_none;
+    const uint8_t *direct = d->lean && cp__dec_fields_direct_ok() ? g_rec_direct : g_rec_none;
+    const int stream = cp__dec_stream();
     for (;;) {
         size_t hdr;
         uint64_t plen;
@@ -413,7 +420,7 @@ static void *cp_dec_thread_main(void *arg)
             break;
         }
         unsigned type = d->buf[d->pos];
-        if (direct[type] && d->nrec && cp_dec_parse_direct(d, &b->recs[b->n], type, hdr, plen)) {
+        if (direct[type] && d->nrec && cp_dec_parse_direct(d, &b->recs[b->n], type, hdr, plen, stream)) {
             b->n++;
             continue;
         }
@@ -437,7 +444,7 @@ static void *cp_dec_thread_main(void *arg)
                 b->noted[b->n_noted++] = b->n;
         }
         size_t bytes = rec_bytes[one.type & 255];
-        cp__rec_stream(&b->recs[b->n], &one, bytes ? bytes : sizeof one);
+        cp__rec_stream(&b->recs[b->n], &one, bytes ? bytes : sizeof one, stream);
         b->n++;
     }
     d->fill->buf = d->buf;

@@ -117,17 +117,22 @@ uint8_t *cp__dec_window(uint8_t *old, size_t cap);
  *  cp__dec_fields().  @return : as cp__dec_fields(). */
 int cp__dec_fields_fast(struct cp_scratch *s, cp_record *r, const char **why);
 
-/*! cp__dec_fields_nt() : (decoder thread) the EV fields and type's fields
- *  of a record with EV, payload p..e (in a window with CP_DEC_SLACK bytes
- *  after it), written straight into r (a batch slot) with non-temporal
- *  stores; r->type, ts, tid and the rest are the caller's.  Only where
- *  cp__dec_fields_nt_ok() says so (streaming stores and a fast pext).
- *  @return : 0, or -1: parse the record with cp__dec_fields_fast() instead
- *  (it may have left some of r written). */
-int cp__dec_fields_nt(unsigned type, const uint8_t *p, const uint8_t *e, cp_record *r);
+/*! cp__dec_fields_direct() : (decoder thread) the EV fields and type's
+ *  fields of a record with EV, payload p..e (in a window with CP_DEC_SLACK
+ *  bytes after it), written straight into r (a batch slot), with
+ *  non-temporal stores when cp__dec_stream() says so; r->type, ts, tid and
+ *  the rest are the caller's.  Only where cp__dec_fields_direct_ok() says so
+ *  (a fast pext).  @return : 0, or -1: parse the record with
+ *  cp__dec_fields_fast() instead (it may have left some of r written). */
+int cp__dec_fields_direct(unsigned type, const uint8_t *p, const uint8_t *e, cp_record *r);
 
-/*! cp__dec_fields_nt_ok() : non-zero when cp__dec_fields_nt() can parse. */
-int cp__dec_fields_nt_ok(void);
+/*! cp__dec_fields_direct_ok() : non-zero when cp__dec_fields_direct() can
+ *  parse. */
+int cp__dec_fields_direct_ok(void);
+
+/*! cp__dec_stream() : non-zero when the decoder thread writes the batches
+ *  with non-temporal stores (decided once per process). */
+int cp__dec_stream(void);
 
 /*! cp__dec_fields() : parse r->payload (r->type known) into r->ev / r->u.
  *  Fields beyond the ones this version knows are ignored.
@@ -201,11 +206,11 @@ typedef struct cp_batch {
  * back. */
 typedef struct cp_ring cp_ring;
 
-/*! cp__rec_stream() : copy *src to dst (16-aligned) with non-temporal
- *  stores where the CPU has them: the lines go to memory without being
- *  fetched first.  cp__ring_put_full() orders them before the hand-over.
- *  Only the first `bytes` bytes need to arrive: the copy stops after 128,
- *  160 or all 240 of them. */
+/*! cp__rec_stream() : copy *src to dst (16-aligned), with non-temporal
+ *  stores when `stream` (cp__dec_stream()): the lines go to memory without
+ *  being fetched first.  cp__ring_put_full() orders them before the
+ *  hand-over.  Only the first `bytes` bytes need to arrive: the copy stops
+ *  after 128, 160 or all 240 of them. */
 #if defined(__SSE2__) && !defined(__SANITIZE_ADDRESS__) && !defined(__SANITIZE_THREAD__) && \
     !defined(CP_DEC_NO_STREAM)   /* EXTRA_CFLAGS=-DCP_DEC_NO_STREAM: plain stores */
 #define CP_DEC_STREAM 1     /* sanitizers see plain stores: they check them */
@@ -216,10 +221,14 @@ typedef struct cp_ring cp_ring;
 #undef CP_DEC_STREAM
 #endif
 #endif
-static inline void cp__rec_stream(cp_record *dst, const cp_record *src, size_t bytes)
+static inline void cp__rec_stream(cp_record *dst, const cp_record *src, size_t bytes, int stream)
 {
     _Static_assert(sizeof *dst == 240, "cp_record: the copy below is 8 + 2 + 5 units of 16 bytes");
 #ifdef CP_DEC_STREAM
+    if (!stream) {
+        memcpy(dst, src, bytes);
+        return;
+    }
     typedef long long v2di __attribute__((vector_size(16)));
     const v2di *s = (const v2di *)src;
     v2di *d = (v2di *)dst;
@@ -240,6 +249,7 @@ static inline void cp__rec_stream(cp_record *dst, const cp_record *src, size_t b
     }
 #undef CP_ST_
 #else
+    (void)stream;
     memcpy(dst, src, bytes);
 #endif
 }
@@ -296,7 +306,10 @@ int cp__batch_keep_arrays(cp_batch *b, cp_record *r);
 #define CP_DEC_MAX_RECORD (64u << 20)
 /* Decoder thread: a batch's window (about 5,000 records), and the file
  * size from which the thread pays for itself. */
-#define CP_DEC_BATCH_WINDOW (128u << 10)
+#ifndef CP_DEC_BATCH_KB           /* EXTRA_CFLAGS=-DCP_DEC_BATCH_KB=N to try another */
+#define CP_DEC_BATCH_KB 128
+#endif
+#define CP_DEC_BATCH_WINDOW (CP_DEC_BATCH_KB << 10)
 #define CP_DEC_THREAD_MIN (1u << 20)
 
 enum { CP_DS_OK = 0, CP_DS_END = 1, CP_DS_ERR = 2 };
