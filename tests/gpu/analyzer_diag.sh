@@ -6,16 +6,22 @@
 # build/diag/NAME/cuprobe-analyze (built with e.g.
 # `make B=build/anavar/NAME EXTRA_CFLAGS=-DCP_RING_SPIN=0 build/anavar/NAME/cuprobe-analyze`),
 # the order rotating each round, all pinned to CPUS; wall, user and system
-# seconds of every run; then one perf profile (build/perfkit) of the
-# report by thread and symbol.
-#   ROUNDS (5)  CPUS (2,3)  TRACE (/tmp/cuprobe-20m.trace)
-# Writes OUTDIR/runs.txt, summary.txt, perf-*.txt.
+# seconds of every run; then a perf profile (build/perfkit) by thread and
+# symbol of the report and of each variant named in PROFILE.
+#   ROUNDS (5)  CPUS (two of different cores)  TRACE (/tmp/cuprobe-20m.trace)  PROFILE (report)
+# Writes OUTDIR/runs.txt, summary.txt, perf-{sym,comm}-NAME.txt.
 set -u
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$ROOT" || exit 1
 D=${1:-${OUT:-analyzer-diag-out}}; mkdir -p "$D"; D=$(cd "$D" && pwd)
 B=$ROOT/build; GL=$B/gpulib; K=$B/perfkit
-ROUNDS=${ROUNDS:-5}; CPUS=${CPUS:-2,3}; TRACE=${TRACE:-/tmp/cuprobe-20m.trace}
+# Two CPUs of different physical cores (SMT siblings share one core's
+# units), after 0 and 1 where the machine has more: lscpu's CORE column.
+pick_cpus() {
+    lscpu -p=CPU,CORE 2>/dev/null | awk -F, '!/^#/ && !seen[$2]++ { c[n++] = $1 }
+        END { if (n >= 4) print c[2] "," c[3]; else if (n >= 2) print c[0] "," c[1] }'
+}
+ROUNDS=${ROUNDS:-5}; CPUS=${CPUS:-$(pick_cpus)}; CPUS=${CPUS:-2,3}; TRACE=${TRACE:-/tmp/cuprobe-20m.trace}; PROFILE=${PROFILE:-report}
 PIN=(); taskset -c "$CPUS" true 2>/dev/null && PIN=(taskset -c "$CPUS")
 ZSTD=$(command -v zstd || echo "$GL/zstd")
 # (session_batch.sh may have wrapped the analyzer in a script: ask ldconfig, not ldd)
@@ -24,8 +30,12 @@ run_env() { if [ -n "$LIBP" ]; then env LD_LIBRARY_PATH="$LIBP" "$@"; else "$@";
 [ -s "$TRACE" ] || "$B/bench/gen_trace" -n 20000000 -l 4096 -o "$TRACE" >/dev/null || { echo "FAIL: gen_trace"; exit 1; }
 [ -s "$TRACE.zst" ] || tail -c +17 "$TRACE" >"$TRACE.zst"
 { echo "date $(date -u +%FT%TZ) nproc $(nproc) pinned ${PIN[*]:-no}"
-  lscpu | grep -E '^(Model name|Flags)' | cut -c1-400; echo "load $(cut -d' ' -f1-3 /proc/loadavg)"; } >"$D/host.txt"
+  lscpu | grep -E '^(Model name|Flags|Thread|Core|Socket|L[123])' | cut -c1-400
+  echo "cpu,core,socket: $(lscpu -p=CPU,CORE,SOCKET 2>/dev/null | grep -v '^#' | tr '\n' ' ')"
+  echo "load $(cut -d' ' -f1-3 /proc/loadavg)"; } >"$D/host.txt"
 NAMES=(zstd report dec0)
+# The pinning of sessions 9 and 10 (2,3), in case those were one core's two threads.
+[ "$CPUS" != 2,3 ] && [ "$(nproc)" -ge 4 ] && NAMES+=(pin23)
 for v in "$B"/diag/*/cuprobe-analyze; do [ -x "$v" ] && NAMES+=("$(basename "$(dirname "$v")")"); done
 one() {     # NAME: one timed run, a line "NAME wall user sys"
     local n=$1 cmd
@@ -33,6 +43,7 @@ one() {     # NAME: one timed run, a line "NAME wall user sys"
     zstd) cmd=("$ZSTD" -dc "$TRACE.zst") ;;
     report) cmd=("$B/cuprobe-analyze" report --no-progress --no-symbolize "$TRACE") ;;
     dec0) cmd=(env CUPROBE_DECODE_THREAD=0 "$B/cuprobe-analyze" report --no-progress --no-symbolize "$TRACE") ;;
+    pin23) cmd=(taskset -c 2,3 "$B/cuprobe-analyze" report --no-progress --no-symbolize "$TRACE") ;;
     *) cmd=("$B/diag/$n/cuprobe-analyze" report --no-progress --no-symbolize "$TRACE") ;;
     esac
     local TIMEFORMAT="%R %U %S" t
@@ -53,11 +64,15 @@ awk '{w[$1] = w[$1] " " $2; u[$1] = u[$1] " " $3; s[$1] = s[$1] " " $4}
 cat "$D/host.txt" "$D/summary.txt"
 if [ -x "$K/perf" ]; then
     perf() { "$K/ld-linux-x86-64.so.2" --library-path "$K" "$K/perf" "$@"; }
-    run_env "${PIN[@]}" "$B/cuprobe-analyze" report --no-progress --no-symbolize "$TRACE" >/dev/null 2>&1 # warm
-    perf record -q -F 4999 -o "$D/p.data" -- "${PIN[@]}" env ${LIBP:+LD_LIBRARY_PATH=$LIBP} \
-        "$B/cuprobe-analyze" report --no-progress --no-symbolize "$TRACE" >/dev/null 2>&1
-    perf report -i "$D/p.data" -n --no-children --stdio --sort comm,sym 2>/dev/null | grep -v '^#' | grep . | head -40 >"$D/perf-sym.txt"
-    perf report -i "$D/p.data" -n --no-children --stdio --sort comm 2>/dev/null | grep -v '^#' | grep . | head -10 >"$D/perf-comm.txt"
-    rm -f "$D/p.data"
-    cat "$D/perf-comm.txt" "$D/perf-sym.txt"
+    for n in $PROFILE; do
+        a=$B/cuprobe-analyze; [ "$n" = report ] || a=$B/diag/$n/cuprobe-analyze
+        [ -x "$a" ] || continue
+        run_env "${PIN[@]}" "$a" report --no-progress --no-symbolize "$TRACE" >/dev/null 2>&1 # warm
+        perf record -q -F 4999 -o "$D/p.data" -- "${PIN[@]}" env ${LIBP:+LD_LIBRARY_PATH=$LIBP} \
+            "$a" report --no-progress --no-symbolize "$TRACE" >/dev/null 2>&1
+        perf report -i "$D/p.data" -n --no-children --stdio --sort comm,sym 2>/dev/null | grep -v '^#' | grep . | head -40 >"$D/perf-sym-$n.txt"
+        perf report -i "$D/p.data" -n --no-children --stdio --sort comm 2>/dev/null | grep -v '^#' | grep . | head -10 >"$D/perf-comm-$n.txt"
+        rm -f "$D/p.data"
+        echo "== profile of $n"; cat "$D/perf-comm-$n.txt" "$D/perf-sym-$n.txt"
+    done
 fi
