@@ -24,7 +24,7 @@ mkdir -p "$OUT"
 export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1
 export PYTHONUNBUFFERED=1
 limit_of() {
-    case $1 in accuracy) echo 330 ;; bench|many) echo 560 ;; watch|checks|gpt2ab|gpt2bisect|gpt2parts) echo 300 ;; cacheab) echo 420 ;; cachechecks|mlpasync) echo 560 ;; mlpcontrol) echo 400 ;; anahost|anadiag) echo 200 ;; steady) echo 400 ;; fakehost) echo 120 ;; *) echo 150 ;; esac
+    case $1 in accuracy) echo 330 ;; bench|many) echo 560 ;; watch|checks|gpt2ab|gpt2bisect|gpt2parts) echo 300 ;; cacheab) echo 420 ;; cachechecks|mlpasync) echo 560 ;; mlpcontrol) echo 400 ;; anahost) echo 200 ;; anadiag) echo 260 ;; steady) echo 400 ;; fakehost) echo 120 ;; *) echo 150 ;; esac
 }
 run_part() {
     local d="$OUT/$1"; mkdir -p "$d"
