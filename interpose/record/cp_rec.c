@@ -3,12 +3,15 @@
  * tracing state machine (lazy file start, shutdown, fork, exec) and the
  * public cp_rec.h API.  The writer's side of the buffers is cp_rec_drain.c.
  *
- * Hot path: cp_rec_begin() is a TLS load, two compares and an uncontended
- * atomic exchange; cp_rec_commit() reads CLOCK_MONOTONIC (vDSO) under the
- * buffer lock, so that a writer cutting at time T sees every record with
- * ts < T (see cp_rec_drain.c for the argument), and compares it with the
- * flush deadline (one relaxed load).  cp_rec_commit_at() takes a time the
- * caller read earlier (a timed call's end: one clock read fewer per event).
+ * Hot path (an event: cp_rec_begin() + cp_rec_commit_at()): a TLS load,
+ * two compares and plain stores into the thread's own chunk, published by
+ * one release store of its fill (no locked instruction: the buffer lock's
+ * exchange was most of a record's cost, BENCHMARKS.md 1, tenth round), and
+ * a compare with the flush deadline (one relaxed load).  Its time is a
+ * timed call's end, read earlier, or the clock at commit.  A definition
+ * (cp_rec_commit(): API names, stacks, strings...) reads the clock and
+ * publishes under the buffer lock, so that a writer cutting at time T
+ * misses none with ts < T (see cp_rec_drain.c for the argument).
  */
 #include <errno.h>
 #include <pthread.h>
@@ -62,32 +65,11 @@ static _Atomic uint64_t g_lost;
 #define CP_KICK_CHUNKS 8
 static _Atomic unsigned g_fills;
 
-/* The consumer of the buffers (the writer), set by cp__rec_init(); until
- * then none: nothing starts, nothing is written. */
-static int cp_none_start(uint64_t ts) { (void)ts; return -ENODEV; }
-static int cp_none_stop(int r, int64_t s, unsigned ms) { (void)r, (void)s, (void)ms; return 0; }
-static void cp_none_wait(unsigned ms) { (void)ms; }
-static void cp_none_void(void) {}
-static int cp_none_emergency(int s, int c, uint64_t a, uint32_t t)
-{
-    (void)s, (void)c, (void)a, (void)t;
-    return -EBUSY;
-}
-static int cp_none_int(void) { return 0; }
-static const struct cp__rec_consumer cp_none = {
-    .start = cp_none_start,
-    .stop = cp_none_stop,
-    .flush = cp_none_wait,
-    .kick = cp_none_void,
-    .help = cp_none_void,
-    .emergency = cp_none_emergency,
-    .discard_if_empty = cp_none_int,
-    .forget = cp_none_void,
-    .is_self = cp_none_int,
-};
 /* The timed flush's deadline, set by the consumer (see cp_writer.h). */
 _Atomic uint64_t cp__flush_due = UINT64_MAX;
-static const struct cp__rec_consumer *g_out = &cp_none;
+/* The consumer of the buffers (the writer), set by cp__rec_init(); until
+ * then none (cp_rec_cb.c): nothing starts, nothing is written. */
+static const struct cp__rec_consumer *g_out = &cp__rec_none;
 
 /* What fork children inherited and dropped (see cp__rec_fork_child). */
 static void *volatile g_forgotten[8][2];
@@ -158,30 +140,9 @@ static struct cp_tbuf *cp_tbuf_attach(void)
     return t;
 }
 
-/* Open a record on t: lock, check room, write the type byte.  `max` is
- * the caller's bound on the field bytes. */
-static inline uint8_t *cp_rec_open(struct cp_tbuf *t, unsigned type, size_t max);
-static uint8_t *cp_rec_open_slow(struct cp_tbuf *t, unsigned type, size_t need);
-
-static inline uint8_t *cp_rec_open(struct cp_tbuf *t, unsigned type, size_t max)
-{
-    size_t need = CP_HDR_BYTES + max;
-    t->open = CP_OPENING;
-    atomic_signal_fence(memory_order_seq_cst);
-    cp__tb_lock(t);
-    struct cp_chunk *c = atomic_load_explicit(&t->last, memory_order_relaxed);
-    size_t u = atomic_load_explicit(&c->used, memory_order_relaxed);
-    if (__builtin_expect(c->cap - u < need, 0)) {
-        cp__tb_unlock(t);
-        return cp_rec_open_slow(t, type, need);
-    }
-    uint8_t *p = c->data + u;
-    p[0] = (uint8_t)type;
-    t->open = p;
-    return p + CP_HDR_BYTES;
-}
-
-/* The current chunk is full: link a new one (may wait for the writer). */
+/* The current chunk is full: link a new one (may wait for the writer).
+ * The old chunk's fill is final before `next` and `last` move on (release
+ * stores): a writer that reads the new `last` with acquire sees it. */
 static uint8_t *cp_rec_open_slow(struct cp_tbuf *t, unsigned type, size_t need)
 {
     struct cp_chunk *c = cp__chunk_get(need, 1, g_out->kick, &g_on);
@@ -193,7 +154,6 @@ static uint8_t *cp_rec_open_slow(struct cp_tbuf *t, unsigned type, size_t need)
     if (atomic_fetch_add_explicit(&g_fills, 1, memory_order_relaxed) % CP_KICK_CHUNKS ==
         CP_KICK_CHUNKS - 1)
         g_out->kick();
-    cp__tb_lock(t);
     struct cp_chunk *old = atomic_load_explicit(&t->last, memory_order_relaxed);
     atomic_store_explicit(&old->next, c, memory_order_release);
     atomic_store_explicit(&t->last, c, memory_order_release);
@@ -202,22 +162,45 @@ static uint8_t *cp_rec_open_slow(struct cp_tbuf *t, unsigned type, size_t need)
     return c->data + CP_HDR_BYTES;
 }
 
-/* Publish the open record of t at time ts (0: now) and unlock.
- * @return : its ts. */
-static inline uint64_t cp_rec_publish(struct cp_tbuf *t, uint8_t *end, uint64_t ts)
+/* Open a record on t: check room, write the type byte.  `max` is the
+ * caller's bound on the field bytes.  No lock: only this thread writes its
+ * chunks (a signal handler on it finds `open` set and records nothing),
+ * and the writer reads up to the fill published at commit. */
+static inline uint8_t *cp_rec_open(struct cp_tbuf *t, unsigned type, size_t max)
+{
+    size_t need = CP_HDR_BYTES + max;
+    /* Marked before the fill is read: a handler that recorded between the
+     * read and the write below would be overwritten. */
+    t->open = CP_OPENING;
+    atomic_signal_fence(memory_order_seq_cst);
+    struct cp_chunk *c = atomic_load_explicit(&t->last, memory_order_relaxed);
+    size_t u = atomic_load_explicit(&c->used, memory_order_relaxed);
+    if (__builtin_expect(c->cap - u < need, 0))
+        return cp_rec_open_slow(t, type, need);
+    uint8_t *p = c->data + u;
+    p[0] = (uint8_t)type;
+    t->open = p;
+    return p + CP_HDR_BYTES;
+}
+
+/* Write the open record's length and time ts, and publish it: one release
+ * store of its chunk's fill, which the writer loads with acquire.  `open`
+ * stays set: the caller clears it (cp_rec_close) once nothing it holds
+ * could make a signal handler's record wait. */
+static inline void cp_rec_seal(struct cp_tbuf *t, uint8_t *end, uint64_t ts)
 {
     uint8_t *p = t->open;
     struct cp_chunk *c = atomic_load_explicit(&t->last, memory_order_relaxed);
     uint32_t len = (uint32_t)(end - p - CP_HDR_BYTES);
-    if (!ts)
-        ts = cp_now_ns();
     memcpy(p + 1, &len, sizeof len);
     memcpy(p + 5, &ts, sizeof ts);
     atomic_store_explicit(&c->used, (size_t)(end - c->data), memory_order_release);
-    cp__tb_unlock(t);
+}
+
+static inline void cp_rec_close(struct cp_tbuf *t)
+{
     atomic_signal_fence(memory_order_seq_cst);
     t->open = NULL;
-    return ts;
 }
 
 /* Is the timed flush overdue (writer starved)?  One relaxed load. */
@@ -247,13 +230,30 @@ void cp_rec_commit_at(uint8_t *end, uint64_t ts)
         uint64_t def = atomic_load_explicit(&g_def_ts, memory_order_relaxed);
         if (ts <= def)
             ts = def + 1;
+    } else {
+        ts = cp_now_ns();
     }
-    cp_rec_maybe_help(cp_rec_publish(t_buf, end, ts));
+    /* Published without the buffer lock: an event is never a definition,
+     * and the writer's merge takes an event published after its cut with a
+     * time before it (cp_rec_drain.c). */
+    struct cp_tbuf *t = t_buf;
+    cp_rec_seal(t, end, ts);
+    cp_rec_close(t);
+    cp_rec_maybe_help(ts);
 }
 
 void cp_rec_commit(uint8_t *end)
 {
-    uint64_t ts = cp_rec_publish(t_buf, end, 0);
+    struct cp_tbuf *t = t_buf;
+    /* A definition's clock read and publication happen under the buffer
+     * lock, which the writer takes to read the fill at its cut: a
+     * definition it misses has a time after the cut, and so has every
+     * event that carries its id (cp_rec_commit_at, cp_rec_drain.c). */
+    cp__tb_lock(t);
+    uint64_t ts = cp_now_ns();
+    cp_rec_seal(t, end, ts);
+    cp__tb_unlock(t);
+    cp_rec_close(t);
     /* Raise g_def_ts to ts before the caller publishes what the record
      * defines (see cp_rec_commit_at).  REC records are rare next to
      * events: a CAS on a shared line is affordable here. */
@@ -573,21 +573,14 @@ void cp__rec_signal_note(int sig, int code, uint64_t addr)
     struct cp_tbuf *t = t_buf;
     if (!t || t->open || t->gen != atomic_load(&g_live_gen) || !cp__rec_owner())
         return;
+    /* No lock (a SIGNAL record is not a definition) and no new chunk (no
+     * allocation in a handler): room in the current one, or it is lost. */
     t->open = CP_OPENING;
     atomic_signal_fence(memory_order_seq_cst);
-    /* Never wait in a handler: only the writer can hold our lock, briefly. */
-    int got = 0;
-    for (int i = 0; i < 10000 && !got; i++)
-        got = !atomic_exchange_explicit(&t->lock, 1, memory_order_acquire);
-    if (!got) {
-        t->open = NULL;
-        return;
-    }
     struct cp_chunk *c = atomic_load_explicit(&t->last, memory_order_relaxed);
     size_t u = atomic_load_explicit(&c->used, memory_order_relaxed);
     if (c->cap - u < CP_HDR_BYTES + CP_REC_BOUND(SIGNAL)) {
-        cp__tb_unlock(t);
-        t->open = NULL;
+        cp_rec_close(t);
         atomic_fetch_add(&g_lost, 1);
         return;
     }
@@ -595,5 +588,6 @@ void cp__rec_signal_note(int sig, int code, uint64_t addr)
     p[0] = CP_REC_SIGNAL;
     t->open = p;
     /* never the consumer's help() from a handler */
-    cp_rec_publish(t, cp_enc_signal(p + CP_HDR_BYTES, (uint64_t)sig, code, addr), 0);
+    cp_rec_seal(t, cp_enc_signal(p + CP_HDR_BYTES, (uint64_t)sig, code, addr), cp_now_ns());
+    cp_rec_close(t);
 }

@@ -29,14 +29,16 @@ int cp_rec_on(void);
  *  trace file) on first use in this process.
  *  @return : where to write the fields, or NULL when tracing is off or the
  *  shim failed (the caller then skips the record).  Between begin and commit
- *  the thread's buffer lock is held: do not call into CUDA or cp_rec_*. */
+ *  the thread's buffer has the record open (a record begun meanwhile on
+ *  this thread, by a signal handler, is dropped): do not call into CUDA or
+ *  cp_rec_*. */
 uint8_t *cp_rec_begin(unsigned type, size_t max);
 
 /*! cp_rec_commit() : close the record opened by cp_rec_begin(); `end` points
  *  just past its last field.  The record's time is taken here, under the
- *  buffer lock, so that records leave the writer in time order.  The record
- *  counts as a definition for cp_rec_commit_at(): publish the ids it
- *  defines only after this returns. */
+ *  buffer lock, so that no record carrying an id it defines can leave the
+ *  writer before it.  The record counts as a definition for
+ *  cp_rec_commit_at(): publish the ids it defines only after this returns. */
 void cp_rec_commit(uint8_t *end);
 
 /*! cp_rec_commit_at() : cp_rec_commit() with the record's time given: `ts`,

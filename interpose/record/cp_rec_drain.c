@@ -2,30 +2,33 @@
  * cp_rec_drain.c - the writer's side of the per-thread buffers: cut every
  * buffer at a time T and merge the records before T by timestamp.
  *
- * Why the cut gives a global time order: a producer reads the clock and
- * publishes its record inside one critical section of its buffer lock.  The
- * writer reads T first and then takes each buffer's lock to snapshot the
- * published end.  A record missing from the snapshot was committed after
- * the writer's lock, hence after T was read, so its ts >= T.  Therefore
- * every record with ts < T is in this drain, every later drain only sees
- * ts >= T, and merging each drain by ts yields a non-decreasing stream even
- * when memory is allocated on one thread and freed on another.
+ * Why the cut gives a global time order: a definition (a REC record:
+ * API name, stack, string, module, thread) is committed by its producer
+ * with the clock read and the publication inside one critical section of
+ * its buffer lock (cp_rec_commit).  The writer reads T first and then takes
+ * each buffer's lock to snapshot the published end.  A definition missing
+ * from the snapshot was committed after the writer's lock, hence after T
+ * was read, so its ts >= T, and so has every event that carries its id
+ * (cp_rec_commit_at places such an event after the latest definition).
+ *
+ * An event (an EV record) is published without the lock, by one release
+ * store of its chunk's fill (the writer loads it with acquire): its time,
+ * the call's end or a clock read before the store, may be < T when the
+ * writer's snapshot came between the two, and the event reaches a later
+ * drain.  Order is still kept: anything causally after it happened after
+ * its publication, hence after this snapshot and after T (an event's time
+ * is read after the call that depends on an earlier one, and an
+ * allocation is published before its call returns its address), and the
+ * later drain merges it first.  The writer clamps its delta to 0, so its
+ * time reads as the previous record's (late by at most the gap between its
+ * clock read and its store, or how long its thread was preempted there).
  *
  * The writer never waits for a buffer lock: with many more threads than
- * cores, a producer preempted inside a record keeps its lock for whole
+ * cores, a producer preempted inside a definition keeps its lock for whole
  * scheduling rounds, and a writer waiting for it lost seconds of trace to a
  * SIGKILL.  A buffer whose lock stays held is snapshotted without it (the
- * release-stored ends are exact, as in a signal handler).  The one record
- * in flight there may then carry a ts < T and reach a later drain; order
- * is still kept: anything causally after it happened after its commit,
- * hence after this snapshot and after T, and the later drain merges it
- * first.  The writer clamps its delta to 0, so its time reads as the
- * previous record's (late by at most how long its thread was preempted).
- * The record of a timed call is the same case: its time is the call's end,
- * read before its lock (cp_rec_commit_at), so it too may reach the drain
- * after T.  A definition committed since that time (its own hook's new
- * STACK, another thread's API name) does not overtake it: the recorder
- * moves the event's time to just after the latest definition.
+ * release-stored ends are exact, as in a signal handler); the one
+ * definition in flight there is then a late record as above.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -96,26 +99,27 @@ static void cp_heap_down(size_t n, size_t i)
 /* Snapshot t's published end and start its cursor at the read position.
  * mode 0: without the lock (signal handler: its own thread may hold it;
  * acquire loads of the release-stored ends are still exact); 1: under the
- * lock if it can be had at once.  @return : 1 done, 0 the lock was busy. */
+ * lock if it can be had at once (events do not take it: it orders the
+ * snapshot against definitions only).  @return : 1 done, 0 the lock was busy. */
 static int cp_snapshot(struct cp_tbuf *t, int mode)
 {
-    if (mode == 0) {
-        t->snap_last = atomic_load_explicit(&t->last, memory_order_acquire);
-        t->snap_used = atomic_load_explicit(&t->snap_last->used, memory_order_acquire);
-    } else {
-        if (!cp__tb_trylock(t))
-            return 0;
-        t->snap_last = atomic_load_explicit(&t->last, memory_order_relaxed);
-        t->snap_used = atomic_load_explicit(&t->snap_last->used, memory_order_relaxed);
+    /* Acquire loads under the lock too: the producer links chunks and
+     * publishes events without it. */
+    if (mode == 1 && !cp__tb_trylock(t))
+        return 0;
+    t->snap_last = atomic_load_explicit(&t->last, memory_order_acquire);
+    t->snap_used = atomic_load_explicit(&t->snap_last->used, memory_order_acquire);
+    if (mode == 1)
         cp__tb_unlock(t);
-    }
     t->cur = t->first;
     t->pos = t->rd;
     return 1;
 }
 
 /* After the merge: free fully read chunks, remember the read position,
- * rewind an emptied chunk, retire buffers of exited threads. */
+ * retire buffers of exited threads.  The last chunk is never rewound to its
+ * start once read: its producer writes it without a lock, so only the
+ * producer may move its fill; it takes a new chunk when this one is full. */
 static void cp_release_consumed(struct cp_tbuf *t)
 {
     while (t->first != t->cur) {
@@ -127,26 +131,16 @@ static void cp_release_consumed(struct cp_tbuf *t)
     struct cp_chunk *c = t->first;
     if (c != t->snap_last || t->rd != t->snap_used)
         return;
-    if (atomic_load_explicit(&t->state, memory_order_acquire) == CP_TB_DEAD) {
-        /* No producer any more: everything it wrote is consumed. */
-        if (atomic_load_explicit(&c->used, memory_order_acquire) == t->rd &&
-            !atomic_load_explicit(&c->next, memory_order_acquire)) {
-            t->first = NULL;
-            atomic_store_explicit(&t->last, NULL, memory_order_relaxed);
-            cp__chunk_put(c);
-            atomic_store_explicit(&t->state, CP_TB_FREE, memory_order_release);
-        }
+    if (atomic_load_explicit(&t->state, memory_order_acquire) != CP_TB_DEAD)
         return;
+    /* No producer any more: everything it wrote is consumed. */
+    if (atomic_load_explicit(&c->used, memory_order_acquire) == t->rd &&
+        !atomic_load_explicit(&c->next, memory_order_acquire)) {
+        t->first = NULL;
+        atomic_store_explicit(&t->last, NULL, memory_order_relaxed);
+        cp__chunk_put(c);
+        atomic_store_explicit(&t->state, CP_TB_FREE, memory_order_release);
     }
-    /* Rewinding is only an optimisation: skip it when the producer is busy. */
-    if (!cp__tb_trylock(t))
-        return;
-    if (atomic_load_explicit(&t->last, memory_order_relaxed) == c &&
-        atomic_load_explicit(&c->used, memory_order_relaxed) == t->rd) {
-        atomic_store_explicit(&c->used, 0, memory_order_relaxed);
-        t->rd = 0;
-    }
-    cp__tb_unlock(t);
 }
 
 static int cp_heap_reserve(int emergency)

@@ -3,9 +3,13 @@
  * state machine) and cp_rec_drain.c (the writer's cut-and-merge).
  *
  * Each thread owns a cp_tbuf: a FIFO of chunks.  The thread appends records
- * to the last chunk under its buffer lock; the writer consumes from the
- * first chunk.  Only the writer frees chunks, and never the last one, so the
- * producer's `last` pointer is always valid.  Record layout in a chunk:
+ * to the last chunk and publishes each with a release store of the chunk's
+ * fill (`used`); only it writes its chunks and moves `last`.  The writer
+ * consumes from the first chunk up to the published fill.  Only the writer
+ * frees chunks, and never the last one, so the producer's `last` pointer is
+ * always valid.  The buffer lock is taken by the producer only around a
+ * definition's clock read and publication, and by the writer around its
+ * snapshot of the fill (the cut argument is in cp_rec_drain.c).  Record layout in a chunk:
  * u8 type | u32 len | u64 ts | fields[len]   (CP_HDR_BYTES = 13).
  */
 #ifndef CP_REC_INT_H
@@ -35,7 +39,7 @@ enum cp_tb_state {
 };
 
 struct cp_tbuf {
-    _Alignas(64) atomic_int lock;                    /* producer vs writer's cut */
+    _Alignas(64) atomic_int lock;       /* a definition's commit vs the writer's cut */
     _Atomic int state;                  /* enum cp_tb_state */
     _Atomic(struct cp_chunk *) last;    /* producer appends here */
     uint8_t *volatile open;             /* record in progress (producer) */
@@ -56,10 +60,17 @@ struct cp_tbuf {
     int snap_busy;                      /* lock held at the first try */
 };
 
-/* While a thread is between taking its lock and setting `open` to the
- * record, `open` holds this marker so a signal handler on the same thread
- * knows not to spin on the lock. */
+/* While a thread is between reading its chunk's fill and setting `open` to
+ * the record (or linking a new chunk), `open` holds this marker, so that a
+ * signal handler on the same thread records nothing rather than write
+ * where the interrupted record goes. */
 #define CP_OPENING ((uint8_t *)1)
+
+struct cp__rec_consumer;
+
+/*! cp__rec_none : the consumer until cp__rec_init() sets one: starts
+ *  nothing, writes nothing (cp_rec_cb.c). */
+extern const struct cp__rec_consumer cp__rec_none;
 
 /*! cp__tbuf_list() : head of the list of every buffer ever registered. */
 struct cp_tbuf *cp__tbuf_list(void);
