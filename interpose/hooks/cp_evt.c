@@ -141,7 +141,10 @@ void cp_ev_ctx(cp_where *w, int want_stack)
 #define CP_API_PENDING 0x80000000u
 static _Atomic uint32_t cp_api_gen[CP_ID_COUNT];
 
-static void cp_ev_announce_slow(uint32_t api, uint32_t gen, uint32_t seen)
+/* Out of line: inlined, it made every event's cp_ev_announce() a full
+ * frame (six registers saved and restored) for a load and a compare. */
+static __attribute__((noinline, cold)) void cp_ev_announce_slow(uint32_t api, uint32_t gen,
+                                                                uint32_t seen)
 {
     /* Bounded: a writer preempted between its claim and its commit is
      * waited for (yielding), never forever: past the bound the event goes

@@ -143,7 +143,8 @@ static struct cp_tbuf *cp_tbuf_attach(void)
 /* The current chunk is full: link a new one (may wait for the writer).
  * The old chunk's fill is final before `next` and `last` move on (release
  * stores): a writer that reads the new `last` with acquire sees it. */
-static uint8_t *cp_rec_open_slow(struct cp_tbuf *t, unsigned type, size_t need)
+static __attribute__((noinline, cold)) uint8_t *cp_rec_open_slow(struct cp_tbuf *t,
+                                                                  unsigned type, size_t need)
 {
     struct cp_chunk *c = cp__chunk_get(need, 1, g_out->kick, &g_on);
     if (!c) {
@@ -339,7 +340,9 @@ static int cp_rec_ensure_started(struct cp_tbuf *t)
     return rc;
 }
 
-static uint8_t *cp_rec_begin_slow(unsigned type, size_t max)
+/* Out of line (as cp_rec_open_slow): inlined, its calls made every
+ * record's cp_rec_begin() save and restore six registers. */
+static __attribute__((noinline, cold)) uint8_t *cp_rec_begin_slow(unsigned type, size_t max)
 {
     struct cp_tbuf *t = t_buf;
     if (!atomic_load_explicit(&g_on, memory_order_relaxed) || t_guard ||
