@@ -13,10 +13,7 @@
  * report), so the reader's thread only runs the model and the checks.  The
  * thread fills batches (cp_decode_ring.c): each owns the window its records
  * point into, so a refill starts a new batch instead of moving bytes that
- * records handed out still point at.  Records go into a batch with
- * streaming stores (cp__rec_stream()): its slots were last read on the
- * reader's core, and fetching their lines back for every store made the
- * decoder thread half again as slow when both threads ran at once.  Names
+ * records handed out still point at.  Names
  * and header facts are noted as records are handed out, on the reader's
  * thread.
  */
@@ -317,7 +314,7 @@ cp_dec_parse(cp_dec *d, cp_record *r, size_t hdr, uint64_t plen)
 
 /* Bytes of a record of each type that hold its fields: the prefix, EV and
  * the type's member of the union (0: an unknown type, all of them).  The
- * rest of the union is never read for that type: streaming it to the
+ * rest of the union is never read for that type: copying it to the
  * reader cost both threads memory bandwidth (COPY needs 160 of 240).
  * offset, payload and payload_len come after the union: a lean record
  * (cp_dec_lean_records()) goes without them. */
@@ -332,13 +329,14 @@ _Static_assert(offsetof(cp_record, offset) >= offsetof(cp_record, u) + sizeof(((
  * common record costs one load and one branch instead of eight compares. */
 enum { CP_DEC_ARRAYS = 1, CP_DEC_NOTED = 2 };
 static uint8_t g_dec_extra[256];
-/* The bytes the decoder thread streams of each type: all (0) of records
+/* The bytes the decoder thread copies of each type: all (0) of records
  * that keep their offset (unknown types, and the ones with names or arrays:
  * the reader's own error messages name their offset), or cp_rec_bytes. */
 static uint8_t g_rec_lean[256];
 static const uint8_t g_rec_whole[256];  /* every record whole */
 /* The lean records parsed straight into their slot (cp__dec_fields_direct()):
- * known types with EV and nothing to keep or note. */
+ * known types with nothing to keep or note (LAUNCH_COUNT among them: a
+ * sixth of a training run's records). */
 static uint8_t g_rec_direct[256];
 static const uint8_t g_rec_none[256];
 __attribute__((constructor)) static void cp_dec_extra_init(void)
@@ -347,17 +345,16 @@ __attribute__((constructor)) static void cp_dec_extra_init(void)
         g_dec_extra[t] = (uint8_t)((cp__batch_has_arrays(t) ? CP_DEC_ARRAYS : 0) |
                                    (cp__dec_noted(t) ? CP_DEC_NOTED : 0));
         g_rec_lean[t] = g_dec_extra[t] ? 0 : cp_rec_bytes[t];
-        g_rec_direct[t] = g_rec_lean[t] && cp_rec_has_ev(t);
+        g_rec_direct[t] = g_rec_lean[t] != 0;
     }
 }
 
 /* A lean record whose type g_rec_direct[] allows, parsed straight into
- * slot (its prefix with the same kind of stores).  @return : 1, or 0 when
+ * slot.  @return : 1, or 0 when
  * it does not parse that way: cp_dec_parse() then parses it again from
  * the start (and names what is wrong), nothing of d changed. */
 static inline __attribute__((always_inline)) int
-cp_dec_parse_direct(cp_dec *d, cp_record *slot, unsigned type, size_t hdr, uint64_t plen,
-                    int stream)
+cp_dec_parse_direct(cp_dec *d, cp_record *slot, unsigned type, size_t hdr, uint64_t plen)
 {
     const uint8_t *p = d->buf + d->pos + hdr, *e = p + plen;
     uint64_t delta, tid;
@@ -365,19 +362,9 @@ cp_dec_parse_direct(cp_dec *d, cp_record *slot, unsigned type, size_t hdr, uint6
         cp__dec_fields_direct(type, p, e, slot) < 0)
         return 0;
     d->prev_ts += delta;
-#ifdef CP_DEC_STREAM
-    if (stream) {
-        __builtin_ia32_movnti64((long long *)(void *)slot, (long long)type);   /* type, padding */
-        __builtin_ia32_movnti64((long long *)(void *)&slot->ts, (long long)d->prev_ts);
-        __builtin_ia32_movnti64((long long *)(void *)&slot->tid, (long long)tid);
-    } else
-#endif
-    {
-        (void)stream;
-        slot->type = type;
-        slot->ts = d->prev_ts;
-        slot->tid = tid;
-    }
+    slot->type = type;
+    slot->ts = d->prev_ts;
+    slot->tid = tid;
     d->pos += hdr + (size_t)plen;
     d->nrec++;
     return 1;
@@ -404,7 +391,6 @@ static void *cp_dec_thread_main(void *arg)
     d->buf_in_ring = 1;
     const uint8_t *rec_bytes = d->lean ? g_rec_lean : g_rec_whole;
     const uint8_t *direct = d->lean && cp__dec_fields_direct_ok() ? g_rec_direct : g_rec_none;
-    const int stream = cp__dec_stream();
     for (;;) {
         size_t hdr;
         uint64_t plen;
@@ -420,13 +406,12 @@ static void *cp_dec_thread_main(void *arg)
             break;
         }
         unsigned type = d->buf[d->pos];
-        if (direct[type] && d->nrec && cp_dec_parse_direct(d, &b->recs[b->n], type, hdr, plen, stream)) {
+        if (direct[type] && d->nrec && cp_dec_parse_direct(d, &b->recs[b->n], type, hdr, plen)) {
             b->n++;
             continue;
         }
-        /* Parsed here, then streamed into the batch past the cache: the
-         * slot's lines were last read on the reader's core, and taking
-         * them back for each store cost more than the parsing. */
+        /* Parsed here (the record's arrays and names need the whole of
+         * it first), then copied into the batch. */
         _Alignas(16) cp_record one;
         rc = cp_dec_parse(d, &one, hdr, plen);
         if (rc < 0)
@@ -444,7 +429,7 @@ static void *cp_dec_thread_main(void *arg)
                 b->noted[b->n_noted++] = b->n;
         }
         size_t bytes = rec_bytes[one.type & 255];
-        cp__rec_stream(&b->recs[b->n], &one, bytes ? bytes : sizeof one, stream);
+        memcpy(&b->recs[b->n], &one, bytes ? bytes : sizeof one);
         b->n++;
     }
     d->fill->buf = d->buf;

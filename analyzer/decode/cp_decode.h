@@ -72,7 +72,7 @@ typedef struct cp_record {
     uint64_t tid;           /* cuprobe thread index (0 = the recorder) */
     cp_ev ev;               /* valid for the records that start with EV */
     /* Only the member of `type` is valid: the decoder thread hands a record
-     * to the reader without the bytes past that member (cp__rec_stream), so
+     * to the reader without the bytes past that member (cp_rec_bytes), so
      * another member holds whatever an earlier record left there. */
     union {
         CP_RECORDS(CP_DECL_REC_)   /* r->u.alloc.size, r->u.header.argv... */

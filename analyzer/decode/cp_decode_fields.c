@@ -228,11 +228,11 @@ __attribute__((constructor)) static void cp_fields_pick(void)
 }
 
 /* The same parser writing each field straight into the batch's slot
- * (cp__dec_fields_direct()): no record on the stack to copy.  Built twice:
- * with plain 8-byte stores, and with non-temporal ones where the CPU has
- * them (cp__dec_stream() picks; with those, no 16-byte load of 8-byte
- * stores still on their way either: the copy's first load waited for
- * them). */
+ * (cp__dec_fields_direct()): no record on the stack to copy.  Plain
+ * stores: non-temporal ones cost as much on AMD EPYC and made the decoder
+ * thread a sixth slower on the Xeon of the GPU host, whose write-combining
+ * buffers flush a line of which only some fields are written as partial
+ * writes (BENCHMARKS.md 3k). */
 #define CP_DIRECT_CASE_(N, id, l, shape, doc)   \
     case CP_REC_##N: {                          \
         typeof(r->u.l) *x = &r->u.l;            \
@@ -240,62 +240,32 @@ __attribute__((constructor)) static void cp_fields_pick(void)
         CP_F_##N(CP_FGET)                       \
         return p <= e ? 0 : -1;                 \
     }
-#define CP_DIRECT_PARSER_(name)                                             \
-    static __attribute__((target("bmi,bmi2"))) int                          \
-    name(unsigned type, const uint8_t *p, const uint8_t *e, cp_record *r)   \
-    {                                                                       \
-        {                                                                   \
-            cp_ev *x = &r->ev;                                              \
-            CP_EV_FIELDS(CP_FGET)                                           \
-        }                                                                   \
-        switch (type) {                                                     \
-        CP_RECORDS(CP_DIRECT_CASE_)                                         \
-        default:                                                            \
-            break;                                                          \
-        }                                                                   \
-    strict:                                                                 \
-        return -1;                                                          \
-    }
 #define CP_RD cp__get_u_slack_bmi2
-CP_DIRECT_PARSER_(cp_fields_st_bmi2)
-#ifdef CP_DEC_STREAM
-#undef CP_ST
-#define CP_ST(dst, v)                                                       \
-    do {                                                                    \
-        typeof(*(dst)) v2_ = (v);                                           \
-        long long w_;                                                       \
-        _Static_assert(sizeof v2_ == 8, "8-byte fields only");              \
-        memcpy(&w_, &v2_, 8);                                               \
-        __builtin_ia32_movnti64((long long *)(void *)(dst), w_);            \
-    } while (0)
-CP_DIRECT_PARSER_(cp_fields_nt_bmi2)
-#endif
+static __attribute__((target("bmi,bmi2"))) int
+cp_fields_direct_bmi2(unsigned type, const uint8_t *p, const uint8_t *e, cp_record *r)
+{
+    if (cp_rec_has_ev(type)) {
+        cp_ev *x = &r->ev;
+        CP_EV_FIELDS(CP_FGET)
+    } else {
+        memset(&r->ev, 0, sizeof r->ev);   /* as cp__dec_fields() leaves it */
+    }
+    switch (type) {
+    CP_RECORDS(CP_DIRECT_CASE_)
+    default:
+        break;
+    }
+strict:
+    return -1;
+}
 #undef CP_RD
 #define CP_DEC_HAVE_DIRECT 1
 #endif
 
-/* Streaming stores or plain ones into the batches, decided once. */
-static int g_stream;
-__attribute__((constructor)) static void cp_stream_pick(void)
-{
-#ifdef CP_DEC_STREAM
-    g_stream = 1;
-#endif
-}
-
-int cp__dec_stream(void)
-{
-    return g_stream;
-}
-
 int cp__dec_fields_direct(unsigned type, const uint8_t *p, const uint8_t *e, cp_record *r)
 {
 #ifdef CP_DEC_HAVE_DIRECT
-#ifdef CP_DEC_STREAM
-    if (g_stream)
-        return cp_fields_nt_bmi2(type, p, e, r);
-#endif
-    return cp_fields_st_bmi2(type, p, e, r);
+    return cp_fields_direct_bmi2(type, p, e, r);
 #else
     (void)type, (void)p, (void)e, (void)r;
     return -1;

@@ -117,11 +117,10 @@ uint8_t *cp__dec_window(uint8_t *old, size_t cap);
  *  cp__dec_fields().  @return : as cp__dec_fields(). */
 int cp__dec_fields_fast(struct cp_scratch *s, cp_record *r, const char **why);
 
-/*! cp__dec_fields_direct() : (decoder thread) the EV fields and type's
- *  fields of a record with EV, payload p..e (in a window with CP_DEC_SLACK
- *  bytes after it), written straight into r (a batch slot), with
- *  non-temporal stores when cp__dec_stream() says so; r->type, ts, tid and
- *  the rest are the caller's.  Only where cp__dec_fields_direct_ok() says so
+/*! cp__dec_fields_direct() : (decoder thread) the EV fields (zeroed for a
+ *  type without them) and the type's fields of a record, payload p..e (in a window with CP_DEC_SLACK
+ *  bytes after it), written straight into r (a batch slot); r->type, ts,
+ *  tid and the rest are the caller's.  Only where cp__dec_fields_direct_ok() says so
  *  (a fast pext).  @return : 0, or -1: parse the record with
  *  cp__dec_fields_fast() instead (it may have left some of r written). */
 int cp__dec_fields_direct(unsigned type, const uint8_t *p, const uint8_t *e, cp_record *r);
@@ -129,10 +128,6 @@ int cp__dec_fields_direct(unsigned type, const uint8_t *p, const uint8_t *e, cp_
 /*! cp__dec_fields_direct_ok() : non-zero when cp__dec_fields_direct() can
  *  parse. */
 int cp__dec_fields_direct_ok(void);
-
-/*! cp__dec_stream() : non-zero when the decoder thread writes the batches
- *  with non-temporal stores (decided once per process). */
-int cp__dec_stream(void);
 
 /*! cp__dec_fields() : parse r->payload (r->type known) into r->ev / r->u.
  *  Fields beyond the ones this version knows are ignored.
@@ -205,54 +200,6 @@ typedef struct cp_batch {
  * hands it over full; the reader takes full ones in order and gives them
  * back. */
 typedef struct cp_ring cp_ring;
-
-/*! cp__rec_stream() : copy *src to dst (16-aligned), with non-temporal
- *  stores when `stream` (cp__dec_stream()): the lines go to memory without
- *  being fetched first.  cp__ring_put_full() orders them before the
- *  hand-over.  Only the first `bytes` bytes need to arrive: the copy stops
- *  after 128, 160 or all 240 of them. */
-#if defined(__SSE2__) && !defined(__SANITIZE_ADDRESS__) && !defined(__SANITIZE_THREAD__) && \
-    !defined(CP_DEC_NO_STREAM)   /* EXTRA_CFLAGS=-DCP_DEC_NO_STREAM: plain stores */
-#define CP_DEC_STREAM 1     /* sanitizers see plain stores: they check them */
-#endif
-#if defined(__has_feature)
-#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer) || \
-    __has_feature(memory_sanitizer)
-#undef CP_DEC_STREAM
-#endif
-#endif
-static inline void cp__rec_stream(cp_record *dst, const cp_record *src, size_t bytes, int stream)
-{
-    _Static_assert(sizeof *dst == 240, "cp_record: the copy below is 8 + 2 + 5 units of 16 bytes");
-#ifdef CP_DEC_STREAM
-    if (!stream) {
-        memcpy(dst, src, bytes);
-        return;
-    }
-    typedef long long v2di __attribute__((vector_size(16)));
-    const v2di *s = (const v2di *)src;
-    v2di *d = (v2di *)dst;
-#ifdef __clang__
-#define CP_ST_(i) __builtin_nontemporal_store(s[i], d + (i))
-#else
-#define CP_ST_(i) __builtin_ia32_movntdq(d + (i), s[i])
-#endif
-    /* Three fixed lengths, written out: a loop of a record's own length
-     * cost more instructions than the bytes it saved.  128 holds FREE,
-     * SYNC, CALL, ALLOC and LAUNCH_COUNT of a lean record, 160 COPY. */
-    CP_ST_(0); CP_ST_(1); CP_ST_(2); CP_ST_(3); CP_ST_(4); CP_ST_(5); CP_ST_(6); CP_ST_(7);
-    if (bytes > 128) {
-        CP_ST_(8); CP_ST_(9);
-        if (bytes > 160) {
-            CP_ST_(10); CP_ST_(11); CP_ST_(12); CP_ST_(13); CP_ST_(14);
-        }
-    }
-#undef CP_ST_
-#else
-    (void)stream;
-    memcpy(dst, src, bytes);
-#endif
-}
 
 /*! cp__ring_new() : a ring of CP_RING_SLOTS empty batches.
  *  @return : the ring, or NULL when out of memory. */

@@ -162,9 +162,6 @@ cp_batch *cp__ring_take_free(cp_ring *q)
 
 void cp__ring_put_full(cp_ring *q, cp_batch *b)
 {
-#ifdef CP_DEC_STREAM
-    __builtin_ia32_sfence();    /* the records' streamed stores, before the reader sees b */
-#endif
     pthread_mutex_lock(&q->mu);
     q->full_q[(q->full_head + q->n_full) % CP_RING_SLOTS] = b;
     __atomic_store_n(&q->n_full, q->n_full + 1, __ATOMIC_RELEASE);
