@@ -88,13 +88,19 @@ static void blk_add(cp_proc *p, cp_blk *s, uint64_t stack, uint64_t what, uint64
     b->last_seq = s->seq;
 }
 
-static void blk_rec(cp_proc *p, void *st, const cp_record *r)
+/* The run's span and the records' order, for every record the check
+ * reads. */
+static inline uint64_t blk_seen(cp_blk *s, const cp_record *r)
 {
-    cp_blk *s = st;
-    uint64_t seq = s->seq++;
     if (!s->first_ts)
         s->first_ts = r->ts;
     s->last_ts = r->ts;
+    return s->seq++;
+}
+
+static __attribute__((noinline)) void blk_rec_full(cp_proc *p, cp_blk *s, const cp_record *r)
+{
+    uint64_t seq = blk_seen(s, r);
     uint64_t l = r->type == CP_REC_COPY ? r->u.copy.launches
                : r->type == CP_REC_SYNC ? r->u.sync.launches : CP_LAUNCHES_UNKNOWN;
     if (l != CP_LAUNCHES_UNKNOWN) {
@@ -141,6 +147,19 @@ static void blk_rec(cp_proc *p, void *st, const cp_record *r)
         blk_add(p, s, r->ev.stack, r->u.sync.op, 0, r->ev.dur_ns, r->ts, r->ev.api, seq,
                 r->tid);
     }
+}
+
+/* FREE and LAUNCH_COUNT (other work: no launches to add, no pending copy
+ * to end) without blk_rec_full()'s frame: inlined into the checks'
+ * dispatch. */
+static void blk_rec(cp_proc *p, void *st, const cp_record *r)
+{
+    cp_blk *s = st;
+    if (r->type != CP_REC_SYNC && !cp_pend_ender(r)) {
+        blk_seen(s, r);
+        return;
+    }
+    blk_rec_full(p, s, r);
 }
 
 /* Repeated, and spread over the run rather than one burst. */

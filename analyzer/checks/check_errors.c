@@ -114,9 +114,8 @@ static void er_framework(cp_proc *p, cp_er *s)
     }
 }
 
-static void er_rec(cp_proc *p, void *st, const cp_record *r)
+static __attribute__((noinline)) void er_rec_full(cp_proc *p, cp_er *s, const cp_record *r)
 {
-    cp_er *s = st;
     if (r->type == CP_REC_FRAMEWORK) {
         er_framework(p, s);
         return;
@@ -181,6 +180,23 @@ static void er_rec(cp_proc *p, void *st, const cp_record *r)
         *ft = r->ts;
     if (!teardown && !er_benign(api, code))
         s->c[i].benign = 0;
+}
+
+/* The common record, a call that succeeded, without er_rec_full()'s frame:
+ * small enough to be inlined into the checks' dispatch (each check's call
+ * cost a dozen register saves and restores of a frame its rare paths
+ * need). */
+static void er_rec(cp_proc *p, void *st, const cp_record *r)
+{
+    cp_er *s = st;
+    uint64_t api = r->ev.api;
+    if (r->ev.result == 0 && api < ER_OK_DIRECT && r->type != CP_REC_FRAMEWORK &&
+        r->type != CP_REC_RESOLVE) {
+        s->ok_ts[api] = r->ts;
+        s->ok_seen[api] = 1;
+        return;
+    }
+    er_rec_full(p, s, r);
 }
 
 /* What code means when this API returned it, where that says more than the

@@ -43,12 +43,8 @@ static void pac_commit(cp_pac *s, cp_pend *c)
     s->n_set--;
 }
 
-static void pac_rec(cp_proc *p, void *st, const cp_record *r)
+static __attribute__((noinline)) void pac_rec_full(cp_pac *s, const cp_record *r)
 {
-    cp_pac *s = st;
-    (void)p;
-    if (!cp_pend_ender(r))
-        return;
     cp_pend *c = s->n_set ? cp_map_get(&s->pend, r->tid) : NULL;
     if (c && c->set) {
         if (cp_pend_synced_by(c, r)) {
@@ -67,6 +63,19 @@ static void pac_rec(cp_proc *p, void *st, const cp_record *r)
         s->n_set += !c->set;
         cp_pend_set(c, r, dtoh, 0);
     }
+}
+
+/* The records that end nothing, and with nothing pending the ones that
+ * start nothing, without pac_rec_full()'s frame: inlined into the checks'
+ * dispatch. */
+static void pac_rec(cp_proc *p, void *st, const cp_record *r)
+{
+    cp_pac *s = st;
+    int dtoh;
+    (void)p;
+    if (!cp_pend_ender(r) || (!s->n_set && !cp_pageable_async(r, &dtoh)))
+        return;
+    pac_rec_full(s, r);
 }
 
 static void pac_finish(cp_proc *p, void *st, cp_report *rep)

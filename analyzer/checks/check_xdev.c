@@ -98,9 +98,8 @@ static void xd_copy(cp_proc *p, cp_xd *s, const cp_record *r)
             (long long)other, (long long)cur);
 }
 
-static void xd_rec(cp_proc *p, void *st, const cp_record *r)
+static __attribute__((noinline)) void xd_rec_full(cp_proc *p, cp_xd *s, const cp_record *r)
 {
-    cp_xd *s = st;
     switch (r->type) {
     case CP_REC_XDEV: {
         cp_agg_val *v = cp_agg_add(&s->kern, cp_mix(r->ev.stack, r->u.xdev.func), r->ev.stack,
@@ -129,6 +128,17 @@ static void xd_rec(cp_proc *p, void *st, const cp_record *r)
     }
     if (r->type != CP_REC_XDEV)
         xd_stream(p, s, r);
+}
+
+/* A record on a default stream (or of no device) that is not a launch,
+ * copy or memset, without xd_rec_full()'s frame: inlined into the checks'
+ * dispatch. */
+static void xd_rec(cp_proc *p, void *st, const cp_record *r)
+{
+    if (r->type != CP_REC_XDEV && r->type != CP_REC_COPY && r->type != CP_REC_MEMSET &&
+        (r->ev.stream <= 2 || r->ev.dev < 0))
+        return;                 /* what xd_stream() returns at once for */
+    xd_rec_full(p, st, r);
 }
 
 static void xd_finish(cp_proc *p, void *st, cp_report *rep)
