@@ -88,10 +88,6 @@ static int cp_read_trace(cp_proc *p, const cp_aopts *o, cp_progress *pg)
      * to get the next one. */
     while ((rc = cp_dec_next_run(d, &run, &n)) == 1) {
         for (const cp_record *r = run, *end = run + n; r < end; r++) {
-#ifdef CP_READ_PREFETCH         /* EXTRA_CFLAGS=-DCP_READ_PREFETCH=N: records N ahead */
-            __builtin_prefetch(r + CP_READ_PREFETCH);
-            __builtin_prefetch((const char *)(r + CP_READ_PREFETCH) + 64);
-#endif
             uint64_t bit = CP_TYPE_BIT(r->type);
             if (pre & bit)
                 cp_checks_rec(p->checks, p, r, 0);

@@ -274,7 +274,7 @@ int cp__dec_fields_direct(unsigned type, const uint8_t *p, const uint8_t *e, cp_
 
 int cp__dec_fields_direct_ok(void)
 {
-#if defined(CP_DEC_HAVE_DIRECT) && !defined(CP_DEC_NO_DIRECT)  /* EXTRA_CFLAGS=-DCP_DEC_NO_DIRECT */
+#ifdef CP_DEC_HAVE_DIRECT
     return g_bmi2;
 #else
     return 0;
