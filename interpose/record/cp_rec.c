@@ -5,9 +5,8 @@
  *
  * Hot path (an event: cp_rec_begin() + cp_rec_commit_at()): a TLS load,
  * two compares and plain stores into the thread's own chunk, published by
- * one release store of its fill (no locked instruction: the buffer lock's
- * exchange was most of a record's cost, BENCHMARKS.md 1, tenth round), and
- * a compare with the flush deadline (one relaxed load).  Its time is a
+ * one release store of its fill (no locked instruction: BENCHMARKS.md 1,
+ * tenth round), and a compare with the flush deadline (one relaxed load).  Its time is a
  * timed call's end, read earlier, or the clock at commit.  A definition
  * (cp_rec_commit(): API names, stacks, strings...) reads the clock and
  * publishes under the buffer lock, so that a writer cutting at time T
