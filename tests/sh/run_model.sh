@@ -9,7 +9,8 @@
 #   a SIGKILLed run -> "killed", exit 0 (3 under --fail-on warning);
 #   %r follows SLURM_PROCID and a launcher writes no rank0 file;
 #   `cuprobe run` says where its traces are; `cuprobe report DIR` and
-#   `cuprobe report` with no TRACE read them.
+#   `cuprobe report` with no TRACE read them; 20 quick runs into one
+#   directory each find their own trace.
 . "$ROOT/tests/sh/lib.sh"
 [ -f "$SHIM" ] && [ -x "$ANA" ] && [ -x "$CUPROBE" ] || skip "shim, analyzer or front end not built"
 P="$B/tests/progs/run_ranks"
@@ -96,4 +97,17 @@ CUPROBE_LOG=0 "$CUPROBE" run -- "$P" rank 0 2>"$TMP/disc3.err" || die "disc3: ru
 expect_grep '^cuprobe report.*: 1 trace$' "$TMP/disc.txt"
 "$CUPROBE" report --no-progress "$TMP/own" >"$TMP/disc2.txt" || die "report DIR failed"
 expect_grep '^cuprobe report.*: 1 trace$' "$TMP/disc2.txt"
+# 7. quick runs one after another into one directory: each finds its own
+# trace, also one written within the clock tick of the marker the front end
+# makes before the run (file times are as coarse as the kernel's tick; with
+# -newer alone about one run in eight said "0 traces" here).
+mkdir -p "$TMP/quick"
+i=0
+while [ $i -lt 20 ]; do
+    "$CUPROBE" run -o "$TMP/quick/q-%p.trace" -- "$P" rank 1 2>"$TMP/quick.err" ||
+        die "quick run $i failed"
+    grep -q "^cuprobe: 1 trace in $TMP/quick;" "$TMP/quick.err" ||
+        die "quick run $i: $(cat "$TMP/quick.err")"
+    i=$((i + 1))
+done
 echo "run_model: ok"
