@@ -155,7 +155,7 @@ static __attribute__((noinline)) void blk_rec_full(cp_proc *p, cp_blk *s, const 
 static void blk_rec(cp_proc *p, void *st, const cp_record *r)
 {
     cp_blk *s = st;
-    if (r->type != CP_REC_SYNC && !cp_pend_ender(r)) {
+    if (!cp_pend_ender(r)) {
         blk_seen(s, r);
         return;
     }

@@ -130,8 +130,8 @@ static __attribute__((noinline)) void xd_rec_full(cp_proc *p, cp_xd *s, const cp
         xd_stream(p, s, r);
 }
 
-/* A record on a default stream (or of no device) that is not a launch,
- * copy or memset, without xd_rec_full()'s frame: inlined into the checks'
+/* A record on a default stream (or of no device) that is not an XDEV,
+ * COPY or MEMSET, without xd_rec_full()'s frame: inlined into the checks'
  * dispatch. */
 static void xd_rec(cp_proc *p, void *st, const cp_record *r)
 {
