@@ -13,9 +13,8 @@
  * report), so the reader's thread only runs the model and the checks.  The
  * thread fills batches (cp_decode_ring.c): each owns the window its records
  * point into, so a refill starts a new batch instead of moving bytes that
- * records handed out still point at.  Names
- * and header facts are noted as records are handed out, on the reader's
- * thread.
+ * records handed out still point at.  Names and header facts are noted
+ * as records are handed out, on the reader's thread.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -350,9 +349,9 @@ __attribute__((constructor)) static void cp_dec_extra_init(void)
 }
 
 /* A lean record whose type g_rec_direct[] allows, parsed straight into
- * slot.  @return : 1, or 0 when
- * it does not parse that way: cp_dec_parse() then parses it again from
- * the start (and names what is wrong), nothing of d changed. */
+ * slot.  @return : 1, or 0 when it does not parse that way: cp_dec_parse()
+ * then parses it again from the start (and names what is wrong), nothing
+ * of d changed. */
 static inline __attribute__((always_inline)) int
 cp_dec_parse_direct(cp_dec *d, cp_record *slot, unsigned type, size_t hdr, uint64_t plen)
 {

@@ -118,11 +118,12 @@ uint8_t *cp__dec_window(uint8_t *old, size_t cap);
 int cp__dec_fields_fast(struct cp_scratch *s, cp_record *r, const char **why);
 
 /*! cp__dec_fields_direct() : (decoder thread) the EV fields (zeroed for a
- *  type without them) and the type's fields of a record, payload p..e (in a window with CP_DEC_SLACK
- *  bytes after it), written straight into r (a batch slot); r->type, ts,
- *  tid and the rest are the caller's.  Only where cp__dec_fields_direct_ok() says so
- *  (a fast pext).  @return : 0, or -1: parse the record with
- *  cp__dec_fields_fast() instead (it may have left some of r written). */
+ *  type without them) and the type's fields of a record, payload p..e (in
+ *  a window with CP_DEC_SLACK bytes after it), written straight into r (a
+ *  batch slot); r->type, ts, tid and the rest are the caller's.  Only
+ *  where cp__dec_fields_direct_ok() says so (a fast pext).
+ *  @return : 0, or -1: parse the record with cp__dec_fields_fast() instead
+ *  (it may have left some of r written). */
 int cp__dec_fields_direct(unsigned type, const uint8_t *p, const uint8_t *e, cp_record *r);
 
 /*! cp__dec_fields_direct_ok() : non-zero when cp__dec_fields_direct() can
@@ -253,10 +254,7 @@ int cp__batch_keep_arrays(cp_batch *b, cp_record *r);
 #define CP_DEC_MAX_RECORD (64u << 20)
 /* Decoder thread: a batch's window (about 5,000 records), and the file
  * size from which the thread pays for itself. */
-#ifndef CP_DEC_BATCH_KB           /* EXTRA_CFLAGS=-DCP_DEC_BATCH_KB=N to try another */
-#define CP_DEC_BATCH_KB 128
-#endif
-#define CP_DEC_BATCH_WINDOW (CP_DEC_BATCH_KB << 10)
+#define CP_DEC_BATCH_WINDOW (128u << 10)
 #define CP_DEC_THREAD_MIN (1u << 20)
 
 enum { CP_DS_OK = 0, CP_DS_END = 1, CP_DS_ERR = 2 };
