@@ -34,8 +34,6 @@ run_env() { if [ -n "$LIBP" ]; then env LD_LIBRARY_PATH="$LIBP" "$@"; else "$@";
   echo "cpu,core,socket: $(lscpu -p=CPU,CORE,SOCKET 2>/dev/null | grep -v '^#' | tr '\n' ' ')"
   echo "load $(cut -d' ' -f1-3 /proc/loadavg)"; } >"$D/host.txt"
 NAMES=(zstd report dec0)
-# The pinning of sessions 9 and 10 (2,3), in case those were one core's two threads.
-[ "$CPUS" != 2,3 ] && [ "$(nproc)" -ge 4 ] && NAMES+=(pin23)
 for v in "$B"/diag/*/cuprobe-analyze; do [ -x "$v" ] && NAMES+=("$(basename "$(dirname "$v")")"); done
 one() {     # NAME: one timed run, a line "NAME wall user sys"
     local n=$1 cmd
@@ -43,7 +41,6 @@ one() {     # NAME: one timed run, a line "NAME wall user sys"
     zstd) cmd=("$ZSTD" -dc "$TRACE.zst") ;;
     report) cmd=("$B/cuprobe-analyze" report --no-progress --no-symbolize "$TRACE") ;;
     dec0) cmd=(env CUPROBE_DECODE_THREAD=0 "$B/cuprobe-analyze" report --no-progress --no-symbolize "$TRACE") ;;
-    pin23) cmd=(taskset -c 2,3 "$B/cuprobe-analyze" report --no-progress --no-symbolize "$TRACE") ;;
     *) cmd=("$B/diag/$n/cuprobe-analyze" report --no-progress --no-symbolize "$TRACE") ;;
     esac
     local TIMEFORMAT="%R %U %S" t
