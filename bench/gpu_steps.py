@@ -1,6 +1,6 @@
 """gpu_steps.py - training steps per second, for overhead measurements.
 
-Usage: python3 gpu_steps.py mlp|gpt2|alloc [seconds]
+Usage: python3 gpu_steps.py mlp|gpt2|alloc [seconds|serve]
   mlp   the launch-bound loop: 6-layer MLP, width 256, batch 8, AdamW
         (about 560 cuCtxGetDevice and ~100 launches a step)
   alloc one small tensor made and dropped from Python per step: under
@@ -10,35 +10,43 @@ Usage: python3 gpu_steps.py mlp|gpt2|alloc [seconds]
   gpt2  GPT-2 small (transformers, random init, no download), batch 8 x 512
         tokens, bf16 autocast, fused AdamW
 Warms up (GPU_STEPS_WARM_S seconds more if set), then runs for `seconds` (default 8 for mlp, 15 for gpt2) and prints
-"steps_per_s X" and the last loss (identical with and without the shim)."""
+"steps_per_s X" and the last loss (identical with and without the shim).
+
+`serve` (bench/gpu_pingpong.py drives it): after the warm-up print "ready",
+then for each line "run SECS" on stdin time SECS seconds of steps and print
+"steps_per_s X"; "quit" (or end of input) prints the loss and exits.  Several
+such processes, plain and traced, then take turns on one GPU without paying
+torch's start-up between measurements."""
 import os
 import sys
 import time
 
 import torch
 
-kind = sys.argv[1]
-secs = float(sys.argv[2]) if len(sys.argv) > 2 else (15.0 if kind == "gpt2" else 8.0)
-torch.manual_seed(0)
-if kind == "alloc":
-    def step():
-        return torch.empty(256, device="cuda")
-elif kind == "mlp":
-    layers = []
-    for _ in range(6):
-        layers += [torch.nn.Linear(256, 256), torch.nn.ReLU()]
-    model = torch.nn.Sequential(*layers).cuda()
-    opt = torch.optim.AdamW(model.parameters(), lr=1e-3)
-    x = torch.randn(8, 256, device="cuda")
-    y = torch.randn(8, 256, device="cuda")
 
-    def step():
-        loss = torch.nn.functional.mse_loss(model(x), y)
-        opt.zero_grad(set_to_none=True)
-        loss.backward()
-        opt.step()
-        return loss
-else:
+def build(kind):
+    """The step function of workload `kind`."""
+    torch.manual_seed(0)
+    if kind == "alloc":
+        def step():
+            return torch.empty(256, device="cuda")
+        return step
+    if kind == "mlp":
+        layers = []
+        for _ in range(6):
+            layers += [torch.nn.Linear(256, 256), torch.nn.ReLU()]
+        model = torch.nn.Sequential(*layers).cuda()
+        opt = torch.optim.AdamW(model.parameters(), lr=1e-3)
+        x = torch.randn(8, 256, device="cuda")
+        y = torch.randn(8, 256, device="cuda")
+
+        def step():
+            loss = torch.nn.functional.mse_loss(model(x), y)
+            opt.zero_grad(set_to_none=True)
+            loss.backward()
+            opt.step()
+            return loss
+        return step
     from transformers import GPT2Config, GPT2LMHeadModel
     model = GPT2LMHeadModel(GPT2Config()).cuda()
     opt = torch.optim.AdamW(model.parameters(), lr=1e-4, fused=True)
@@ -51,40 +59,77 @@ else:
         loss.backward()
         opt.step()
         return loss
+    return step
 
-for _ in range(5 if kind == "gpt2" else 20):
-    step()
-torch.cuda.synchronize()
-# GPU_STEPS_WARM_S: keep warming up for that long (default 0: the fixed
-# steps above only).  A traced run's start-up work (the writer's first
-# frames, the module map) then falls outside the timed window.
-warm = float(os.environ.get("GPU_STEPS_WARM_S", "0"))
-t0 = time.perf_counter()
-while time.perf_counter() - t0 < warm:
-    step()
-torch.cuda.synchronize()
-n = 0
-every = 2000 if kind == "alloc" else 20
-# GPU_STEPS_PERF_CTL: a perf --control fifo; perf samples the timed window
-# only (tests/gpu/profile_steady.sh), not start-up and warm-up.
-ctl = os.environ.get("GPU_STEPS_PERF_CTL")
-ctl = open(ctl, "w", buffering=1) if ctl else None
-if ctl:
-    ctl.write("enable\n")
-t0 = time.perf_counter()
-while True:
-    loss = step()
-    n += 1
-    if n % every == 0:
-        torch.cuda.synchronize()
-        if time.perf_counter() - t0 >= secs:
+
+def warm_up(step, kind):
+    for _ in range(5 if kind == "gpt2" else 20):
+        step()
+    torch.cuda.synchronize()
+    # GPU_STEPS_WARM_S: keep warming up for that long (default 0: the fixed
+    # steps above only).  A traced run's start-up work (the writer's first
+    # frames, the module map) then falls outside the timed window.
+    warm = float(os.environ.get("GPU_STEPS_WARM_S", "0"))
+    t0 = time.perf_counter()
+    while time.perf_counter() - t0 < warm:
+        step()
+    torch.cuda.synchronize()
+
+
+def timed(step, kind, secs):
+    """Steps for `secs` seconds (checked at a synchronize every few steps).
+    @return : (steps per second, steps, the last loss)."""
+    n, loss = 0, None
+    every = 2000 if kind == "alloc" else 20
+    torch.cuda.synchronize()
+    t0 = time.perf_counter()
+    while True:
+        loss = step()
+        n += 1
+        if n % every == 0:
+            torch.cuda.synchronize()
+            if time.perf_counter() - t0 >= secs:
+                break
+    torch.cuda.synchronize()
+    return n / (time.perf_counter() - t0), n, loss
+
+
+def serve(step, kind):
+    print("ready", flush=True)
+    loss = None
+    for line in sys.stdin:
+        words = line.split()
+        if not words or words[0] == "quit":
             break
-torch.cuda.synchronize()
-dt = time.perf_counter() - t0
-if ctl:
-    ctl.write("disable\n")
-    ctl.close()
-print("steps_per_s %.3f" % (n / dt))
-print("steps %d" % n)
-if kind != "alloc":
-    print("loss %.6f" % loss.item())
+        rate, _, loss = timed(step, kind, float(words[1]))
+        print("steps_per_s %.3f" % rate, flush=True)
+    if loss is not None and kind != "alloc":
+        print("loss %.6f" % loss.item(), flush=True)
+
+
+def main():
+    kind = sys.argv[1]
+    arg = sys.argv[2] if len(sys.argv) > 2 else None
+    step = build(kind)
+    warm_up(step, kind)
+    if arg == "serve":
+        serve(step, kind)
+        return
+    secs = float(arg) if arg else (15.0 if kind == "gpt2" else 8.0)
+    # GPU_STEPS_PERF_CTL: a perf --control fifo; perf samples the timed window
+    # only (tests/gpu/profile_steady.sh), not start-up and warm-up.
+    ctl = os.environ.get("GPU_STEPS_PERF_CTL")
+    ctl = open(ctl, "w", buffering=1) if ctl else None
+    if ctl:
+        ctl.write("enable\n")
+    rate, n, loss = timed(step, kind, secs)
+    if ctl:
+        ctl.write("disable\n")
+        ctl.close()
+    print("steps_per_s %.3f" % rate)
+    print("steps %d" % n)
+    if kind != "alloc":
+        print("loss %.6f" % loss.item())
+
+
+main()

@@ -10,6 +10,7 @@
 # (shimab: bench_calls on the real driver, build/oldshim/libcuprobe.so against build/;
 # fakehost: the same two shims on the fake driver (build/fakecuda), on this
 # host's CPUs, 9 alternating rounds, defaults and CUPROBE_STACK_DEPTH=0;
+# pingpong: tests/gpu/pingpong.sh, issue 16's MLP table from long-lived processes taking turns;
 # cacheab: GPT-2 under cudaMallocAsync, stack cache off/on, 5 rounds; cachechecks:
 # the validation scripts with the stack cache off, then on, their --list outputs
 # and the script lines their reports name compared; mlpasync: the MLP under
@@ -24,7 +25,7 @@ mkdir -p "$OUT"
 export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1
 export PYTHONUNBUFFERED=1
 limit_of() {
-    case $1 in accuracy) echo 330 ;; bench|many) echo 560 ;; watch|checks|gpt2ab|gpt2bisect|gpt2parts) echo 300 ;; cacheab) echo 420 ;; cachechecks|mlpasync) echo 560 ;; mlpcontrol) echo 400 ;; anahost) echo 200 ;; anadiag) echo 260 ;; steady) echo 400 ;; fakehost) echo 120 ;; *) echo 150 ;; esac
+    case $1 in accuracy) echo 330 ;; bench|many) echo 560 ;; watch|checks|gpt2ab|gpt2bisect|gpt2parts) echo 300 ;; cacheab) echo 420 ;; pingpong) echo 540 ;; cachechecks|mlpasync) echo 560 ;; mlpcontrol) echo 400 ;; anahost) echo 200 ;; anadiag) echo 260 ;; steady) echo 400 ;; fakehost) echo 120 ;; *) echo 150 ;; esac
 }
 run_part() {
     local d="$OUT/$1"; mkdir -p "$d"
@@ -78,6 +79,7 @@ run run
 disable run CUPROBE_DISABLE=1
 fw0 run CUPROBE_FRAMEWORK=0" bash tests/gpu/parts.sh "$d" ;;
     anahost) bash tests/gpu/analyzer_host.sh "$d" ;;
+    pingpong) bash tests/gpu/pingpong.sh "$d" ;;
     anadiag) bash tests/gpu/analyzer_diag.sh "$d" ;;
     steady) bash tests/gpu/profile_steady.sh "$d" ;;
     many) DIR=/tmp/many sh bench/report_many.sh 64 1000000 3 >"$d/report_many.txt" 2>&1; tail -n 30 "$d/report_many.txt" ;;

@@ -1,0 +1,141 @@
+"""gpu_pingpong.py - plain against traced on one GPU, in turns, without
+start-up between measurements.
+
+Usage: python3 bench/gpu_pingpong.py OUTDIR KIND ROUNDS SECS CONFIG...
+  KIND    a bench/gpu_steps.py workload (mlp, gpt2, alloc)
+  ROUNDS  rounds; each round every configuration times SECS seconds of
+          steps once, one after the other, the order rotated by one every
+          round (so each takes every place equally often)
+  CONFIG  "NAME plain" or "NAME run [VAR=VALUE ...]" (`cuprobe run` with
+          those variables); the first plain one is the reference
+Environment: PIN (taskset -c PIN for every process), BUDGET (seconds after
+which no new round starts, default 300), CP (the cuprobe front end,
+default build/cuprobe).
+
+Why: a run per measurement (tests/gpu/bench_alloc_modes.sh) pays torch's
+start-up (~10 s) for 1.5 s of steps, so 8 pairs took a device call per
+allocator mode, and a round's first run measured 8-12% faster than the
+others (BENCHMARKS.md 2f).  Here every configuration is one long-lived
+`gpu_steps.py KIND serve` process, warmed up once; the processes take
+turns (only one runs steps at a time, the others wait on a pipe), so a
+round lasts a few seconds and dozens of rounds fit a few minutes.
+
+Writes OUTDIR/runs.txt (round, place, name, steps/s) and OUTDIR/summary.txt
+(per configuration: the median of its per-round ratios to the reference,
+their range, how many rounds it was faster, the ratio of means, CV), and
+each process's stderr to OUTDIR/NAME.stderr; traces go to OUTDIR/NAME-*.trace."""
+import os
+import select
+import statistics
+import subprocess
+import sys
+import time
+
+
+def start(out, kind, name, words):
+    env_vars = [w for w in words[1:] if "=" in w]
+    cmd = []
+    if os.environ.get("PIN"):
+        cmd += ["taskset", "-c", os.environ["PIN"]]
+    cmd += ["env"] + env_vars
+    if words[0] == "run":
+        cp = os.environ.get("CP", "build/cuprobe")
+        cmd += [cp, "run", "-o", os.path.join(out, name + "-%p.trace"), "--"]
+    elif words[0] != "plain":
+        sys.exit("config %s: mode must be plain or run, not %r" % (name, words[0]))
+    cmd += [sys.executable, "bench/gpu_steps.py", kind, "serve"]
+    err = open(os.path.join(out, name + ".stderr"), "w")
+    return subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            stderr=err, text=True, bufsize=1)
+
+
+def read_line(name, p, timeout):
+    """The process's next stdout line, or exit when it has none in time."""
+    r, _, _ = select.select([p.stdout], [], [], timeout)
+    line = p.stdout.readline() if r else ""
+    if not line:
+        sys.exit("config %s: no answer (exit status %s); see its .stderr" % (name, p.poll()))
+    return line.strip()
+
+
+def summarize(names, ref, rows, nrounds):
+    by = {}
+    for rnd, place, name, rate in rows:
+        by.setdefault(rnd, {})[name] = rate
+    rounds = [r for r in sorted(by) if len(by[r]) == len(names)]
+    lines = ["%d rounds complete of %d; reference %s" % (len(rounds), nrounds, ref),
+             "%-10s %8s %17s %7s %9s %6s %9s" % ("config", "median", "range", "faster",
+                                               "mean/ref", "CV", "steps/s")]
+    ref_mean = statistics.mean(by[r][ref] for r in rounds) if rounds else 0
+    for name in names:
+        rates = [by[r][name] for r in rounds]
+        if not rates:
+            continue
+        mean = statistics.mean(rates)
+        cv = statistics.pstdev(rates) / mean * 100 if mean else 0
+        if name == ref:
+            lines.append("%-10s %8s %17s %7s %9.4f %5.1f%% %9.1f" % (name, "", "", "", 1.0, cv, mean))
+            continue
+        ratios = [by[r][name] / by[r][ref] for r in rounds]
+        lines.append("%-10s %8.4f %8.4f-%-8.4f %3d/%-3d %9.4f %5.1f%% %9.1f" % (
+            name, statistics.median(ratios), min(ratios), max(ratios),
+            sum(x > 1 for x in ratios), len(ratios), mean / ref_mean, cv, mean))
+    # A place that is faster whatever ran there (the bias 2f found with one
+    # process per run) shows here: mean of rate / the round's mean, by place.
+    places = {}
+    for rnd, place, name, rate in rows:
+        if rnd in rounds:
+            places.setdefault(place, []).append(rate / statistics.mean(by[rnd].values()))
+    lines.append("by place (rate / its round's mean): " + "  ".join(
+        "%d: %.4f" % (p + 1, statistics.mean(v)) for p, v in sorted(places.items())))
+    return "\n".join(lines) + "\n"
+
+
+def main():
+    if len(sys.argv) < 6:
+        sys.exit(__doc__)
+    out, kind, nrounds, secs = sys.argv[1], sys.argv[2], int(sys.argv[3]), float(sys.argv[4])
+    configs = [c.split() for c in sys.argv[5:]]
+    names = [c[0] for c in configs]
+    refs = [c[0] for c in configs if c[1] == "plain"]
+    if not refs or len(set(names)) != len(names):
+        sys.exit("need a plain configuration, and distinct names")
+    os.makedirs(out, exist_ok=True)
+    budget = float(os.environ.get("BUDGET", "300"))
+    t0 = time.monotonic()
+    procs = {c[0]: start(out, kind, c[0], c[1:]) for c in configs}
+    for name, p in procs.items():
+        line = read_line(name, p, 300)
+        if line != "ready":
+            sys.exit("config %s: said %r, not ready" % (name, line))
+    print("all %d ready after %.1f s" % (len(procs), time.monotonic() - t0), flush=True)
+    rows = []
+    with open(os.path.join(out, "runs.txt"), "w") as runs:
+        for rnd in range(nrounds):
+            if time.monotonic() - t0 > budget:
+                break
+            order = names[rnd % len(names):] + names[:rnd % len(names)]
+            for place, name in enumerate(order):
+                p = procs[name]
+                p.stdin.write("run %g\n" % secs)
+                words = read_line(name, p, 60 + 10 * secs).split()
+                rate = float(words[1])
+                rows.append((rnd, place, name, rate))
+                runs.write("round %d place %d cfg %s steps_per_s %.3f\n" % (rnd, place, name, rate))
+            runs.flush()
+    losses = {}
+    for name, p in procs.items():
+        try:
+            rest, _ = p.communicate("quit\n", timeout=120)
+        except subprocess.TimeoutExpired:
+            p.kill()
+            rest = ""
+        losses[name] = " ".join(l for l in rest.split("\n") if l.startswith("loss"))
+    text = summarize(names, refs[0], rows, nrounds)
+    text += "last loss per process: " + ", ".join("%s %s" % kv for kv in losses.items()) + "\n"
+    with open(os.path.join(out, "summary.txt"), "w") as f:
+        f.write(text)
+    sys.stdout.write(text)
+
+
+main()
