@@ -51,10 +51,15 @@ void cp_mem_alloc_ev(const cp_call *c, CUstream s, const cp_range *r, uint64_t f
         live.dev = w.dev;
     else if (live.dev >= 0)
         w.dev = live.dev;   /* cuMemCreate names its device: the record says it */
+    int grew = 1;
     if (c->res == CUDA_SUCCESS && which >= 0)
-        cp_imap_insert(which, &live);
-    if (c->res == CUDA_SUCCESS && which != CP_IMAP_HOST)
-        cp_fw_watch_note();   /* device memory taken: the companion samples */
+        grew = cp_imap_insert(which, &live);
+    /* Device memory at a new high: the companion samples the framework's
+     * allocator.  Not at every allocation: under cudaMallocAsync every
+     * tensor is one, and a sample takes the GIL (docs/framework.md,
+     * torch.segment).  A range the map could not keep (-ENOMEM) wakes it. */
+    if (c->res == CUDA_SUCCESS && which != CP_IMAP_HOST && grew != 0)
+        cp_fw_watch_note();
     cp_ev_put_alloc(c, &w, s, live.kind, live.base, which == CP_IMAP_HANDLE ? live.aux : live.size,
                     flags, (uint64_t)(uintptr_t)pool, cp_launch_total());
     if (c->res == CUDA_ERROR_OUT_OF_MEMORY) {

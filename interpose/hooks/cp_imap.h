@@ -24,7 +24,11 @@ typedef struct cp_range {
 enum cp_imap_which { CP_IMAP_DEV = 0, CP_IMAP_HOST = 1, CP_IMAP_HANDLE = 2, CP_IMAP_N = 3 };
 
 /*! cp_imap_insert() : add a live range (replacing any it overlaps).
- *  @return : 0, or -ENOMEM (the range is then simply not known). */
+ *  @return : 1 when the process's device memory grew: in DEV, when the
+ *  bytes of r->dev's live ranges (0..63) reached a new high since the
+ *  start (or the fork); in HANDLE, always (a new physical allocation);
+ *  0 otherwise (HOST: always 0); -ENOMEM (the range is then simply not
+ *  known, nor counted). */
 int cp_imap_insert(int which, const cp_range *r);
 
 /*! cp_imap_remove() : remove the range starting exactly at base; its data is

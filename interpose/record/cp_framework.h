@@ -45,11 +45,13 @@ int cuprobe_framework_log(const char *text);
 
 /*! cuprobe_framework_wait() : block the calling thread until the process
  *  next takes device memory from the driver (cuMemAlloc*, cuMemCreate,
- *  cuMemAllocAsync, ...: an allocator growing) or timeout_ms passes.  The
- *  companion's sampler thread calls it (through ctypes, which releases the
- *  GIL) to sample the framework's allocator right after a new segment,
- *  instead of only on its timer.  One waiter at a time is expected; more
- *  are all woken.
+ *  cuMemAllocAsync, ...) that brings its live device memory on that device
+ *  to a new high since the start (an allocator growing), or timeout_ms
+ *  passes.  The companion's sampler thread calls it (through ctypes, which
+ *  releases the GIL) to sample the framework's allocator right after a new
+ *  segment, instead of only on its timer; an allocation below the peak
+ *  (under cudaMallocAsync, every tensor of a steady training step) does
+ *  not wake it.  One waiter at a time is expected; more are all woken.
  *  @return : 1 when memory was taken while waiting, 0 on timeout or a
  *  signal, -EINVAL (timeout_ms < 0), -ENOTCONN (tracing is off). */
 int cuprobe_framework_wait(int timeout_ms);
@@ -61,8 +63,8 @@ extern _Atomic int cp_fw_watching;
 /*! cp_fw_watch_wake() : wake the waiter (slow path of cp_fw_watch_note). */
 void cp_fw_watch_wake(void);
 
-/*! cp_fw_watch_note() : an allocation hook took device memory: wake the
- *  companion's sampler if it waits.  One relaxed load when nobody waits; the
+/*! cp_fw_watch_note() : an allocation hook took device memory up to a new
+ *  peak (cp_imap_insert said so): wake the companion's sampler if it waits.  One relaxed load when nobody waits; the
  *  first allocation after a wait began pays one futex wake. */
 static inline void cp_fw_watch_note(void)
 {

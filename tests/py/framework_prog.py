@@ -16,6 +16,9 @@ Scenarios:
   grow        on the fake driver: 24 steps 40 ms apart, each keeps an 8 MiB
               tensor and launches a kernel; every new stand-in segment is
               also taken from the driver (cuMemAlloc), as PyTorch does
+  steady      on the fake driver: 60 stream-ordered allocations of 8 MiB,
+              each freed before the next, 10 ms apart (cudaMallocAsync's
+              steady state: device memory never above its first peak)
   cupy        CuPy pool use, then exit
   jax         JAX backends initialised, then exit
 """
@@ -82,6 +85,26 @@ def grow(torch):
     return 0
 
 
+def steady(torch):
+    """Stream-ordered allocations that never raise the live device bytes
+    above the first one's: the shim must not wake the segment watch."""
+    import ctypes
+
+    cuda = ctypes.CDLL("libcuda.so.1")
+    dev, ctx = ctypes.c_int(), ctypes.c_void_p()
+    assert cuda.cuInit(0) == 0
+    assert cuda.cuDeviceGet(ctypes.byref(dev), 0) == 0
+    assert cuda.cuCtxCreate_v2(ctypes.byref(ctx), 0, dev) == 0
+    n = int(os.environ.get("PROG_STEPS", "60"))
+    for _ in range(n):
+        p = ctypes.c_uint64()
+        assert cuda.cuMemAllocAsync(ctypes.byref(p), ctypes.c_size_t(8 * MiB), None) == 0
+        assert cuda.cuMemFreeAsync(p, None) == 0
+        time.sleep(0.01)
+    print("steady", n)
+    return 0
+
+
 def main(scenario):
     if scenario == "plain":
         print("hello")
@@ -120,6 +143,8 @@ def main(scenario):
         return 0
     if scenario == "grow":
         return grow(torch)
+    if scenario == "steady":
+        return steady(torch)
     if scenario == "uncaught":
         torch.cuda._standin_alloc(4 << 30)
         return 0
