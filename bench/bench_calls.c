@@ -9,7 +9,7 @@
  *   bench_calls [iterations]      prints "launch NS", "htod_pinned NS",
  *                                 "alloc_free NS", "async_pair NS",
  *                                 "async_live NS", "async_alt NS",
- *                                 "async_2t NS"
+ *                                 "async_step NS", "async_2t NS"
  *                                 (per call / per pair)
  *
  * async_live: a stream-ordered free of the oldest of LIVE allocations and
@@ -21,7 +21,13 @@
  * must move to the other's core.  The hand-over is in plain's figure too.
  * async_alt: async_live's pairs made alternately from two call paths that
  * start the stack at the same depth (the call-site cache's worst case
- * while it kept one stack per stack pointer).
+ * while it kept one stack per stack pointer).  async_step: a training
+ * step's lifetimes beside async_live's 256 long-lived allocations (the
+ * parameters): ACT activations made in order (forward) and freed in
+ * reverse (backward), each freed right after its gradient is made, the
+ * gradients freed next step as their activations are made again (PyTorch's
+ * zero_grad(set_to_none=True)); every allocation then lives 1 to 2 * ACT - 1
+ * allocations.
  *
  * Against a real libcuda (no "fake" module to load) the launch line is
  * skipped and the other paths run on device memory of GPU 0.
@@ -130,6 +136,28 @@ static void run_async_alt(long n)
         (i & 1 ? alt_b : alt_a)(1);
 }
 
+/* async_step: one allocation and one free per pair, 2 * ACT pairs a step;
+ * the pair before the first frees nothing. */
+#define ACT 48
+static CUdeviceptr act[ACT], grad[ACT];
+static unsigned step_at;
+
+static void run_async_step(long n)
+{
+    for (long i = 0; i < n; i++) {
+        unsigned k = step_at++ % (2 * ACT);
+        CUdeviceptr *make = &act[k], *drop = &grad[k];  /* forward */
+        if (k >= ACT) {                                 /* backward, last layer first */
+            k = 2 * ACT - 1 - k;
+            make = &grad[k], drop = &act[k];
+        }
+        CK(cuMemAllocAsync(make, 1024 + 256 * (k % 7), NULL));
+        if (*drop)
+            CK(cuMemFreeAsync(*drop, NULL));
+        *drop = 0;
+    }
+}
+
 /* async_2t: `turn` counts hand-overs, the helper runs the odd turns.  A
  * condition variable, not a spin: spinning threads on a machine with few
  * CPUs (or a KVM guest's pause-loop exits) made a hand-over cost ~50 us. */
@@ -207,6 +235,7 @@ int main(int argc, char **argv)
     printf("async_pair %.1f\n", median_ns(run_async_pair, n / 10));
     printf("async_live %.1f\n", median_ns(run_async_live, n / 10));
     printf("async_alt %.1f\n", median_ns(run_async_alt, n / 10));
+    printf("async_step %.1f\n", median_ns(run_async_step, n / 10));
     pthread_t helper;
     bench_ctx = ctx;
     if (pthread_create(&helper, NULL, helper_main, NULL) == 0) {
@@ -220,5 +249,11 @@ int main(int argc, char **argv)
     for (unsigned i = 0; i < LIVE; i++)
         if (ring[i])
             CK(cuMemFreeAsync(ring[i], NULL));
+    for (unsigned i = 0; i < ACT; i++) {
+        if (act[i])
+            CK(cuMemFreeAsync(act[i], NULL));
+        if (grad[i])
+            CK(cuMemFreeAsync(grad[i], NULL));
+    }
     return 0;
 }

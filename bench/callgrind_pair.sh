@@ -7,7 +7,8 @@
 # plus one warm-up batch).
 #   Usage: B=build sh bench/callgrind_pair.sh SHIM.so [N]
 #   CUPROBE_STACK_DEPTH etc. pass through; FN=run_async_live measures the
-#   pairs with 256 other live ranges (bench_calls async_live).  Needs valgrind.
+#   pairs with 256 other live ranges (bench_calls async_live), FN=run_async_step
+#   a training step's lifetimes beside them (async_step).  Needs valgrind.
 SHIM=${1:?usage: callgrind_pair.sh SHIM.so [N]}
 N=${2:-20000}
 B=${B:-build}
