@@ -11,10 +11,16 @@
  * instructions for an insert and a remove (BENCHMARKS.md 1, issue 16).
  * Here nodes come from a per-map free list, comparisons are inline, and
  * a writer takes the lock with one atomic OR and drops it with a store.
+ *
+ * The DEV map has a pending layer in front of its treap (see "the pending
+ * layer" below): most of a training step's tensors are freed a few to a
+ * few hundred allocations after they were made, and such a pair then
+ * never touches the tree.
  */
 #include <errno.h>
 #include <stdatomic.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "cp_imap.h"
 #include "cp_spin.h"
@@ -42,10 +48,13 @@ typedef struct cp_devacct {
 
 typedef struct cp_imap {
     _Alignas(64) atomic_uint lock;  /* CP_LOCK_WRITER bit | readers * CP_LOCK_READER */
+    unsigned n_spare;
     cp_tnode *root;                 /* under the lock */
     cp_tnode *spare;                /* under the lock (write) */
-    unsigned n_spare;
     uint32_t seed;                  /* priorities (xorshift), under the lock (write) */
+    /* The DEV map's pending layer, under the lock: entries of cp_plog in
+     * use (live or freed), and live ones (in cp_pslots). */
+    unsigned n_log, n_live;
     /* Per device, under the lock (write): beside the lock word, whose line
      * every insert and remove takes anyway, so that device 0's accounts
      * cost no second line. */
@@ -54,6 +63,28 @@ typedef struct cp_imap {
 
 static cp_imap cp_maps[CP_IMAP_N];
 static atomic_uint_fast64_t cp_dev_mask;
+
+/* The pending layer (DEV map only).  An allocation is appended to the log
+ * and its base entered in an open-addressing hash table (linear probing,
+ * at most half full, no tombstones); a free of a pending base takes it out
+ * there.  The log keeps the order of arrival: when it is full with more
+ * than CP_PEND_KEEP live entries, and before any lookup, the live entries
+ * enter the treap in that order (flush), so that a range replaces the
+ * stale ranges it overlaps (frees never seen) as if it had been inserted
+ * at once.  One difference: a range freed while pending replaced nothing,
+ * so a stale range it overlapped stays until a range that reaches the
+ * tree overlaps it (ranges are stale only when a free was missed). */
+#define CP_PEND_LOG 256     /* log entries */
+#define CP_PEND_SLOTS 512   /* hash slots, a power of 2, twice the log */
+#define CP_PEND_KEEP 128    /* a full log with at most this many live is compacted */
+
+typedef struct cp_pslot {
+    uint64_t base;          /* 0: empty */
+    uint32_t at;            /* its entry in cp_plog */
+} cp_pslot;
+
+static _Alignas(64) cp_pslot cp_pslots[CP_PEND_SLOTS];
+static _Alignas(64) cp_range cp_plog[CP_PEND_LOG];      /* base 0: freed */
 
 /* --- the lock: held for a tree descent, never across a call out ----------- */
 
@@ -253,25 +284,14 @@ static void cp_node_put(cp_imap *m, cp_tnode *n)
 
 /* --- the API ------------------------------------------------------------------ */
 
-/* The bodies of cp_imap_insert and cp_imap_remove, inlined once for the DEV
- * map (dev = 1: device accounts) and once for the others: with `which` a
- * variable, its tests and the map's address were recomputed around the
- * accounts (callgrind, async pair with defaults: 1,499 shim instructions
- * that way, 1,479 with the copies, 1,486 before the byte accounts). */
-static inline __attribute__((always_inline)) int cp_insert(cp_imap *m, int dev,
-                                                           const cp_range *r)
+/* Enter node n in the tree.  One descent along n's search path finds both
+ * a stale range that overlaps the new one (its free was never seen:
+ * dropped, and the descent starts again) and where n goes: the first node
+ * of lower priority, or the leaf.  dev: the DEV map (device accounts; n's
+ * own arrival is the caller's to count). */
+static inline __attribute__((always_inline)) void cp_t_insert(cp_imap *m, int dev, cp_tnode *n)
 {
-    cp_wlock(m);
-    cp_tnode *n = cp_node_get(m, r);
-    if (!n) {
-        cp_wunlock(m);
-        return -ENOMEM;
-    }
-    /* One descent along n's search path finds both a stale range that
-     * overlaps the new one (its free was never seen: dropped, and the
-     * descent starts again) and where n goes: the first node of lower
-     * priority, or the leaf. */
-    uint64_t lo = r->base, hi = cp_end(r);
+    uint64_t lo = n->r.base, hi = cp_end(&n->r);
     for (;;) {
         cp_tnode **link = &m->root, **at = NULL, *t;
         while ((t = *link) != NULL) {
@@ -286,22 +306,108 @@ static inline __attribute__((always_inline)) int cp_insert(cp_imap *m, int dev,
         }
         if (!t) {
             cp_t_place(at ? at : link, n);
-            break;
+            return;
         }
         cp_tnode *old = cp_t_cut(link);
         if (dev)
             cp_count_out(m, &old->r);
         cp_node_put(m, old);
     }
-    int grew = dev ? cp_count_in(m, &n->r) : 0;
-    cp_wunlock(m);
-    return grew;
 }
 
+/* --- the pending layer (DEV map, write lock held) ---------------------------- */
+
+static inline unsigned cp_p_home(uint64_t base)
+{
+    return (unsigned)((base * 0x9e3779b97f4a7c15ull) >> 55);   /* 9 bits: 512 slots */
+}
+
+/* The slot holding base, or the empty slot where its probe ended. */
+static inline unsigned cp_p_probe(uint64_t base)
+{
+    unsigned h = cp_p_home(base);
+    while (cp_pslots[h].base && cp_pslots[h].base != base)
+        h = (h + 1) & (CP_PEND_SLOTS - 1);
+    return h;
+}
+
+/* Empty slot h: the later members of its run whose probe passes h move
+ * back, so that every probe still reaches its base before an empty slot. */
+static void cp_p_unslot(unsigned h)
+{
+    for (unsigned j = h;;) {
+        j = (j + 1) & (CP_PEND_SLOTS - 1);
+        if (!cp_pslots[j].base)
+            break;
+        unsigned home = cp_p_home(cp_pslots[j].base);
+        if (((j - home) & (CP_PEND_SLOTS - 1)) >= ((j - h) & (CP_PEND_SLOTS - 1))) {
+            cp_pslots[h] = cp_pslots[j];
+            h = j;
+        }
+    }
+    cp_pslots[h].base = 0;
+}
+
+/* Move the live entries into the tree, oldest first. */
+static void cp_p_flush(cp_imap *m)
+{
+    for (unsigned i = 0; i < m->n_log; i++) {
+        cp_range *r = &cp_plog[i];
+        if (!r->base)
+            continue;
+        cp_p_unslot(cp_p_probe(r->base));
+        cp_tnode *n = cp_node_get(m, r);
+        if (n)
+            cp_t_insert(m, 1, n);
+        else
+            cp_count_out(m, r);     /* not known any more: not counted */
+    }
+    m->n_log = m->n_live = 0;
+}
+
+/* Make room for one entry: slide the live entries to the log's start (the
+ * slots keep their places, their indices follow), or flush when more than
+ * CP_PEND_KEEP are live (long-lived ranges then go to the tree). */
+static void cp_p_room(cp_imap *m)
+{
+    if (m->n_live > CP_PEND_KEEP) {
+        cp_p_flush(m);
+        return;
+    }
+    unsigned k = 0;
+    for (unsigned i = 0; i < m->n_log; i++) {
+        if (!cp_plog[i].base)
+            continue;
+        if (k != i) {
+            cp_plog[k] = cp_plog[i];
+            cp_pslots[cp_p_probe(cp_plog[k].base)].at = k;
+        }
+        k++;
+    }
+    m->n_log = k;
+}
+
+/* --- the API ------------------------------------------------------------------ */
+
+/* Insert into the tree of a map without the pending layer (HOST, HANDLE).
+ * The DEV map has its own copies of insert and remove: with `which` a
+ * variable, its tests and the map's address were recomputed around the
+ * device accounts (callgrind, before the pending layer: 1,499 shim
+ * instructions an async pair that way, 1,479 with the copies). */
+static int cp_insert(cp_imap *m, const cp_range *r)
+{
+    cp_wlock(m);
+    cp_tnode *n = cp_node_get(m, r);
+    if (n)
+        cp_t_insert(m, 0, n);
+    cp_wunlock(m);
+    return n ? 0 : -ENOMEM;
+}
+
+/* Remove from the tree (write lock held). */
 static inline __attribute__((always_inline)) int cp_remove(cp_imap *m, int dev, uint64_t base,
                                                            cp_range *out)
 {
-    cp_wlock(m);
     cp_tnode **link = cp_t_link_to(&m->root, base), *old = NULL;
     if (*link && (*link)->r.base == base)   /* a range starting there, not one inside */
         old = cp_t_cut(link);
@@ -312,15 +418,74 @@ static inline __attribute__((always_inline)) int cp_remove(cp_imap *m, int dev, 
             *out = old->r;
         cp_node_put(m, old);
     }
-    cp_wunlock(m);
     return old ? 0 : -ENOENT;
+}
+
+/* DEV: into the pending layer, unless its base is 0 (an empty slot's) or
+ * already pending (a free never seen: flushed first, so the new range
+ * replaces it in the tree). */
+static int cp_dev_insert(const cp_range *r)
+{
+    cp_imap *m = &cp_maps[CP_IMAP_DEV];
+    cp_wlock(m);
+    unsigned h = cp_p_probe(r->base);
+    if (!r->base || cp_pslots[h].base) {
+        cp_p_flush(m);
+        h = cp_p_probe(r->base);
+    }
+    if (!r->base) {
+        cp_tnode *n = cp_node_get(m, r);
+        if (!n) {
+            cp_wunlock(m);
+            return -ENOMEM;
+        }
+        cp_t_insert(m, 1, n);
+    } else {
+        if (m->n_log == CP_PEND_LOG) {
+            cp_p_room(m);
+            h = cp_p_probe(r->base);
+        }
+        cp_plog[m->n_log] = *r;
+        cp_pslots[h] = (cp_pslot){ .base = r->base, .at = m->n_log };
+        m->n_log++;
+        m->n_live++;
+    }
+    int grew = cp_count_in(m, r);
+    cp_wunlock(m);
+    return grew;
+}
+
+static int cp_dev_remove(uint64_t base, cp_range *out)
+{
+    cp_imap *m = &cp_maps[CP_IMAP_DEV];
+    int rc;
+    cp_wlock(m);
+    unsigned h;
+    if (m->n_live && cp_pslots[h = cp_p_probe(base)].base) {
+        cp_range *r = &cp_plog[cp_pslots[h].at];
+        cp_count_out(m, r);
+        if (out)
+            *out = *r;
+        r->base = 0;
+        cp_p_unslot(h);
+        m->n_live--;
+        /* Freed entries at the log's end leave it (a LIFO pattern then
+         * reuses them; the last live one gone empties it). */
+        while (m->n_log && !cp_plog[m->n_log - 1].base)
+            m->n_log--;
+        rc = 0;
+    } else {
+        rc = cp_remove(m, 1, base, out);
+    }
+    cp_wunlock(m);
+    return rc;
 }
 
 int cp_imap_insert(int which, const cp_range *r)
 {
     if (which == CP_IMAP_DEV)
-        return cp_insert(&cp_maps[CP_IMAP_DEV], 1, r);
-    int rc = cp_insert(&cp_maps[which], 0, r);
+        return cp_dev_insert(r);
+    int rc = cp_insert(&cp_maps[which], r);
     /* A new physical allocation (HANDLE) is always growth: expandable
      * segments take them as they grow, not in a steady step. */
     return rc < 0 ? rc : which == CP_IMAP_HANDLE;
@@ -329,21 +494,36 @@ int cp_imap_insert(int which, const cp_range *r)
 int cp_imap_remove(int which, uint64_t base, cp_range *out)
 {
     if (which == CP_IMAP_DEV)
-        return cp_remove(&cp_maps[CP_IMAP_DEV], 1, base, out);
-    return cp_remove(&cp_maps[which], 0, base, out);
+        return cp_dev_remove(base, out);
+    cp_imap *m = &cp_maps[which];
+    cp_wlock(m);
+    int rc = cp_remove(m, 0, base, out);
+    cp_wunlock(m);
+    return rc;
 }
 
 int cp_imap_find(int which, uint64_t addr, cp_range *out)
 {
     cp_imap *m = &cp_maps[which];
-    int rc = -ENOENT;
+    int rc = -ENOENT, w = 0;
     cp_rlock(m);
+    if (m->n_live) {
+        /* Pending ranges: into the tree first, as a writer (n_live changes
+         * only under the write lock, so the read lock keeps it steady). */
+        cp_runlock(m);
+        cp_wlock(m);
+        cp_p_flush(m);
+        w = 1;
+    }
     const cp_tnode *hit = *cp_t_link_to(&m->root, addr);
     if (hit) {
         *out = hit->r;
         rc = 0;
     }
-    cp_runlock(m);
+    if (w)
+        cp_wunlock(m);
+    else
+        cp_runlock(m);
     return rc;
 }
 
@@ -362,11 +542,34 @@ static int cp_t_check(const cp_tnode *t, uint64_t lo, uint64_t hi)
     return a < 0 || b < 0 ? -1 : 1 + (a > b ? a : b);
 }
 
+/* The pending layer's invariants: every live log entry in the slot its
+ * probe reaches, no other slot used.  @return 0, or -1 when broken. */
+static int cp_p_check(const cp_imap *m)
+{
+    unsigned live = 0, used = 0;
+    if (m->n_live > m->n_log || m->n_log > CP_PEND_LOG ||
+        (m->n_log && !cp_plog[m->n_log - 1].base))
+        return -1;
+    for (unsigned i = 0; i < m->n_log; i++) {
+        if (!cp_plog[i].base)
+            continue;
+        live++;
+        unsigned h = cp_p_probe(cp_plog[i].base);
+        if (cp_pslots[h].base != cp_plog[i].base || cp_pslots[h].at != i)
+            return -1;
+    }
+    for (unsigned h = 0; h < CP_PEND_SLOTS; h++)
+        used += cp_pslots[h].base != 0;
+    return live == m->n_live && used == live ? 0 : -1;
+}
+
 int cp_imap__check(int which)
 {
     cp_imap *m = &cp_maps[which];
     cp_rlock(m);
     int h = cp_t_check(m->root, 0, UINT64_MAX);
+    if (which == CP_IMAP_DEV && cp_p_check(m) < 0)
+        h = -1;
     cp_runlock(m);
     return h;
 }
@@ -386,8 +589,10 @@ void cp_imap_reset(void)
         cp_maps[i].root = NULL;
         cp_maps[i].spare = NULL;
         cp_maps[i].n_spare = 0;
+        cp_maps[i].n_log = cp_maps[i].n_live = 0;
         for (int d = 0; d < 64; d++)
             cp_maps[i].dev[d] = (cp_devacct){ 0 };
     }
+    memset(cp_pslots, 0, sizeof(cp_pslots));
     atomic_store(&cp_dev_mask, 0);
 }

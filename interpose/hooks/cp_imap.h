@@ -23,7 +23,9 @@ typedef struct cp_range {
  * size 1, aux = bytes). */
 enum cp_imap_which { CP_IMAP_DEV = 0, CP_IMAP_HOST = 1, CP_IMAP_HANDLE = 2, CP_IMAP_N = 3 };
 
-/*! cp_imap_insert() : add a live range (replacing any it overlaps).
+/*! cp_imap_insert() : add a live range (replacing any it overlaps: in DEV
+ *  once it reaches the tree, at the next lookup or when the pending layer
+ *  fills; one freed before that replaced nothing).
  *  @return : 1 when the process's device memory grew: in DEV, when the
  *  bytes of r->dev's live ranges (0..63) reached a new high since the
  *  start (or the fork); in HANDLE, always (a new physical allocation);
@@ -36,7 +38,8 @@ int cp_imap_insert(int which, const cp_range *r);
 int cp_imap_remove(int which, uint64_t base, cp_range *out);
 
 /*! cp_imap_find() : the live range containing addr.  @return : 0 and *out,
- *  or -ENOENT.  Readers run in parallel (rwlock). */
+ *  or -ENOENT.  Readers run in parallel (rwlock); in DEV a lookup that
+ *  finds ranges pending moves them into the tree first, as a writer. */
 int cp_imap_find(int which, uint64_t addr, cp_range *out);
 
 /*! cp_imap_dev_mask() : bit d set while device d has live device memory
