@@ -35,20 +35,6 @@ static _Thread_local char g_open_err[600];  /* traces open on several threads */
 
 static void cp_dec_maybe_thread(cp_dec *d);
 
-/* ---- the decoder thread's end --------------------------------------------- */
-
-/* Stop the decoder thread (if any) and wait for it: from then on the
- * reader's calls end with d->rc. */
-static void cp_dec_stop_thread(cp_dec *d)
-{
-    if (!d->threaded || d->joined)
-        return;
-    cp__ring_stop(d->ring);
-    pthread_join(d->thread, NULL);
-    d->joined = 1;
-    d->stopped = 1;
-}
-
 /* ---- opening ------------------------------------------------------------ */
 
 static cp_dec *cp_dec_new(const char *path)
@@ -175,7 +161,7 @@ void cp_dec_close(cp_dec *d)
 {
     if (!d)
         return;
-    cp_dec_stop_thread(d);
+    cp__dec_stop_thread(d);
     if (d->buf_in_ring)
         d->buf = NULL;          /* a batch's window: the ring frees it */
     cp__ring_free(d->ring);
@@ -187,6 +173,7 @@ void cp_dec_close(cp_dec *d)
     free(d->buf);
     free(d->path);
     cp__dec_scratch_free(&d->scratch);
+    cp__dec_scratch_free(&d->rscratch);
     cp__idmap_free(&d->apis);
     cp__idmap_free(&d->strings);
     free(d->info.host);
@@ -369,6 +356,26 @@ cp_dec_parse_direct(cp_dec *d, cp_record *slot, unsigned type, size_t hdr, uint6
     return 1;
 }
 
+/* A lean record whose type g_rec_direct[] allows, left for the reader to
+ * parse (a raw batch): its time and thread decoded (they accumulate) and
+ * its fields' bounds stashed; its slot is the reader's to write.
+ * @return : 1, or 0 as cp_dec_parse_direct(). */
+static inline __attribute__((always_inline)) int
+cp_dec_stash(cp_dec *d, cp_stash *st, unsigned type, size_t hdr, uint64_t plen)
+{
+    const uint8_t *p = d->buf + d->pos + hdr, *e = p + plen;
+    uint64_t delta, tid;
+    if (!(p = cp__get_u_slack(p, &delta)) || !(p = cp__get_u_slack(p, &tid)) || p > e)
+        return 0;
+    d->prev_ts += delta;
+    *st = (cp_stash){ .ts = d->prev_ts, .tid = tid, .p = p, .e = e, .off = d->base + d->pos,
+                      .plen = (uint32_t)plen, .type = type | CP_REC_RAW };
+    d->pos += hdr + (size_t)plen;
+    d->nrec++;
+    return 1;
+}
+_Static_assert(CP_DEC_MAX_RECORD <= UINT32_MAX, "a stash's plen holds any record's length");
+
 static int g_lean;
 
 void cp_dec_lean_records(int on)
@@ -387,6 +394,7 @@ static void *cp_dec_thread_main(void *arg)
     free(d->fill->buf);
     d->fill->buf = d->buf;
     d->fill->cap = d->cap;
+    d->fill->raw = d->defer == CP_DEFER_ALL;
     d->buf_in_ring = 1;
     const uint8_t *rec_bytes = d->lean ? g_rec_lean : g_rec_whole;
     const uint8_t *direct = d->lean && cp__dec_fields_direct_ok() ? g_rec_direct : g_rec_none;
@@ -404,8 +412,16 @@ static void *cp_dec_thread_main(void *arg)
                              (unsigned long long)(d->base + d->pos));
             break;
         }
+        if (b->raw && b->n == b->stash_cap &&
+            cp_grow((void **)&b->stash, &b->stash_cap, b->n + 1, sizeof *b->stash, 1024)) {
+            rc = cp__dec_fail(d, 0, "at decompressed byte %llu: out of memory",
+                             (unsigned long long)(d->base + d->pos));
+            break;
+        }
         unsigned type = d->buf[d->pos];
-        if (direct[type] && d->nrec && cp_dec_parse_direct(d, &b->recs[b->n], type, hdr, plen)) {
+        if (direct[type] && d->nrec &&
+            (b->raw ? cp_dec_stash(d, &b->stash[b->n], type, hdr, plen)
+                    : cp_dec_parse_direct(d, &b->recs[b->n], type, hdr, plen))) {
             b->n++;
             continue;
         }
@@ -429,6 +445,8 @@ static void *cp_dec_thread_main(void *arg)
         }
         size_t bytes = rec_bytes[one.type & 255];
         memcpy(&b->recs[b->n], &one, bytes ? bytes : sizeof one);
+        if (b->raw)
+            b->stash[b->n].type = one.type;     /* no CP_REC_RAW: its slot is written */
         b->n++;
     }
     d->fill->buf = d->buf;
@@ -441,7 +459,8 @@ static void *cp_dec_thread_main(void *arg)
 }
 
 /* Decode on a thread when the file is big enough to gain from it
- * (CUPROBE_DECODE_THREAD: 0 never, 1 always).  Falls back to decoding on
+ * (CUPROBE_DECODE_THREAD: 0 never, 1 always, 2 always and every lean
+ * record's fields parsed by the reader).  Falls back to decoding on
  * the caller's thread when the thread cannot start. */
 static void cp_dec_maybe_thread(cp_dec *d)
 {
@@ -453,6 +472,8 @@ static void cp_dec_maybe_thread(cp_dec *d)
     if (!want)
         return;
     d->lean = __atomic_load_n(&g_lean, __ATOMIC_RELAXED);
+    d->defer = !d->lean || !cp__dec_fields_direct_ok() ? CP_DEFER_NONE
+             : env && strcmp(env, "2") == 0 ? CP_DEFER_ALL : CP_DEFER_AUTO;
     d->ring = cp__ring_new();
     if (!d->ring)
         return;
@@ -472,28 +493,6 @@ static void cp_dec_maybe_thread(cp_dec *d)
     d->threaded = 1;
 }
 
-/* The reader's side of the thread.  @return : as cp_dec_next_ref(). */
-static int cp_dec_take(cp_dec *d, const cp_record **out)
-{
-    while (!d->cur || d->cur_i == d->cur->n) {
-        if (d->stopped)
-            return d->rc;
-        if (d->cur && d->cur->last) {
-            if (!d->joined) {
-                pthread_join(d->thread, NULL);
-                d->joined = 1;
-            }
-            return d->rc;
-        }
-        if (d->cur)
-            cp__ring_put_free(d->ring, d->cur);
-        d->cur = cp__ring_take_full(d->ring);
-        d->cur_i = 0;
-        d->cur_noted = 0;
-    }
-    *out = &d->cur->recs[d->cur_i++];
-    return 1;
-}
 
 /* Note the names and facts of r, a record handed out.  @return : 0, or
  * d's failure (out of memory) with its thread stopped. */
@@ -501,7 +500,7 @@ static int cp_dec_note(cp_dec *d, const cp_record *r)
 {
     if (cp__dec_note(&d->apis, &d->strings, &d->info, r) >= 0)
         return 0;
-    cp_dec_stop_thread(d);  /* before touching what it owns */
+    cp__dec_stop_thread(d);  /* before touching what it owns */
     return cp__dec_fail(d, 0, "at decompressed byte %llu: out of memory",
                        (unsigned long long)r->offset);
 }
@@ -510,7 +509,7 @@ int cp_dec_next_ref(cp_dec *d, const cp_record **out)
 {
     int rc;
     if (d->threaded) {
-        rc = cp_dec_take(d, out);
+        rc = cp__dec_take(d, out);
     } else {
         size_t hdr;
         uint64_t plen;
@@ -534,7 +533,7 @@ int cp_dec_next_run(cp_dec *d, const cp_record **recs, size_t *n)
         return cp_dec_next_ref(d, recs);
     }
     const cp_record *r;
-    int rc = cp_dec_take(d, &r);
+    int rc = cp__dec_take(d, &r);
     if (rc != 1)
         return rc;
     if (cp__dec_noted(r->type)) {
@@ -551,6 +550,8 @@ int cp_dec_next_run(cp_dec *d, const cp_record **recs, size_t *n)
         while (d->cur_noted < b->n_noted && b->noted[d->cur_noted] < i)
             d->cur_noted++;
         i = d->cur_noted < b->n_noted ? b->noted[d->cur_noted] : b->n;
+        if (i > d->cur_parsed)
+            i = d->cur_parsed;      /* the rest of a raw batch is not parsed yet */
         d->cur_i = i;
         *n = (size_t)(&b->recs[i] - r);
     }

@@ -180,6 +180,21 @@ struct cp_arena_blk {
  * Each batch has cache lines of its own: the decoder thread bumps `n` of
  * the one it fills for every record while the reader reads `n` of the
  * one it empties, and sharing a line made each record a cache miss. */
+/* What the decoder thread leaves of each record of a raw batch, beside
+ * its slot (cp_batch.stash[i] for recs[i]).  A record whose fields the
+ * reader parses has type | CP_REC_RAW and leaves its slot unwritten: the
+ * reader writes the whole of it, so slot lines never go from one core to
+ * the other and back (read by the reader, then written: twice the traffic,
+ * which made the reader's parse 1.7 times the decoder thread's). */
+#define CP_REC_RAW 0x100u
+typedef struct cp_stash {
+    uint64_t ts, tid;
+    const uint8_t *p, *e;       /* the fields after the time and thread */
+    uint64_t off;               /* the record's start */
+    uint32_t plen;              /* its payload's length (at most CP_DEC_MAX_RECORD) */
+    uint32_t type;              /* without CP_REC_RAW: the slot is written */
+} cp_stash;
+
 #define CP_CACHE_LINE 64
 typedef struct cp_batch {
     _Alignas(CP_CACHE_LINE) uint8_t *buf;
@@ -188,6 +203,11 @@ typedef struct cp_batch {
     size_t n, recs_cap;
     struct cp_arena_blk *arena;
     int last;               /* the decoder thread stopped after this batch */
+    /* Its lean records' fields are left to the reader (cp__dec_unstash()):
+     * set when the reader had caught up as the batch began. */
+    int raw;
+    cp_stash *stash;        /* raw batches: one per record */
+    size_t stash_cap;
     /* Indices of the records with names or facts to note (cp__dec_noted()),
      * in order: the reader's runs end there without reading every
      * record's type ahead of handling it. */
@@ -211,8 +231,10 @@ cp_ring *cp__ring_new(void);
  *  cp__ring_stop() was called. */
 cp_batch *cp__ring_take_free(cp_ring *q);
 
-/*! cp__ring_put_full() : (decoder thread) hand b over to the reader. */
-void cp__ring_put_full(cp_ring *q, cp_batch *b);
+/*! cp__ring_put_full() : (decoder thread) hand b over to the reader.
+ *  @return : the full batches now waiting for the reader, b included (1:
+ *  the reader has caught up with the decoder thread). */
+size_t cp__ring_put_full(cp_ring *q, cp_batch *b);
 
 /*! cp__ring_take_full() : (reader) wait for the next full batch. */
 cp_batch *cp__ring_take_full(cp_ring *q);
@@ -297,13 +319,35 @@ struct cp_dec {
     pthread_t thread;
     int threaded, joined, stopped;
     int lean;                   /* cp_dec_lean_records() when the thread started */
+    int defer;                  /* CP_DEFER_*: who parses the lean records' fields */
     int buf_in_ring;            /* buf went to the first batch */
     cp_batch *cur;              /* reader: the batch being handed out */
     size_t cur_i;
     size_t cur_noted;           /* cur->noted[] entries before cur_i (or about to be) */
+    size_t cur_parsed;          /* cur's records before it have their fields */
+    struct cp_scratch rscratch; /* the reader's, for cp__dec_unstash() */
     /* Decoder thread, once per refill; the reader reads it for progress. */
     _Alignas(CP_CACHE_LINE) uint64_t progress;  /* file offset decoded (atomic) */
 };
+
+/* The lean records' fields: parsed by the decoder thread (NONE), by the
+ * reader in the batches begun while it was waiting (AUTO, the default
+ * with lean records and a fast pext), or by the reader in every batch
+ * (ALL: CUPROBE_DECODE_THREAD=2, for tests). */
+enum { CP_DEFER_NONE = 0, CP_DEFER_AUTO = 1, CP_DEFER_ALL = 2 };
+
+
+/*! cp__dec_take() : (reader) the next record of the decoder thread's
+ *  batches, its fields parsed here when its batch came raw (the rest of
+ *  a raw batch's records are parsed a run at a time, as they come up).
+ *  @return : 1 and *out, 0 at the clean end, or < 0: d->rc, the
+ *  decoder thread's error, or the reader's own at a raw record that does
+ *  not parse (the same message the decoder thread gives it). */
+int cp__dec_take(cp_dec *d, const cp_record **out);
+
+/*! cp__dec_stop_thread() : stop the decoder thread (if any) and wait for
+ *  it: from then on the reader's calls end with d->rc. */
+void cp__dec_stop_thread(cp_dec *d);
 
 /*! cp__dec_fail() : set d's error "PATH: <fmt...>" and its state: a
  *  truncated trace (truncated != 0) ends with -EPIPE, damage with -EINVAL.

@@ -156,17 +156,20 @@ cp_batch *cp__ring_take_free(cp_ring *q)
         b->n = 0;
         b->n_noted = 0;
         b->last = 0;
+        b->raw = 0;
     }
     return b;
 }
 
-void cp__ring_put_full(cp_ring *q, cp_batch *b)
+size_t cp__ring_put_full(cp_ring *q, cp_batch *b)
 {
     pthread_mutex_lock(&q->mu);
     q->full_q[(q->full_head + q->n_full) % CP_RING_SLOTS] = b;
-    __atomic_store_n(&q->n_full, q->n_full + 1, __ATOMIC_RELEASE);
+    size_t n = q->n_full + 1;
+    __atomic_store_n(&q->n_full, n, __ATOMIC_RELEASE);
     pthread_cond_broadcast(&q->cv);
     pthread_mutex_unlock(&q->mu);
+    return n;
 }
 
 cp_batch *cp__ring_take_full(cp_ring *q)
@@ -207,6 +210,7 @@ void cp__ring_free(cp_ring *q)
         cp_arena_release(&q->slot[i]);
         free(q->slot[i].buf);
         free(q->slot[i].recs);
+        free(q->slot[i].stash);
         free(q->slot[i].noted);
     }
     pthread_cond_destroy(&q->cv);

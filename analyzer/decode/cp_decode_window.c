@@ -119,7 +119,11 @@ static int cp_next_batch(cp_dec *d, size_t need)
     memcpy(nb->buf, d->buf + d->pos, tail);
     d->fill->buf = d->buf;
     d->fill->cap = d->cap;
-    cp__ring_put_full(d->ring, d->fill);
+    /* The reader had caught up (nothing else waits for it): it can take
+     * the next batch's fields on, and the two threads share the work
+     * (BENCHMARKS.md 3l). */
+    size_t waiting = cp__ring_put_full(d->ring, d->fill);
+    nb->raw = d->defer == CP_DEFER_ALL || (d->defer == CP_DEFER_AUTO && waiting <= 1);
     d->fill = nb;
     d->buf = nb->buf;
     d->cap = nb->cap;

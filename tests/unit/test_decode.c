@@ -1,5 +1,5 @@
 // link: build/analyzer/decode/cp_decode.o build/analyzer/decode/cp_decode_fields.o build/analyzer/decode/cp_names.o
-// link: build/analyzer/decode/cp_decode_note.o build/analyzer/decode/cp_decode_ring.o build/analyzer/decode/cp_decode_window.o
+// link: build/analyzer/decode/cp_decode_note.o build/analyzer/decode/cp_decode_ring.o build/analyzer/decode/cp_decode_defer.o build/analyzer/decode/cp_decode_window.o
 /*
  * test_decode.c - the trace reader on a synthetic trace holding every
  * record type (fields, tables, unknown types, appended fields, a record
@@ -306,6 +306,87 @@ static void test_checksum(void)
     free(g.raw);
 }
 
+/* Decode f with the decoder thread in mode `thread` ("0", "1", "2": every
+ * lean record's fields parsed by the reader), lean records on; the count
+ * of records before the end, the end's rc and error go to the out-params. */
+static void decode_mode(const uint8_t *f, size_t len, const char *thread, size_t *n, int *rc,
+                        char *err, size_t err_len)
+{
+    const char *oerr;
+    setenv("CUPROBE_DECODE_THREAD", thread, 1);
+    cp_dec_lean_records(1);
+    cp_dec *d = cp_dec_open_mem(f, len, "lean", &oerr);
+    cp_dec_lean_records(0);
+    unsetenv("CUPROBE_DECODE_THREAD");
+    CHECK(d, "%s", oerr);
+    const cp_record *run;
+    size_t k;
+    *n = 0;
+    while ((*rc = cp_dec_next_run(d, &run, &k)) == 1) {
+        for (size_t i = 0; i < k; i++) {
+            CHECK(run[i].type == CP_REC_HEADER || run[i].type == CP_REC_END ||
+                      (run[i].type == CP_REC_LAUNCH_COUNT &&
+                       run[i].u.launch_count.count == *n + i && streq(run[i].u.launch_count.name, "k")),
+                  "thread=%s: record %zu type %u", thread, *n + i, run[i].type);
+        }
+        *n += k;
+    }
+    snprintf(err, err_len, "%s", *rc < 0 ? cp_dec_err(d) : "");
+    cp_dec_close(d);
+}
+
+/* The reader parses the fields of lean records when the decoder thread
+ * leaves them (CUPROBE_DECODE_THREAD=2 for every batch): the same records
+ * come out, and a record whose fields do not fit ends the stream at the
+ * same record with the same message, after every record before it (here
+ * in a later batch than the first, and not first in its run). */
+static void test_deferred(void)
+{
+#define GU(v) (g->p = cp_put_u(g->p, (v)))
+#define GS(v) (g->p = cp_put_s(g->p, (v)))
+#define GSTR(s) (g->p = cp_put_str(g->p, (s), strlen(s)))
+    for (int bad = 0; bad < 2; bad++) {
+        struct gen gs = {0}, *g = &gs;
+        g->ts = 1000;
+        gen_begin(g, CP_REC_HEADER, 1);
+        GU(4242); GU(4241); GU(1700000000123456789ull); GU(1);
+        GSTR("host-a"); GSTR("/bin/x"); GSTR("0.1.0"); GU(0); GU(0); GU(4096);
+        gen_end(g);
+        for (uint64_t i = 1; i < 60000; i++) {
+            gen_begin(g, CP_REC_LAUNCH_COUNT, 1 + i % 3);
+            GU(7); GU(0x1000 + i % 5); GU(i);
+            if (bad && i == 45001)
+                *g->p++ = 40;       /* a name longer than the record */
+            else
+                GSTR("k");
+            gen_end(g);
+        }
+        gen_begin(g, CP_REC_END, 0); GU(CP_END_EXIT); GS(0); GU(60001); GU(0); gen_end(g);
+        size_t len, n[3];
+        uint8_t *f = gen_file(g->raw, g->n, g->n / 2, &len);
+        int rc[3];
+        char err[3][600];
+        for (int t = 0; t < 3; t++) {
+            char mode[2] = {(char)('0' + t), 0};
+            decode_mode(f, len, mode, &n[t], &rc[t], err[t], sizeof err[t]);
+        }
+        for (int t = 1; t < 3; t++)
+            CHECK(n[t] == n[0] && rc[t] == rc[0] && strcmp(err[t], err[0]) == 0,
+                  "thread=%d: %zu records, rc %d '%s'; without the thread %zu, rc %d '%s'", t,
+                  n[t], rc[t], err[t], n[0], rc[0], err[0]);
+        if (bad)
+            CHECK(n[0] == 45001 && rc[0] < 0 && strstr(err[0], "bad LAUNCH_COUNT record: field 'name'"),
+                  "bad: %zu records, '%s'", n[0], err[0]);
+        else
+            CHECK(n[0] == 60001 && rc[0] == 0, "good: %zu records, rc %d", n[0], rc[0]);
+        free(f);
+        free(g->raw);
+    }
+#undef GU
+#undef GS
+#undef GSTR
+}
+
 int main(int argc, char **argv)
 {
     size_t len;
@@ -369,6 +450,7 @@ int main(int argc, char **argv)
     test_damage(f, len, len / 40 ? len / 40 : 1, 3000);
     test_bad_stream();
     test_checksum();
+    test_deferred();
     free(f);
     printf("decode: ok\n");
     return 0;
