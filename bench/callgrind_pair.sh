@@ -30,8 +30,10 @@ awk -v fn="${FN:-run_async_pair}" -v pairs=$((N / 10 / 100 * 101)) '
     /fk_pool.c:cuMemAllocAsync /                  { add("fake_a", $1) }
     /fk_pool.c:cuMemFreeAsync /                   { add("fake_f", $1) }
     /:cp_stack_capture /                          { add("stack", $1) }
-    /:cp_imap_insert /                            { add("imap_i", $1) }
-    /:cp_imap_remove /                            { add("imap_r", $1) }
+    # The first (outermost: the list is by inclusive count) of the names
+    # LTO leaves: cp_imap_insert, or cp_dev_insert (DEV) with it inlined.
+    /:cp_imap_insert[ .]|:cp_dev_insert[ .]/      { add("imap_i", $1) }
+    /:cp_imap_remove[ .]|:cp_dev_remove[ .]/      { add("imap_r", $1) }
     /:cp_ev_begin /                               { add("begin", $1) }
     /:cp_rec_commit_at |:cp_rec_commit /          { add("commit", $1) }
     /:cp_now_ns /                                 { add("clock", $1) }
