@@ -282,7 +282,7 @@ static void cp_node_put(cp_imap *m, cp_tnode *n)
     m->n_spare++;
 }
 
-/* --- the API ------------------------------------------------------------------ */
+/* --- entering the tree (write lock held) ---------------------------------- */
 
 /* Enter node n in the tree.  One descent along n's search path finds both
  * a stale range that overlaps the new one (its free was never seen:
