@@ -10,7 +10,8 @@ Usage: python3 bench/gpu_pingpong.py OUTDIR KIND ROUNDS SECS CONFIG...
           those variables); the first plain one is the reference
 Environment: PIN (taskset -c PIN for every process), BUDGET (seconds after
 which no new round starts, default 300), CP (the cuprobe front end,
-default build/cuprobe).
+default build/cuprobe), GENERATIONS (default 1): the rounds are split
+among that many sets of fresh processes, started one set after the other.
 
 Why: a run per measurement (tests/gpu/bench_alloc_modes.sh) pays torch's
 start-up (~10 s) for 1.5 s of steps, so 8 pairs took a device call per
@@ -19,6 +20,13 @@ others (BENCHMARKS.md 2f).  Here every configuration is one long-lived
 `gpu_steps.py KIND serve` process, warmed up once; the processes take
 turns (only one runs steps at a time, the others wait on a pipe), so a
 round lasts a few seconds and dozens of rounds fit a few minutes.
+
+A process has a speed of its own: on the H200 host a second plain process
+ran at 0.957 and 0.98 of the first over 37-50 rounds (BENCHMARKS.md 2j),
+whatever made it so (where its memory landed, its CPUs).  One process per
+configuration measures that draw along with the shim; GENERATIONS > 1
+draws again for every configuration, and the A/A row (a second plain
+configuration) shows what is left of it.
 
 Writes OUTDIR/runs.txt (round, place, name, steps/s) and OUTDIR/summary.txt
 (per configuration: the median of its per-round ratios to the reference,
@@ -103,16 +111,24 @@ def main():
     os.makedirs(out, exist_ok=True)
     budget = float(os.environ.get("BUDGET", "300"))
     t0 = time.monotonic()
-    procs = {c[0]: start(out, kind, c[0], c[1:]) for c in configs}
-    for name, p in procs.items():
-        line = read_line(name, p, 300)
-        if line != "ready":
-            sys.exit("config %s: said %r, not ready" % (name, line))
-    print("all %d ready after %.1f s" % (len(procs), time.monotonic() - t0), flush=True)
-    rows = []
-    with open(os.path.join(out, "runs.txt"), "w") as runs:
-        for rnd in range(nrounds):
-            if time.monotonic() - t0 > budget:
+    gens = max(1, int(os.environ.get("GENERATIONS", "1")))
+    per_gen = (nrounds + gens - 1) // gens
+    rows, losses, rnd = [], {}, 0
+    runs = open(os.path.join(out, "runs.txt"), "w")
+    for gen in range(gens):
+        if time.monotonic() - t0 > budget:
+            break
+        gdir = os.path.join(out, "g%d" % gen) if gens > 1 else out
+        os.makedirs(gdir, exist_ok=True)
+        procs = {c[0]: start(gdir, kind, c[0], c[1:]) for c in configs}
+        for name, p in procs.items():
+            line = read_line(name, p, 300)
+            if line != "ready":
+                sys.exit("config %s: said %r, not ready" % (name, line))
+        print("generation %d: all %d ready at %.1f s" % (gen, len(procs), time.monotonic() - t0),
+              flush=True)
+        for _ in range(per_gen):
+            if rnd >= nrounds or time.monotonic() - t0 > budget:
                 break
             order = names[rnd % len(names):] + names[:rnd % len(names)]
             for place, name in enumerate(order):
@@ -121,16 +137,19 @@ def main():
                 words = read_line(name, p, 60 + 10 * secs).split()
                 rate = float(words[1])
                 rows.append((rnd, place, name, rate))
-                runs.write("round %d place %d cfg %s steps_per_s %.3f\n" % (rnd, place, name, rate))
+                runs.write("round %d place %d cfg %s steps_per_s %.3f gen %d\n" %
+                           (rnd, place, name, rate, gen))
             runs.flush()
-    losses = {}
-    for name, p in procs.items():
-        try:
-            rest, _ = p.communicate("quit\n", timeout=120)
-        except subprocess.TimeoutExpired:
-            p.kill()
-            rest = ""
-        losses[name] = " ".join(l for l in rest.split("\n") if l.startswith("loss"))
+            rnd += 1
+        for name, p in procs.items():
+            try:
+                rest, _ = p.communicate("quit\n", timeout=120)
+            except subprocess.TimeoutExpired:
+                p.kill()
+                rest = ""
+            losses.setdefault(name, []).extend(l for l in rest.split("\n") if l.startswith("loss"))
+    runs.close()
+    losses = {k: " ".join(v) for k, v in losses.items()}
     text = summarize(names, refs[0], rows, nrounds)
     text += "last loss per process: " + ", ".join("%s %s" % kv for kv in losses.items()) + "\n"
     with open(os.path.join(out, "summary.txt"), "w") as f:

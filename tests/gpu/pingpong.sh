@@ -6,6 +6,8 @@
 # companion's segment watch off; then how many torch.segment samples each
 # traced process took.
 #   MODES (default "async default expandable"), ROUNDS (40), SECS (0.5),
+#   GENERATIONS (4: fresh processes for every configuration 4 times, since
+#   each process has a speed of its own: gpu_pingpong.py),
 #   BUDGET (seconds of rounds per mode, default 110), PIN (default 2-7),
 #   CONFIGS (newline-separated gpu_pingpong.py configurations, default the
 #   five above), KIND (mlp).
@@ -13,7 +15,7 @@ OUT=${1:-${OUT:-pingpong-out}}
 mkdir -p "$OUT" || exit 1
 python3 -c 'import torch, sys; sys.exit(0 if torch.cuda.is_available() else 1)' 2>/dev/null ||
     { echo "skip: torch with CUDA is not importable here" | tee "$OUT/summary.txt"; exit 0; }
-export PIN=${PIN:-2-7} BUDGET=${BUDGET:-110} GPU_STEPS_WARM_S=${WARM:-1}
+export PIN=${PIN:-2-7} BUDGET=${BUDGET:-110} GPU_STEPS_WARM_S=${WARM:-1} GENERATIONS=${GENERATIONS:-4}
 CONFIGS=${CONFIGS:-"plain plain
 aa plain
 traced run
@@ -33,10 +35,9 @@ for mode in ${MODES:-async default expandable}; do
     python3 bench/gpu_pingpong.py "$d" "${KIND:-mlp}" "${ROUNDS:-40}" "${SECS:-0.5}" "${cfgs[@]}" \
         >"$d.log" 2>&1
     cat "$d/summary.txt" >>"$OUT/summary.txt" 2>/dev/null || tail -n 5 "$d.log" >>"$OUT/summary.txt"
-    for t in "$d"/*.trace; do
-        [ -f "$t" ] || continue
-        echo "  $(basename "$t"): $(build/cuprobe-analyze dump "$t" 2>/dev/null | grep -c 'torch\.segment') torch.segment samples" >>"$OUT/summary.txt"
+    find "$d" -name '*.trace' | sort | while read -r t; do
+        echo "  ${t#"$d"/}: $(build/cuprobe-analyze dump "$t" 2>/dev/null | grep -c 'torch\.segment') torch.segment samples" >>"$OUT/summary.txt"
+        rm -f "$t"
     done
-    rm -f "$d"/*.trace
 done
 cat "$OUT/summary.txt"
