@@ -1,8 +1,9 @@
 /*
  * cp_imap.c - interval maps: one treap (a binary search tree kept balanced
  * by random priorities) per map, ordered by base, guarded by a small
- * reader-writer spinlock.  Live ranges never overlap, so "contains" is a
- * total order on them and a descent answers containment queries directly.
+ * reader-writer spinlock (cp_rwspin.h).  Live ranges never overlap, so
+ * "contains" is a total order on them and a descent answers containment
+ * queries directly.
  *
  * Cost (every allocation inserts, every free removes, under
  * cudaMallocAsync once per tensor): glibc's tsearch/tdelete took a malloc
@@ -23,7 +24,7 @@
 #include <string.h>
 
 #include "cp_imap.h"
-#include "cp_spin.h"
+#include "cp_rwspin.h"
 
 /* One cache line per node: a descent reads a node's base, size, kids and
  * priority, and 16-byte aligned 56-byte nodes from malloc straddled two
@@ -43,11 +44,9 @@ typedef struct cp_devacct {
 } cp_devacct;
 
 #define CP_IMAP_SPARE_MAX 4096  /* free nodes kept per map; more go to free() */
-#define CP_LOCK_WRITER 1u
-#define CP_LOCK_READER 2u
 
 typedef struct cp_imap {
-    _Alignas(64) atomic_uint lock;  /* CP_LOCK_WRITER bit | readers * CP_LOCK_READER */
+    _Alignas(64) atomic_uint lock;  /* cp_rwspin.h; held for a descent, never across a call out */
     unsigned n_spare;
     cp_tnode *root;                 /* under the lock */
     cp_tnode *spare;                /* under the lock (write) */
@@ -68,15 +67,19 @@ static atomic_uint_fast64_t cp_dev_mask;
  * and its base entered in an open-addressing hash table (linear probing,
  * at most half full, no tombstones); a free of a pending base takes it out
  * there.  The log keeps the order of arrival: when it is full with more
- * than CP_PEND_KEEP live entries, and before any lookup, the live entries
- * enter the treap in that order (flush), so that a range replaces the
- * stale ranges it overlaps (frees never seen) as if it had been inserted
- * at once.  One difference: a range freed while pending replaced nothing,
+ * than CP_PEND_KEEP live entries, and before a lookup when it holds more
+ * than CP_PEND_SCAN (a lookup looks through a shorter one: the newest
+ * range containing the address, else the tree's), the live entries enter
+ * the treap in that order (flush), so that a range replaces the stale
+ * ranges it overlaps (frees never seen) as if it had been inserted at
+ * once.  The differences: a range freed while pending replaced nothing,
  * so a stale range it overlapped stays until a range that reaches the
- * tree overlaps it (ranges are stale only when a free was missed). */
+ * tree overlaps it, and until then a lookup may find it (ranges are stale
+ * only when a free was missed). */
 #define CP_PEND_LOG 256     /* log entries */
 #define CP_PEND_SLOTS 512   /* hash slots, a power of 2, twice the log */
 #define CP_PEND_KEEP 128    /* a full log with at most this many live is compacted */
+#define CP_PEND_SCAN 8      /* a lookup looks through a log this short */
 
 typedef struct cp_pslot {
     uint64_t base;          /* 0: empty */
@@ -85,59 +88,6 @@ typedef struct cp_pslot {
 
 static _Alignas(64) cp_pslot cp_pslots[CP_PEND_SLOTS];
 static _Alignas(64) cp_range cp_plog[CP_PEND_LOG];      /* base 0: freed */
-
-/* --- the lock: held for a tree descent, never across a call out ----------- */
-
-static inline void cp_wlock(cp_imap *m)
-{
-    unsigned spins = 0;
-    /* Take the writer bit first: readers arriving after it back off, so a
-     * stream of readers cannot starve a writer. */
-    while (atomic_fetch_or_explicit(&m->lock, CP_LOCK_WRITER, memory_order_acquire) &
-           CP_LOCK_WRITER) {
-        /* Another writer has it: wait for its store before trying again. */
-        do {
-            cp_spin_pause(&spins, 100);
-        } while (atomic_load_explicit(&m->lock, memory_order_relaxed) & CP_LOCK_WRITER);
-    }
-    /* Then wait for the readers already inside to leave. */
-    while (atomic_load_explicit(&m->lock, memory_order_acquire) != CP_LOCK_WRITER)
-        cp_spin_pause(&spins, 100);
-}
-
-static inline void cp_wunlock(cp_imap *m)
-{
-    /* A store, not a read-modify-write (a locked instruction is ~5.5 ns
-     * here, and every allocation and free takes this lock once): while the
-     * writer bit is set the word is exactly CP_LOCK_WRITER.  Readers have
-     * left (cp_wlock waited for them), a reader enters only by a CAS from
-     * a word without the bit (cp_rlock), and another writer's fetch_or
-     * leaves a word with the bit unchanged. */
-    atomic_store_explicit(&m->lock, 0, memory_order_release);
-}
-
-static inline void cp_rlock(cp_imap *m)
-{
-    unsigned spins = 0;
-    unsigned v = atomic_load_explicit(&m->lock, memory_order_relaxed);
-    for (;;) {
-        /* Never touch the word while a writer holds or waits for it (see
-         * cp_wunlock): a CAS from a word without the writer bit. */
-        if (v & CP_LOCK_WRITER) {
-            cp_spin_pause(&spins, 100);
-            v = atomic_load_explicit(&m->lock, memory_order_relaxed);
-            continue;
-        }
-        if (atomic_compare_exchange_weak_explicit(&m->lock, &v, v + CP_LOCK_READER,
-                                                  memory_order_acquire, memory_order_relaxed))
-            return;
-    }
-}
-
-static inline void cp_runlock(cp_imap *m)
-{
-    atomic_fetch_sub_explicit(&m->lock, CP_LOCK_READER, memory_order_release);
-}
 
 /* --- the treap ------------------------------------------------------------- */
 
@@ -396,11 +346,11 @@ static void cp_p_room(cp_imap *m)
  * instructions an async pair that way, 1,479 with the copies). */
 static int cp_insert(cp_imap *m, const cp_range *r)
 {
-    cp_wlock(m);
+    cp_rw_wlock(&m->lock);
     cp_tnode *n = cp_node_get(m, r);
     if (n)
         cp_t_insert(m, 0, n);
-    cp_wunlock(m);
+    cp_rw_wunlock(&m->lock);
     return n ? 0 : -ENOMEM;
 }
 
@@ -427,7 +377,7 @@ static inline __attribute__((always_inline)) int cp_remove(cp_imap *m, int dev, 
 static int cp_dev_insert(const cp_range *r)
 {
     cp_imap *m = &cp_maps[CP_IMAP_DEV];
-    cp_wlock(m);
+    cp_rw_wlock(&m->lock);
     unsigned h = cp_p_probe(r->base);
     if (!r->base || cp_pslots[h].base) {
         cp_p_flush(m);
@@ -436,7 +386,7 @@ static int cp_dev_insert(const cp_range *r)
     if (!r->base) {
         cp_tnode *n = cp_node_get(m, r);
         if (!n) {
-            cp_wunlock(m);
+            cp_rw_wunlock(&m->lock);
             return -ENOMEM;
         }
         cp_t_insert(m, 1, n);
@@ -451,7 +401,7 @@ static int cp_dev_insert(const cp_range *r)
         m->n_live++;
     }
     int grew = cp_count_in(m, r);
-    cp_wunlock(m);
+    cp_rw_wunlock(&m->lock);
     return grew;
 }
 
@@ -459,7 +409,7 @@ static int cp_dev_remove(uint64_t base, cp_range *out)
 {
     cp_imap *m = &cp_maps[CP_IMAP_DEV];
     int rc;
-    cp_wlock(m);
+    cp_rw_wlock(&m->lock);
     unsigned h;
     if (m->n_live && cp_pslots[h = cp_p_probe(base)].base) {
         cp_range *r = &cp_plog[cp_pslots[h].at];
@@ -477,7 +427,7 @@ static int cp_dev_remove(uint64_t base, cp_range *out)
     } else {
         rc = cp_remove(m, 1, base, out);
     }
-    cp_wunlock(m);
+    cp_rw_wunlock(&m->lock);
     return rc;
 }
 
@@ -496,9 +446,9 @@ int cp_imap_remove(int which, uint64_t base, cp_range *out)
     if (which == CP_IMAP_DEV)
         return cp_dev_remove(base, out);
     cp_imap *m = &cp_maps[which];
-    cp_wlock(m);
+    cp_rw_wlock(&m->lock);
     int rc = cp_remove(m, 0, base, out);
-    cp_wunlock(m);
+    cp_rw_wunlock(&m->lock);
     return rc;
 }
 
@@ -506,12 +456,25 @@ int cp_imap_find(int which, uint64_t addr, cp_range *out)
 {
     cp_imap *m = &cp_maps[which];
     int rc = -ENOENT, w = 0;
-    cp_rlock(m);
-    if (m->n_live) {
-        /* Pending ranges: into the tree first, as a writer (n_live changes
-         * only under the write lock, so the read lock keeps it steady). */
-        cp_runlock(m);
-        cp_wlock(m);
+    cp_rw_rlock(&m->lock);
+    /* The pending layer changes only under the write lock: the read lock
+     * keeps it steady.  A short log (an allocation and then a copy or a
+     * memset into it) is looked through, newest first, without moving it:
+     * flushing one range before every such lookup cost that pattern 99
+     * instructions and 11 ns a pair (BENCHMARKS.md 1, eleventh round). */
+    if (m->n_log && m->n_log <= CP_PEND_SCAN) {
+        for (unsigned i = m->n_log; i-- > 0;) {
+            const cp_range *r = &cp_plog[i];
+            if (r->base && addr >= r->base && addr < cp_end(r)) {
+                *out = *r;
+                cp_rw_runlock(&m->lock);
+                return 0;
+            }
+        }
+    } else if (m->n_live) {
+        /* Pending ranges: into the tree first, as a writer. */
+        cp_rw_runlock(&m->lock);
+        cp_rw_wlock(&m->lock);
         cp_p_flush(m);
         w = 1;
     }
@@ -521,10 +484,18 @@ int cp_imap_find(int which, uint64_t addr, cp_range *out)
         rc = 0;
     }
     if (w)
-        cp_wunlock(m);
+        cp_rw_wunlock(&m->lock);
     else
-        cp_runlock(m);
+        cp_rw_runlock(&m->lock);
     return rc;
+}
+
+void cp_imap__flush(void)
+{
+    cp_imap *m = &cp_maps[CP_IMAP_DEV];
+    cp_rw_wlock(&m->lock);
+    cp_p_flush(m);
+    cp_rw_wunlock(&m->lock);
 }
 
 /* Order, heap and overlap checks of a subtree whose bases lie in [lo, hi):
@@ -566,11 +537,11 @@ static int cp_p_check(const cp_imap *m)
 int cp_imap__check(int which)
 {
     cp_imap *m = &cp_maps[which];
-    cp_rlock(m);
+    cp_rw_rlock(&m->lock);
     int h = cp_t_check(m->root, 0, UINT64_MAX);
     if (which == CP_IMAP_DEV && cp_p_check(m) < 0)
         h = -1;
-    cp_runlock(m);
+    cp_rw_runlock(&m->lock);
     return h;
 }
 

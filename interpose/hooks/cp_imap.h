@@ -39,7 +39,8 @@ int cp_imap_remove(int which, uint64_t base, cp_range *out);
 
 /*! cp_imap_find() : the live range containing addr.  @return : 0 and *out,
  *  or -ENOENT.  Readers run in parallel (rwlock); in DEV a lookup that
- *  finds ranges pending moves them into the tree first, as a writer. */
+ *  finds more than a few ranges pending moves them into the tree first,
+ *  as a writer (a few it looks through). */
 int cp_imap_find(int which, uint64_t addr, cp_range *out);
 
 /*! cp_imap_dev_mask() : bit d set while device d has live device memory
@@ -48,6 +49,10 @@ uint64_t cp_imap_dev_mask(void);
 
 /*! cp_imap_reset() : forget everything (a forked child). */
 void cp_imap_reset(void);
+
+/*! cp_imap__flush() : for tests: move the DEV map's pending ranges into
+ *  the tree (as a lookup does when more than a few are pending). */
+void cp_imap__flush(void);
 
 /*! cp_imap__check() : for tests: verify map `which` is a treap (bases in
  *  order, ranges disjoint, every node's priority at least its kids').
