@@ -6,11 +6,12 @@
 # prints steps/s per run, the ratio of medians, and the companion's own
 # per-sample CPU time (segment_us_mean/max from companion.info at exit).
 # Also a short growth run: the memory-growth finding must quote PyTorch's
-# timeline with more than 2 samples.
+# timeline with more than 2 samples.  KINDS (default "mlp gpt2") picks the
+# workloads of the A/B part; KINDS= runs the growth check alone.
 OUT=${1:-${OUT:-watch-out}}; mkdir -p "$OUT"
 T=$(mktemp -d); trap 'rm -rf "$T"' EXIT
 python3 -c 'import torch' 2>/dev/null || { echo "SKIP: no torch"; exit 0; }
-for kind in mlp gpt2; do
+for kind in ${KINDS-mlp gpt2}; do
   for r in 1 2 3; do
     for w in $([ $((r % 2)) = 1 ] && echo 0 0.05 || echo 0.05 0); do   # order swapped each round (BENCHMARKS.md 2f)
       rm -f "$T"/*.trace
@@ -22,7 +23,7 @@ for kind in mlp gpt2; do
     done
   done
 done
-for kind in mlp gpt2; do
+for kind in ${KINDS-mlp gpt2}; do
   awk -v k=$kind '$1 == k { split($3, a, "="); if ($2 == "watch=0") o[++n0] = a[2]; else w[++n1] = a[2] }
     function med(x, n,   i, j, t) { for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (x[j] < x[i]) { t = x[i]; x[i] = x[j]; x[j] = t } return x[int((n + 1) / 2)] }
     END { if (n0 && n1) printf "%s: watch on / off = %.3f (medians %s / %s steps/s)\n", k, med(w, n1) / med(o, n0), med(w, n1), med(o, n0) }' \
