@@ -284,13 +284,8 @@ cp_dec_parse(cp_dec *d, cp_record *r, size_t hdr, uint64_t plen)
     r->payload_len = (size_t)(e - p);
     const char *why = "";
     int frc = cp__dec_fields_fast(&d->scratch, r, &why);
-    if (frc == -2)
-        return cp__dec_fail(d, 0, "at decompressed byte %llu: out of memory", (unsigned long long)off);
     if (frc < 0)
-        return cp__dec_fail(d, 0, "at decompressed byte %llu: bad %s record: field '%s' does not fit "
-                                 "in its %llu bytes",
-                           (unsigned long long)off, cp_rec_type_name(type), why,
-                           (unsigned long long)plen);
+        return cp__dec_fields_fail(d, frc, off, type, why, plen);
     d->pos += hdr + (size_t)plen;
     d->nrec++;
     if (type == CP_REC_END)
@@ -492,7 +487,6 @@ static void cp_dec_maybe_thread(cp_dec *d)
     pthread_setname_np(d->thread, "cp-decode");   /* for perf and top */
     d->threaded = 1;
 }
-
 
 /* Note the names and facts of r, a record handed out.  @return : 0, or
  * d's failure (out of memory) with its thread stopped. */

@@ -57,19 +57,13 @@ static int cp_unstash_strict(cp_dec *d, cp_record *r, unsigned type, const cp_st
 }
 
 /* The record that does not parse is the next to hand out: stop the
- * stream there, with cp_dec_parse()'s message.  @return : d->rc. */
+ * stream there, with the decoder thread's message.  @return : d->rc. */
 static int cp_unstash_fail(cp_dec *d, unsigned type, const cp_stash *st, int frc,
                            const char *why)
 {
     cp__dec_stop_thread(d);     /* its error, if any, came later in the stream */
     d->cur_i = d->cur_parsed = d->cur->n;
-    if (frc == -2)
-        return cp__dec_fail(d, 0, "at decompressed byte %llu: out of memory",
-                            (unsigned long long)st->off);
-    return cp__dec_fail(d, 0, "at decompressed byte %llu: bad %s record: field '%s' does not fit "
-                              "in its %llu bytes",
-                        (unsigned long long)st->off, cp_rec_type_name(type), why,
-                        (unsigned long long)st->plen);
+    return cp__dec_fields_fail(d, frc, st->off, type, why, st->plen);
 }
 
 /* Parse the fields of the next run of d->cur's raw records from

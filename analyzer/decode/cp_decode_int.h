@@ -203,7 +203,7 @@ typedef struct cp_batch {
     size_t n, recs_cap;
     struct cp_arena_blk *arena;
     int last;               /* the decoder thread stopped after this batch */
-    /* Its lean records' fields are left to the reader (cp__dec_unstash()):
+    /* Its lean records' fields are left to the reader (cp_decode_defer.c):
      * set when the reader had caught up as the batch began. */
     int raw;
     cp_stash *stash;        /* raw batches: one per record */
@@ -325,7 +325,7 @@ struct cp_dec {
     size_t cur_i;
     size_t cur_noted;           /* cur->noted[] entries before cur_i (or about to be) */
     size_t cur_parsed;          /* cur's records before it have their fields */
-    struct cp_scratch rscratch; /* the reader's, for cp__dec_unstash() */
+    struct cp_scratch rscratch; /* the reader's, for a raw batch's records */
     /* Decoder thread, once per refill; the reader reads it for progress. */
     _Alignas(CP_CACHE_LINE) uint64_t progress;  /* file offset decoded (atomic) */
 };
@@ -335,7 +335,6 @@ struct cp_dec {
  * with lean records and a fast pext), or by the reader in every batch
  * (ALL: CUPROBE_DECODE_THREAD=2, for tests). */
 enum { CP_DEFER_NONE = 0, CP_DEFER_AUTO = 1, CP_DEFER_ALL = 2 };
-
 
 /*! cp__dec_take() : (reader) the next record of the decoder thread's
  *  batches, its fields parsed here when its batch came raw (the rest of
@@ -354,6 +353,14 @@ void cp__dec_stop_thread(cp_dec *d);
  *  @return : d->rc. */
 __attribute__((format(printf, 3, 4)))
 int cp__dec_fail(cp_dec *d, int truncated, const char *fmt, ...);
+
+/*! cp__dec_fields_fail() : cp__dec_fail() for a record at stream offset
+ *  off, of `type` and payload length plen, whose fields did not parse:
+ *  frc and why as cp__dec_fields_fast() left them (-2: out of memory).
+ *  The decoder thread and the reader (a raw batch's record) give the same
+ *  message.  @return : d->rc. */
+int cp__dec_fields_fail(cp_dec *d, int frc, uint64_t off, unsigned type, const char *why,
+                        uint64_t plen);
 
 /*! cp__dec_refill() : decompress until `need` bytes stand at buf[pos]
  *  (growing the window, or on the decoder thread moving on to the next

@@ -33,6 +33,17 @@ int cp__dec_fail(cp_dec *d, int truncated, const char *fmt, ...)
     return d->rc;
 }
 
+int cp__dec_fields_fail(cp_dec *d, int frc, uint64_t off, unsigned type, const char *why,
+                        uint64_t plen)
+{
+    if (frc == -2)
+        return cp__dec_fail(d, 0, "at decompressed byte %llu: out of memory", (unsigned long long)off);
+    return cp__dec_fail(d, 0, "at decompressed byte %llu: bad %s record: field '%s' does not fit "
+                              "in its %llu bytes",
+                        (unsigned long long)off, cp_rec_type_name(type), why,
+                        (unsigned long long)plen);
+}
+
 /* ---- the decompressed window -------------------------------------------- */
 
 uint8_t *cp__dec_window(uint8_t *old, size_t cap)
