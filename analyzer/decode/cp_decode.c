@@ -330,41 +330,34 @@ __attribute__((constructor)) static void cp_dec_extra_init(void)
     }
 }
 
-/* A lean record whose type g_rec_direct[] allows, parsed straight into
- * slot.  @return : 1, or 0 when it does not parse that way: cp_dec_parse()
- * then parses it again from the start (and names what is wrong), nothing
- * of d changed. */
+/* A lean record whose type g_rec_direct[] allows, the (b->n)th of batch b:
+ * parsed straight into its slot, or in a raw batch left for the reader to
+ * parse, with its fields' bounds stashed beside the slot (the slot is then
+ * the reader's to write).  Its time and thread are decoded here either
+ * way: they accumulate.  @return : 1, or 0 when it does not parse that
+ * way: cp_dec_parse() then parses it again from the start (and names what
+ * is wrong), nothing of d changed. */
 static inline __attribute__((always_inline)) int
-cp_dec_parse_direct(cp_dec *d, cp_record *slot, unsigned type, size_t hdr, uint64_t plen)
-{
-    const uint8_t *p = d->buf + d->pos + hdr, *e = p + plen;
-    uint64_t delta, tid;
-    if (!(p = cp__get_u_slack(p, &delta)) || !(p = cp__get_u_slack(p, &tid)) || p > e ||
-        cp__dec_fields_direct(type, p, e, slot) < 0)
-        return 0;
-    d->prev_ts += delta;
-    slot->type = type;
-    slot->ts = d->prev_ts;
-    slot->tid = tid;
-    d->pos += hdr + (size_t)plen;
-    d->nrec++;
-    return 1;
-}
-
-/* A lean record whose type g_rec_direct[] allows, left for the reader to
- * parse (a raw batch): its time and thread decoded (they accumulate) and
- * its fields' bounds stashed; its slot is the reader's to write.
- * @return : 1, or 0 as cp_dec_parse_direct(). */
-static inline __attribute__((always_inline)) int
-cp_dec_stash(cp_dec *d, cp_stash *st, unsigned type, size_t hdr, uint64_t plen)
+cp_dec_lean(cp_dec *d, cp_batch *b, unsigned type, size_t hdr, uint64_t plen)
 {
     const uint8_t *p = d->buf + d->pos + hdr, *e = p + plen;
     uint64_t delta, tid;
     if (!(p = cp__get_u_slack(p, &delta)) || !(p = cp__get_u_slack(p, &tid)) || p > e)
         return 0;
-    d->prev_ts += delta;
-    *st = (cp_stash){ .ts = d->prev_ts, .tid = tid, .p = p, .e = e, .off = d->base + d->pos,
-                      .plen = (uint32_t)plen, .type = type | CP_REC_RAW };
+    uint64_t ts = d->prev_ts + delta;
+    if (b->raw) {
+        b->stash[b->n] = (cp_stash){ .ts = ts, .tid = tid, .p = p, .e = e,
+                                     .off = d->base + d->pos, .plen = (uint32_t)plen,
+                                     .type = type | CP_REC_RAW };
+    } else {
+        cp_record *slot = &b->recs[b->n];
+        if (cp__dec_fields_direct(type, p, e, slot) < 0)
+            return 0;
+        slot->type = type;
+        slot->ts = ts;
+        slot->tid = tid;
+    }
+    d->prev_ts = ts;
     d->pos += hdr + (size_t)plen;
     d->nrec++;
     return 1;
@@ -401,22 +394,16 @@ static void *cp_dec_thread_main(void *arg)
             break;
         /* Framing may have started a new batch: only now is it known. */
         cp_batch *b = d->fill;
-        if (b->n == b->recs_cap &&
-            cp_grow((void **)&b->recs, &b->recs_cap, b->n + 1, sizeof *b->recs, 1024)) {
-            rc = cp__dec_fail(d, 0, "at decompressed byte %llu: out of memory",
-                             (unsigned long long)(d->base + d->pos));
-            break;
-        }
-        if (b->raw && b->n == b->stash_cap &&
-            cp_grow((void **)&b->stash, &b->stash_cap, b->n + 1, sizeof *b->stash, 1024)) {
+        if ((b->n == b->recs_cap &&
+             cp_grow((void **)&b->recs, &b->recs_cap, b->n + 1, sizeof *b->recs, 1024)) ||
+            (b->raw && b->n == b->stash_cap &&
+             cp_grow((void **)&b->stash, &b->stash_cap, b->n + 1, sizeof *b->stash, 1024))) {
             rc = cp__dec_fail(d, 0, "at decompressed byte %llu: out of memory",
                              (unsigned long long)(d->base + d->pos));
             break;
         }
         unsigned type = d->buf[d->pos];
-        if (direct[type] && d->nrec &&
-            (b->raw ? cp_dec_stash(d, &b->stash[b->n], type, hdr, plen)
-                    : cp_dec_parse_direct(d, &b->recs[b->n], type, hdr, plen))) {
+        if (direct[type] && d->nrec && cp_dec_lean(d, b, type, hdr, plen)) {
             b->n++;
             continue;
         }
