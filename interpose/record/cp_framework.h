@@ -64,8 +64,9 @@ extern _Atomic int cp_fw_watching;
 void cp_fw_watch_wake(void);
 
 /*! cp_fw_watch_note() : an allocation hook took device memory up to a new
- *  peak (cp_imap_insert said so): wake the companion's sampler if it waits.  One relaxed load when nobody waits; the
- *  first allocation after a wait began pays one futex wake. */
+ *  peak (cp_imap_insert said so): wake the companion's sampler if it
+ *  waits.  One relaxed load when nobody waits; the first allocation after
+ *  a wait began pays one futex wake. */
 static inline void cp_fw_watch_note(void)
 {
     if (atomic_load_explicit(&cp_fw_watching, memory_order_relaxed))
