@@ -28,9 +28,13 @@ configuration measures that draw along with the shim; GENERATIONS > 1
 draws again for every configuration, and the A/A row (a second plain
 configuration) shows what is left of it.
 
-Writes OUTDIR/runs.txt (round, place, name, steps/s) and OUTDIR/summary.txt
-(per configuration: the median of its per-round ratios to the reference,
-their range, how many rounds it was faster, the ratio of means, CV), and
+Writes OUTDIR/runs.txt (round, place, name, steps/s, CPU us per step) and
+OUTDIR/summary.txt (per configuration: the median of its per-round ratios
+to the reference, their range, how many rounds it was faster, the ratio of
+means, CV, and "cpu": the median of the rounds' ratios of the reference's
+CPU time per step to this one's, all threads of the process counted, so
+the shim's writer thread is a cost there although it runs beside the
+steps), and
 each process's stderr to OUTDIR/NAME.stderr; traces go to OUTDIR/NAME-*.trace."""
 import os
 import select
@@ -67,13 +71,14 @@ def read_line(name, p, timeout):
 
 
 def summarize(names, ref, rows, nrounds):
-    by = {}
-    for rnd, place, name, rate in rows:
+    by, cpu = {}, {}
+    for rnd, place, name, rate, us in rows:
         by.setdefault(rnd, {})[name] = rate
+        cpu.setdefault(rnd, {})[name] = us
     rounds = [r for r in sorted(by) if len(by[r]) == len(names)]
     lines = ["%d rounds complete of %d; reference %s" % (len(rounds), nrounds, ref),
-             "%-10s %8s %17s %7s %9s %6s %9s" % ("config", "median", "range", "faster",
-                                               "mean/ref", "CV", "steps/s")]
+             "%-10s %8s %17s %7s %9s %6s %9s %7s %7s" % ("config", "median", "range", "faster",
+                                                      "mean/ref", "CV", "steps/s", "cpu", "us/step")]
     ref_mean = statistics.mean(by[r][ref] for r in rounds) if rounds else 0
     for name in names:
         rates = [by[r][name] for r in rounds]
@@ -81,17 +86,22 @@ def summarize(names, ref, rows, nrounds):
             continue
         mean = statistics.mean(rates)
         cv = statistics.pstdev(rates) / mean * 100 if mean else 0
+        us = statistics.median(cpu[r][name] for r in rounds)
         if name == ref:
-            lines.append("%-10s %8s %17s %7s %9.4f %5.1f%% %9.1f" % (name, "", "", "", 1.0, cv, mean))
+            lines.append("%-10s %8s %17s %7s %9.4f %5.1f%% %9.1f %7s %7.1f" % (
+                name, "", "", "", 1.0, cv, mean, "", us))
             continue
         ratios = [by[r][name] / by[r][ref] for r in rounds]
-        lines.append("%-10s %8.4f %8.4f-%-8.4f %3d/%-3d %9.4f %5.1f%% %9.1f" % (
+        # Older gpu_steps.py printed no CPU time (0 here): no cpu ratio then.
+        cpu_ratios = [cpu[r][ref] / cpu[r][name] for r in rounds if cpu[r][name] > 0]
+        lines.append("%-10s %8.4f %8.4f-%-8.4f %3d/%-3d %9.4f %5.1f%% %9.1f %7.4f %7.1f" % (
             name, statistics.median(ratios), min(ratios), max(ratios),
-            sum(x > 1 for x in ratios), len(ratios), mean / ref_mean, cv, mean))
+            sum(x > 1 for x in ratios), len(ratios), mean / ref_mean, cv, mean,
+            statistics.median(cpu_ratios) if cpu_ratios else 0.0, us))
     # A place that is faster whatever ran there (the bias 2f found with one
     # process per run) shows here: mean of rate / the round's mean, by place.
     places = {}
-    for rnd, place, name, rate in rows:
+    for rnd, place, name, rate, _ in rows:
         if rnd in rounds:
             places.setdefault(place, []).append(rate / statistics.mean(by[rnd].values()))
     lines.append("by place (rate / its round's mean): " + "  ".join(
@@ -136,9 +146,10 @@ def main():
                 p.stdin.write("run %g\n" % secs)
                 words = read_line(name, p, 60 + 10 * secs).split()
                 rate = float(words[1])
-                rows.append((rnd, place, name, rate))
-                runs.write("round %d place %d cfg %s steps_per_s %.3f gen %d\n" %
-                           (rnd, place, name, rate, gen))
+                us = float(words[3]) if len(words) > 3 else 0.0
+                rows.append((rnd, place, name, rate, us))
+                runs.write("round %d place %d cfg %s steps_per_s %.3f gen %d cpu_us %.2f\n" %
+                           (rnd, place, name, rate, gen, us))
             runs.flush()
             rnd += 1
         for name, p in procs.items():

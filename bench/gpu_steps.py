@@ -14,7 +14,8 @@ Warms up (GPU_STEPS_WARM_S seconds more if set), then runs for `seconds` (defaul
 
 `serve` (bench/gpu_pingpong.py drives it): after the warm-up print "ready",
 then for each line "run SECS" on stdin time SECS seconds of steps and print
-"steps_per_s X"; "quit" (or end of input) prints the loss and exits.  Several
+"steps_per_s X cpu_us_per_step Y" (Y: the process's CPU time per step, all
+its threads); "quit" (or end of input) prints the loss and exits.  Several
 such processes, plain and traced, then take turns on one GPU without paying
 torch's start-up between measurements."""
 import os
@@ -78,10 +79,12 @@ def warm_up(step, kind):
 
 def timed(step, kind, secs):
     """Steps for `secs` seconds (checked at a synchronize every few steps).
-    @return : (steps per second, steps, the last loss)."""
+    @return : (steps per second, steps, the last loss, the process's CPU
+    microseconds per step: all its threads, the shim's writer included)."""
     n, loss = 0, None
     every = 2000 if kind == "alloc" else 20
     torch.cuda.synchronize()
+    c0 = time.process_time()
     t0 = time.perf_counter()
     while True:
         loss = step()
@@ -91,7 +94,8 @@ def timed(step, kind, secs):
             if time.perf_counter() - t0 >= secs:
                 break
     torch.cuda.synchronize()
-    return n / (time.perf_counter() - t0), n, loss
+    wall = time.perf_counter() - t0
+    return n / wall, n, loss, (time.process_time() - c0) * 1e6 / n
 
 
 def serve(step, kind):
@@ -101,8 +105,8 @@ def serve(step, kind):
         words = line.split()
         if not words or words[0] == "quit":
             break
-        rate, _, loss = timed(step, kind, float(words[1]))
-        print("steps_per_s %.3f" % rate, flush=True)
+        rate, _, loss, cpu = timed(step, kind, float(words[1]))
+        print("steps_per_s %.3f cpu_us_per_step %.2f" % (rate, cpu), flush=True)
     if loss is not None and kind != "alloc":
         print("loss %.6f" % loss.item(), flush=True)
 
@@ -122,7 +126,7 @@ def main():
     ctl = open(ctl, "w", buffering=1) if ctl else None
     if ctl:
         ctl.write("enable\n")
-    rate, n, loss = timed(step, kind, secs)
+    rate, n, loss, _ = timed(step, kind, secs)
     if ctl:
         ctl.write("disable\n")
         ctl.close()

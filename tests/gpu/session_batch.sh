@@ -11,6 +11,12 @@
 # fakehost: the same two shims on the fake driver (build/fakecuda), on this
 # host's CPUs, 9 alternating rounds, defaults and CUPROBE_STACK_DEPTH=0;
 # pingpong: tests/gpu/pingpong.sh, issue 16's MLP table from long-lived processes taking turns;
+# pinspread: the same harness under cudaMallocAsync, one generation, for each CPU set of
+# PINS (default "4 4-5 2-7"): which pinning gives the least spread between turns;
+# checkrep: the validation scripts of ONLY (default clean_gpt2) REPEAT (3) times
+# with build/cuprobe, then as often with build/oldshim/bin/cuprobe (another
+# build's shim beside it in build/oldshim/build), and each run's findings and lines
+# against the first new run's (does a difference come with the shim or the run?);
 # cacheab: GPT-2 under cudaMallocAsync, stack cache off/on, 5 rounds; cachechecks:
 # the validation scripts with the stack cache off, then on, their --list outputs
 # and the script lines their reports name compared; mlpasync: the MLP under
@@ -25,7 +31,7 @@ mkdir -p "$OUT"
 export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1
 export PYTHONUNBUFFERED=1
 limit_of() {
-    case $1 in accuracy) echo 330 ;; bench|many) echo 560 ;; watch|checks|gpt2ab|gpt2bisect|gpt2parts) echo 300 ;; cacheab) echo 420 ;; pingpong) echo 540 ;; cachechecks|mlpasync) echo 560 ;; mlpcontrol) echo 400 ;; anahost) echo 200 ;; anadiag) echo 260 ;; steady) echo 400 ;; fakehost) echo 120 ;; *) echo 150 ;; esac
+    case $1 in accuracy) echo 330 ;; bench|many) echo 560 ;; watch|checks|gpt2ab|gpt2bisect|gpt2parts) echo 300 ;; cacheab) echo 420 ;; pingpong) echo 540 ;; pinspread|checkrep) echo 300 ;; cachechecks|mlpasync) echo 560 ;; mlpcontrol) echo 400 ;; anahost) echo 200 ;; anadiag) echo 260 ;; steady) echo 400 ;; fakehost) echo 120 ;; *) echo 150 ;; esac
 }
 run_part() {
     local d="$OUT/$1"; mkdir -p "$d"
@@ -80,6 +86,23 @@ disable run CUPROBE_DISABLE=1
 fw0 run CUPROBE_FRAMEWORK=0" bash tests/gpu/parts.sh "$d" ;;
     anahost) bash tests/gpu/analyzer_host.sh "$d" ;;
     pingpong) bash tests/gpu/pingpong.sh "$d" ;;
+    pinspread) for pin in ${PINS:-4 4-5 2-7}; do
+                   echo "#### PIN=$pin" >>"$d/summary.txt"
+                   MODES=async PIN=$pin GENERATIONS=1 ROUNDS=${ROUNDS:-30} SECS=${SECS:-0.3} BUDGET=${BUDGET:-45} \
+                       CONFIGS=$'plain plain\naa plain\ntraced run\ndepth0 run CUPROBE_STACK_DEPTH=0' \
+                       bash tests/gpu/pingpong.sh "$d/pin-$pin" >/dev/null 2>&1
+                   cat "$d/pin-$pin/summary.txt" >>"$d/summary.txt"
+               done; cat "$d/summary.txt" ;;
+    checkrep) only=${ONLY:-clean_gpt2}
+              ONLY=$only REPEAT=${REPEAT:-3} OUT="$d/new" bash tests/gpu/run_checks.sh >"$d/new.log" 2>&1
+              ONLY=$only REPEAT=${REPEAT:-3} RUN_CP=build/oldshim/bin/cuprobe OUT="$d/old" \
+                  bash tests/gpu/run_checks.sh >"$d/old.log" 2>&1
+              for l in "$d"/new/report-*.list "$d"/old/report-*.list; do
+                  n=$(basename "$l" .list); base=${n%-[0-9]}; ref="$d/new/$base"
+                  echo "$(basename "$(dirname "$l")")/$n: $(tr '\n' ';' <"$l")"
+                  cmp -s <(grep -o '[^ ]*\.py:[0-9]*' "${l%.list}.txt") <(grep -o '[^ ]*\.py:[0-9]*' "$ref.txt") ||
+                      echo "  lines differ from new/$base"
+              done | tee "$d/compare.txt" ;;
     anadiag) bash tests/gpu/analyzer_diag.sh "$d" ;;
     steady) bash tests/gpu/profile_steady.sh "$d" ;;
     many) DIR=/tmp/many sh bench/report_many.sh 64 1000000 3 >"$d/report_many.txt" 2>&1; tail -n 30 "$d/report_many.txt" ;;
