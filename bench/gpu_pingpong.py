@@ -28,6 +28,15 @@ configuration measures that draw along with the shim; GENERATIONS > 1
 draws again for every configuration, and the A/A row (a second plain
 configuration) shows what is left of it.
 
+SANDWICH=1: every other turn is the reference's (P c1 P c2 P c3 P c1 ...,
+the other configurations' order rotated every round, one more P at the
+end of each generation), and each other turn is compared with the mean of
+the two reference turns around it.  The host's speed drifts over seconds
+(on the H200 host adjacent 0.3 s turns correlated 0.3-0.55 while a turn's
+rate varied by 8-10%), so a ratio to the turns just before and after
+cancels more of it than a ratio to the round's reference turn, which may
+lie a few turns away.
+
 Writes OUTDIR/runs.txt (round, place, name, steps/s, CPU us per step) and
 OUTDIR/summary.txt (per configuration: the median of its per-round ratios
 to the reference, their range, how many rounds it was faster, the ratio of
@@ -109,6 +118,53 @@ def summarize(names, ref, rows, nrounds):
     return "\n".join(lines) + "\n"
 
 
+def summarize_sandwich(names, ref, turns):
+    """The same table from a SANDWICH sequence: `turns` is a list per
+    generation of (name, rate, cpu us) in the order run."""
+    ratios, cpus, rates, us_of = {}, {}, {}, {}
+    for seq in turns:
+        for i, (name, rate, us) in enumerate(seq):
+            rates.setdefault(name, []).append(rate)
+            us_of.setdefault(name, []).append(us)
+            if name == ref or i == 0 or i + 1 >= len(seq):
+                continue
+            (pn, pr, pu), (nn, nr, nu) = seq[i - 1], seq[i + 1]
+            if pn != ref or nn != ref:
+                continue
+            ratios.setdefault(name, []).append(rate / ((pr + nr) / 2))
+            if us > 0:
+                cpus.setdefault(name, []).append((pu + nu) / 2 / us)
+    n = min((len(v) for v in ratios.values()), default=0)
+    lines = ["sandwich: %d turns compared per configuration (fewest); reference %s" % (n, ref),
+             "%-10s %8s %17s %7s %9s %6s %9s %7s %7s" % ("config", "median", "range", "faster",
+                                                      "mean/ref", "CV", "steps/s", "cpu", "us/step")]
+    ref_mean = statistics.mean(rates[ref]) if rates.get(ref) else 0
+    for name in names:
+        if not rates.get(name):
+            continue
+        mean = statistics.mean(rates[name])
+        cv = statistics.pstdev(rates[name]) / mean * 100 if mean else 0
+        us = statistics.median(us_of[name])
+        r = ratios.get(name)
+        if name == ref or not r:
+            lines.append("%-10s %8s %17s %7s %9.4f %5.1f%% %9.1f %7s %7.1f" % (
+                name, "", "", "", mean / ref_mean if ref_mean else 0, cv, mean, "", us))
+            continue
+        c = cpus.get(name)
+        lines.append("%-10s %8.4f %8.4f-%-8.4f %3d/%-3d %9.4f %5.1f%% %9.1f %7.4f %7.1f" % (
+            name, statistics.median(r), min(r), max(r), sum(x > 1 for x in r), len(r),
+            mean / ref_mean, cv, mean, statistics.median(c) if c else 0.0, us))
+    return "\n".join(lines) + "\n"
+
+
+def turn(procs, name, secs):
+    """One timed turn of configuration `name`: (steps/s, CPU us per step)."""
+    p = procs[name]
+    p.stdin.write("run %g\n" % secs)
+    words = read_line(name, p, 60 + 10 * secs).split()
+    return float(words[1]), (float(words[3]) if len(words) > 3 else 0.0)
+
+
 def main():
     if len(sys.argv) < 6:
         sys.exit(__doc__)
@@ -123,7 +179,9 @@ def main():
     t0 = time.monotonic()
     gens = max(1, int(os.environ.get("GENERATIONS", "1")))
     per_gen = (nrounds + gens - 1) // gens
-    rows, losses, rnd = [], {}, 0
+    sandwich = os.environ.get("SANDWICH", "0") not in ("", "0")
+    others = [n for n in names if n != refs[0]]
+    rows, losses, rnd, turns = [], {}, 0, []
     runs = open(os.path.join(out, "runs.txt"), "w")
     for gen in range(gens):
         if time.monotonic() - t0 > budget:
@@ -137,21 +195,29 @@ def main():
                 sys.exit("config %s: said %r, not ready" % (name, line))
         print("generation %d: all %d ready at %.1f s" % (gen, len(procs), time.monotonic() - t0),
               flush=True)
+        seq = []
         for _ in range(per_gen):
             if rnd >= nrounds or time.monotonic() - t0 > budget:
                 break
-            order = names[rnd % len(names):] + names[:rnd % len(names)]
+            if sandwich:
+                k = rnd % len(others)
+                order = [x for o in others[k:] + others[:k] for x in (refs[0], o)]
+            else:
+                order = names[rnd % len(names):] + names[:rnd % len(names)]
             for place, name in enumerate(order):
-                p = procs[name]
-                p.stdin.write("run %g\n" % secs)
-                words = read_line(name, p, 60 + 10 * secs).split()
-                rate = float(words[1])
-                us = float(words[3]) if len(words) > 3 else 0.0
+                rate, us = turn(procs, name, secs)
+                seq.append((name, rate, us))
                 rows.append((rnd, place, name, rate, us))
                 runs.write("round %d place %d cfg %s steps_per_s %.3f gen %d cpu_us %.2f\n" %
                            (rnd, place, name, rate, gen, us))
             runs.flush()
             rnd += 1
+        if sandwich and seq:    # the last configuration's turn needs a reference after it
+            rate, us = turn(procs, refs[0], secs)
+            seq.append((refs[0], rate, us))
+            runs.write("round %d place %d cfg %s steps_per_s %.3f gen %d cpu_us %.2f\n" %
+                       (rnd - 1, 2 * len(others), refs[0], rate, gen, us))
+        turns.append(seq)
         for name, p in procs.items():
             try:
                 rest, _ = p.communicate("quit\n", timeout=120)
@@ -161,7 +227,8 @@ def main():
             losses.setdefault(name, []).extend(l for l in rest.split("\n") if l.startswith("loss"))
     runs.close()
     losses = {k: " ".join(v) for k, v in losses.items()}
-    text = summarize(names, refs[0], rows, nrounds)
+    text = summarize_sandwich(names, refs[0], turns) if sandwich else \
+        summarize(names, refs[0], rows, nrounds)
     text += "last loss per process: " + ", ".join("%s %s" % kv for kv in losses.items()) + "\n"
     with open(os.path.join(out, "summary.txt"), "w") as f:
         f.write(text)

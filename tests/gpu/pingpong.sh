@@ -9,6 +9,8 @@
 #   GENERATIONS (4: fresh processes for every configuration 4 times, since
 #   each process has a speed of its own: gpu_pingpong.py),
 #   BUDGET (seconds of rounds per mode, default 110), PIN (default 2-7),
+#   SANDWICH=1 (gpu_pingpong.py: the reference's turn between every two
+#   others, each compared with the two reference turns around it),
 #   CONFIGS (newline-separated gpu_pingpong.py configurations, default the
 #   five above), KIND (mlp).
 OUT=${1:-${OUT:-pingpong-out}}
@@ -30,7 +32,7 @@ for mode in ${MODES:-async default expandable}; do
     *) echo "unknown mode $mode"; exit 1 ;;
     esac
     d="$OUT/$mode"
-    echo "== $mode ($(date -u +%H:%M:%S) UTC, PYTORCH_CUDA_ALLOC_CONF=${PYTORCH_CUDA_ALLOC_CONF:-unset}, pinned $PIN)" |
+    echo "== $mode ($(date -u +%H:%M:%S) UTC, PYTORCH_CUDA_ALLOC_CONF=${PYTORCH_CUDA_ALLOC_CONF:-unset}, pinned $PIN${SANDWICH:+, sandwich})" |
         tee -a "$OUT/summary.txt"
     python3 bench/gpu_pingpong.py "$d" "${KIND:-mlp}" "${ROUNDS:-40}" "${SECS:-0.5}" "${cfgs[@]}" \
         >"$d.log" 2>&1
