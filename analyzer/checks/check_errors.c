@@ -178,7 +178,10 @@ static __attribute__((noinline)) void er_rec_full(cp_proc *p, cp_er *s, const cp
     uint64_t *ft = cp_map_put(&s->fail, er_fail_key(code, teardown, r->ev.api), NULL);
     if (ft)
         *ft = r->ts;
-    if (!teardown && !er_benign(api, code))
+    /* Once one failure with this code was not benign, the code's finding
+     * is not: er_benign()'s name comparisons (most of a failing call's
+     * cost, BENCHMARKS.md 3m) would change nothing. */
+    if (!teardown && s->c[i].benign && !er_benign(api, code))
         s->c[i].benign = 0;
 }
 
