@@ -79,34 +79,46 @@ def read_line(name, p, timeout):
     return line.strip()
 
 
+def table(names, ref, rates, ratios, cpus, us_of):
+    """The summary's rows: per configuration its rates, its ratios to the
+    reference and the reference's CPU time per step over its own (lists by
+    name; a configuration without ratios gets the reference's row shape),
+    and its CPU us per step."""
+    lines = ["%-10s %8s %17s %7s %9s %6s %9s %7s %7s" % ("config", "median", "range", "faster",
+                                                      "mean/ref", "CV", "steps/s", "cpu", "us/step")]
+    ref_mean = statistics.mean(rates[ref]) if rates.get(ref) else 0
+    for name in names:
+        if not rates.get(name):
+            continue
+        mean = statistics.mean(rates[name])
+        cv = statistics.pstdev(rates[name]) / mean * 100 if mean else 0
+        us = statistics.median(us_of[name])
+        r = ratios.get(name)
+        if name == ref or not r:
+            lines.append("%-10s %8s %17s %7s %9.4f %5.1f%% %9.1f %7s %7.1f" % (
+                name, "", "", "", mean / ref_mean if ref_mean else 0, cv, mean, "", us))
+            continue
+        c = cpus.get(name)
+        lines.append("%-10s %8.4f %8.4f-%-8.4f %3d/%-3d %9.4f %5.1f%% %9.1f %7.4f %7.1f" % (
+            name, statistics.median(r), min(r), max(r), sum(x > 1 for x in r), len(r),
+            mean / ref_mean, cv, mean, statistics.median(c) if c else 0.0, us))
+    return lines
+
+
 def summarize(names, ref, rows, nrounds):
     by, cpu = {}, {}
     for rnd, place, name, rate, us in rows:
         by.setdefault(rnd, {})[name] = rate
         cpu.setdefault(rnd, {})[name] = us
     rounds = [r for r in sorted(by) if len(by[r]) == len(names)]
-    lines = ["%d rounds complete of %d; reference %s" % (len(rounds), nrounds, ref),
-             "%-10s %8s %17s %7s %9s %6s %9s %7s %7s" % ("config", "median", "range", "faster",
-                                                      "mean/ref", "CV", "steps/s", "cpu", "us/step")]
-    ref_mean = statistics.mean(by[r][ref] for r in rounds) if rounds else 0
-    for name in names:
-        rates = [by[r][name] for r in rounds]
-        if not rates:
-            continue
-        mean = statistics.mean(rates)
-        cv = statistics.pstdev(rates) / mean * 100 if mean else 0
-        us = statistics.median(cpu[r][name] for r in rounds)
-        if name == ref:
-            lines.append("%-10s %8s %17s %7s %9.4f %5.1f%% %9.1f %7s %7.1f" % (
-                name, "", "", "", 1.0, cv, mean, "", us))
-            continue
-        ratios = [by[r][name] / by[r][ref] for r in rounds]
-        # Older gpu_steps.py printed no CPU time (0 here): no cpu ratio then.
-        cpu_ratios = [cpu[r][ref] / cpu[r][name] for r in rounds if cpu[r][name] > 0]
-        lines.append("%-10s %8.4f %8.4f-%-8.4f %3d/%-3d %9.4f %5.1f%% %9.1f %7.4f %7.1f" % (
-            name, statistics.median(ratios), min(ratios), max(ratios),
-            sum(x > 1 for x in ratios), len(ratios), mean / ref_mean, cv, mean,
-            statistics.median(cpu_ratios) if cpu_ratios else 0.0, us))
+    rates = {n: [by[r][n] for r in rounds] for n in names}
+    us_of = {n: [cpu[r][n] for r in rounds] for n in names}
+    ratios = {n: [by[r][n] / by[r][ref] for r in rounds] for n in names if n != ref}
+    # Older gpu_steps.py printed no CPU time (0 here): no cpu ratio then.
+    cpus = {n: [cpu[r][ref] / cpu[r][n] for r in rounds if cpu[r][n] > 0]
+            for n in names if n != ref}
+    lines = ["%d rounds complete of %d; reference %s" % (len(rounds), nrounds, ref)]
+    lines += table(names, ref, rates, ratios, cpus, us_of)
     # A place that is faster whatever ran there (the bias 2f found with one
     # process per run) shows here: mean of rate / the round's mean, by place.
     places = {}
@@ -135,34 +147,21 @@ def summarize_sandwich(names, ref, turns):
             if us > 0:
                 cpus.setdefault(name, []).append((pu + nu) / 2 / us)
     n = min((len(v) for v in ratios.values()), default=0)
-    lines = ["sandwich: %d turns compared per configuration (fewest); reference %s" % (n, ref),
-             "%-10s %8s %17s %7s %9s %6s %9s %7s %7s" % ("config", "median", "range", "faster",
-                                                      "mean/ref", "CV", "steps/s", "cpu", "us/step")]
-    ref_mean = statistics.mean(rates[ref]) if rates.get(ref) else 0
-    for name in names:
-        if not rates.get(name):
-            continue
-        mean = statistics.mean(rates[name])
-        cv = statistics.pstdev(rates[name]) / mean * 100 if mean else 0
-        us = statistics.median(us_of[name])
-        r = ratios.get(name)
-        if name == ref or not r:
-            lines.append("%-10s %8s %17s %7s %9.4f %5.1f%% %9.1f %7s %7.1f" % (
-                name, "", "", "", mean / ref_mean if ref_mean else 0, cv, mean, "", us))
-            continue
-        c = cpus.get(name)
-        lines.append("%-10s %8.4f %8.4f-%-8.4f %3d/%-3d %9.4f %5.1f%% %9.1f %7.4f %7.1f" % (
-            name, statistics.median(r), min(r), max(r), sum(x > 1 for x in r), len(r),
-            mean / ref_mean, cv, mean, statistics.median(c) if c else 0.0, us))
-    return "\n".join(lines) + "\n"
+    lines = ["sandwich: %d turns compared per configuration (fewest); reference %s" % (n, ref)]
+    return "\n".join(lines + table(names, ref, rates, ratios, cpus, us_of)) + "\n"
 
 
-def turn(procs, name, secs):
-    """One timed turn of configuration `name`: (steps/s, CPU us per step)."""
+def turn(procs, name, secs, seq, runs, rnd, place, gen):
+    """One timed turn of configuration `name`, appended to `seq` and
+    written to runs.txt.  @return : (name, steps/s, CPU us per step)."""
     p = procs[name]
     p.stdin.write("run %g\n" % secs)
     words = read_line(name, p, 60 + 10 * secs).split()
-    return float(words[1]), (float(words[3]) if len(words) > 3 else 0.0)
+    t = (name, float(words[1]), float(words[3]) if len(words) > 3 else 0.0)
+    seq.append(t)
+    runs.write("round %d place %d cfg %s steps_per_s %.3f gen %d cpu_us %.2f\n" %
+               (rnd, place, name, t[1], gen, t[2]))
+    return t
 
 
 def main():
@@ -205,18 +204,11 @@ def main():
             else:
                 order = names[rnd % len(names):] + names[:rnd % len(names)]
             for place, name in enumerate(order):
-                rate, us = turn(procs, name, secs)
-                seq.append((name, rate, us))
-                rows.append((rnd, place, name, rate, us))
-                runs.write("round %d place %d cfg %s steps_per_s %.3f gen %d cpu_us %.2f\n" %
-                           (rnd, place, name, rate, gen, us))
+                rows.append((rnd, place) + turn(procs, name, secs, seq, runs, rnd, place, gen))
             runs.flush()
             rnd += 1
         if sandwich and seq:    # the last configuration's turn needs a reference after it
-            rate, us = turn(procs, refs[0], secs)
-            seq.append((refs[0], rate, us))
-            runs.write("round %d place %d cfg %s steps_per_s %.3f gen %d cpu_us %.2f\n" %
-                       (rnd - 1, 2 * len(others), refs[0], rate, gen, us))
+            turn(procs, refs[0], secs, seq, runs, rnd - 1, 2 * len(others), gen)
         turns.append(seq)
         for name, p in procs.items():
             try:
