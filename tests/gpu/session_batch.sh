@@ -98,7 +98,7 @@ fw0 run CUPROBE_FRAMEWORK=0" bash tests/gpu/parts.sh "$d" ;;
               ONLY=$only REPEAT=${REPEAT:-3} RUN_CP=build/oldshim/bin/cuprobe OUT="$d/old" \
                   bash tests/gpu/run_checks.sh >"$d/old.log" 2>&1
               for l in "$d"/new/report-*.list "$d"/old/report-*.list; do
-                  n=$(basename "$l" .list); base=${n%-[0-9]}; ref="$d/new/$base"
+                  n=$(basename "$l" .list); base=${n%-[0-9]*}; ref="$d/new/$base"
                   echo "$(basename "$(dirname "$l")")/$n: $(tr '\n' ';' <"$l")"
                   cmp -s <(grep -o '[^ ]*\.py:[0-9]*' "${l%.list}.txt") <(grep -o '[^ ]*\.py:[0-9]*' "$ref.txt") ||
                       echo "  lines differ from new/$base"
