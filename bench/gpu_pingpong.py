@@ -11,7 +11,10 @@ Usage: python3 bench/gpu_pingpong.py OUTDIR KIND ROUNDS SECS CONFIG...
 Environment: PIN (taskset -c PIN for every process), BUDGET (seconds after
 which no new round starts, default 300), CP (the cuprobe front end,
 default build/cuprobe), GENERATIONS (default 1): the rounds are split
-among that many sets of fresh processes, started one set after the other.
+among that many sets of fresh processes, started one set after the other;
+NOASLR=1: every process runs under `setarch -R` (no address-space
+randomisation) with PYTHONHASHSEED=0, so two processes of one
+configuration lay out their memory and their dicts the same way.
 
 Why: a run per measurement (tests/gpu/bench_alloc_modes.sh) pays torch's
 start-up (~10 s) for 1.5 s of steps, so 8 pairs took a device call per
@@ -58,6 +61,10 @@ def start(out, kind, name, words):
     cmd = []
     if os.environ.get("PIN"):
         cmd += ["taskset", "-c", os.environ["PIN"]]
+    if os.environ.get("NOASLR", "0") not in ("", "0"):
+        # Every process the same layout: see the docstring's NOASLR.
+        cmd += ["setarch", os.uname().machine, "-R"]
+        env_vars = ["PYTHONHASHSEED=0"] + env_vars
     cmd += ["env"] + env_vars
     if words[0] == "run":
         cp = os.environ.get("CP", "build/cuprobe")
@@ -105,7 +112,27 @@ def table(names, ref, rates, ratios, cpus, us_of):
     return lines
 
 
-def summarize(names, ref, rows, nrounds):
+def generations(names, ref, per_gen):
+    """Lines per configuration over generations (sets of fresh processes):
+    `per_gen` is a list per generation of {name: [ratios]}.  Each
+    generation's median, the median of those medians and their standard
+    deviation: a process's own speed (gpu_pingpong.py's docstring) moves
+    all of a generation's ratios together, so the generations, not the
+    rounds, are the independent draws."""
+    if len(per_gen) < 2:
+        return []
+    lines = ["by generation (median of its ratios; then median, sd of the generations):"]
+    for name in names:
+        meds = [statistics.median(g[name]) for g in per_gen if g.get(name)]
+        if name == ref or len(meds) < 2:
+            continue
+        lines.append("  %-10s %s | median %.4f sd %.4f (%d generations, %d faster)" % (
+            name, " ".join("%.3f" % m for m in meds), statistics.median(meds),
+            statistics.stdev(meds), len(meds), sum(m > 1 for m in meds)))
+    return lines
+
+
+def summarize(names, ref, rows, nrounds, gen_of):
     by, cpu = {}, {}
     for rnd, place, name, rate, us in rows:
         by.setdefault(rnd, {})[name] = rate
@@ -127,14 +154,21 @@ def summarize(names, ref, rows, nrounds):
             places.setdefault(place, []).append(rate / statistics.mean(by[rnd].values()))
     lines.append("by place (rate / its round's mean): " + "  ".join(
         "%d: %.4f" % (p + 1, statistics.mean(v)) for p, v in sorted(places.items())))
+    per_gen = {}
+    for i, r in enumerate(rounds):
+        g = per_gen.setdefault(gen_of[r], {})
+        for n in ratios:
+            g.setdefault(n, []).append(ratios[n][i])
+    lines += generations(names, ref, [per_gen[g] for g in sorted(per_gen)])
     return "\n".join(lines) + "\n"
 
 
 def summarize_sandwich(names, ref, turns):
     """The same table from a SANDWICH sequence: `turns` is a list per
     generation of (name, rate, cpu us) in the order run."""
-    ratios, cpus, rates, us_of = {}, {}, {}, {}
+    ratios, cpus, rates, us_of, per_gen = {}, {}, {}, {}, []
     for seq in turns:
+        per_gen.append({})
         for i, (name, rate, us) in enumerate(seq):
             rates.setdefault(name, []).append(rate)
             us_of.setdefault(name, []).append(us)
@@ -144,11 +178,13 @@ def summarize_sandwich(names, ref, turns):
             if pn != ref or nn != ref:
                 continue
             ratios.setdefault(name, []).append(rate / ((pr + nr) / 2))
+            per_gen[-1].setdefault(name, []).append(rate / ((pr + nr) / 2))
             if us > 0:
                 cpus.setdefault(name, []).append((pu + nu) / 2 / us)
     n = min((len(v) for v in ratios.values()), default=0)
     lines = ["sandwich: %d turns compared per configuration (fewest); reference %s" % (n, ref)]
-    return "\n".join(lines + table(names, ref, rates, ratios, cpus, us_of)) + "\n"
+    lines += table(names, ref, rates, ratios, cpus, us_of)
+    return "\n".join(lines + generations(names, ref, per_gen)) + "\n"
 
 
 def turn(procs, name, secs, seq, runs, rnd, place, gen):
@@ -180,7 +216,7 @@ def main():
     per_gen = (nrounds + gens - 1) // gens
     sandwich = os.environ.get("SANDWICH", "0") not in ("", "0")
     others = [n for n in names if n != refs[0]]
-    rows, losses, rnd, turns = [], {}, 0, []
+    rows, losses, rnd, turns, gen_of = [], {}, 0, [], {}
     runs = open(os.path.join(out, "runs.txt"), "w")
     for gen in range(gens):
         if time.monotonic() - t0 > budget:
@@ -203,6 +239,7 @@ def main():
                 order = [x for o in others[k:] + others[:k] for x in (refs[0], o)]
             else:
                 order = names[rnd % len(names):] + names[:rnd % len(names)]
+            gen_of[rnd] = gen
             for place, name in enumerate(order):
                 rows.append((rnd, place) + turn(procs, name, secs, seq, runs, rnd, place, gen))
             runs.flush()
@@ -220,7 +257,7 @@ def main():
     runs.close()
     losses = {k: " ".join(v) for k, v in losses.items()}
     text = summarize_sandwich(names, refs[0], turns) if sandwich else \
-        summarize(names, refs[0], rows, nrounds)
+        summarize(names, refs[0], rows, nrounds, gen_of)
     text += "last loss per process: " + ", ".join("%s %s" % kv for kv in losses.items()) + "\n"
     with open(os.path.join(out, "summary.txt"), "w") as f:
         f.write(text)

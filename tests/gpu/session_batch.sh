@@ -6,7 +6,9 @@
 # bench checks validation gpt2ab gpt2bisect gpt2q watch many shimab gpt2parts
 # cacheab cachechecks mlpasync mlpcontrol anahost anadiag fakehost steady
 # (anadiag: tests/gpu/analyzer_diag.sh, the report's variants and a profile);
-# (steady: tests/gpu/profile_steady.sh, samples per step of the timed window);
+# (steady: tests/gpu/profile_steady.sh, samples per step of the timed window;
+# clock: tests/gpu/host_clock.sh, a clock read's cost on this host;
+# events: tests/gpu/step_events.sh, records and call-site depths per step);
 # (shimab: bench_calls on the real driver, build/oldshim/libcuprobe.so against build/;
 # fakehost: the same two shims on the fake driver (build/fakecuda), on this
 # host's CPUs, 9 alternating rounds, defaults and CUPROBE_STACK_DEPTH=0;
@@ -31,7 +33,7 @@ mkdir -p "$OUT"
 export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1
 export PYTHONUNBUFFERED=1
 limit_of() {
-    case $1 in accuracy) echo 330 ;; bench|many) echo 560 ;; watch|checks|gpt2ab|gpt2bisect|gpt2parts) echo 300 ;; cacheab) echo 420 ;; pingpong) echo 540 ;; pinspread|checkrep) echo 300 ;; cachechecks|mlpasync) echo 560 ;; mlpcontrol) echo 400 ;; anahost) echo 200 ;; anadiag) echo 260 ;; steady) echo 400 ;; fakehost) echo 120 ;; *) echo 150 ;; esac
+    case $1 in accuracy) echo 330 ;; bench|many) echo 560 ;; watch|checks|gpt2ab|gpt2bisect|gpt2parts) echo 300 ;; cacheab) echo 420 ;; pingpong) echo 540 ;; pinspread|checkrep) echo 300 ;; cachechecks|mlpasync) echo 560 ;; mlpcontrol) echo 400 ;; anahost) echo 200 ;; anadiag) echo 260 ;; steady) echo 400 ;; events) echo 240 ;; clock) echo 90 ;; fakehost) echo 120 ;; *) echo 150 ;; esac
 }
 run_part() {
     local d="$OUT/$1"; mkdir -p "$d"
@@ -105,6 +107,8 @@ fw0 run CUPROBE_FRAMEWORK=0" bash tests/gpu/parts.sh "$d" ;;
               done | tee "$d/compare.txt" ;;
     anadiag) bash tests/gpu/analyzer_diag.sh "$d" ;;
     steady) bash tests/gpu/profile_steady.sh "$d" ;;
+    clock) bash tests/gpu/host_clock.sh "$d" ;;
+    events) bash tests/gpu/step_events.sh "$d" ;;
     many) DIR=/tmp/many sh bench/report_many.sh 64 1000000 3 >"$d/report_many.txt" 2>&1; tail -n 30 "$d/report_many.txt" ;;
     esac
 }
