@@ -9,7 +9,8 @@
  *   bench_calls [iterations]      prints "launch NS", "htod_pinned NS",
  *                                 "alloc_free NS", "async_pair NS",
  *                                 "async_live NS", "async_alt NS",
- *                                 "async_step NS", "async_2t NS"
+ *                                 "async_step NS", "async_deep NS",
+ *                                 "async_2t NS"
  *                                 (per call / per pair)
  *
  * async_live: a stream-ordered free of the oldest of LIVE allocations and
@@ -136,6 +137,31 @@ static void run_async_alt(long n)
         (i & 1 ? alt_b : alt_a)(1);
 }
 
+/* async_deep: async_live's pairs made from DEEP_PATHS call depths in
+ * turn, one depth after another, so each pair's stack starts at a stack
+ * pointer of its own and the sites repeat in a cycle of DEEP_PATHS, as the
+ * autograd thread's allocations do in a training step (GPT-2 small under
+ * cudaMallocAsync: 1,284 allocations a step, half of them there, and that
+ * thread's call-site cache missed on most: BENCHMARKS.md 2l).  The
+ * recursion is in plain's figure too. */
+#define DEEP_PATHS 300
+static unsigned deep_at;
+
+__attribute__((noinline)) static void deep(unsigned d)
+{
+    if (d == 0)
+        ring_step(1);
+    else
+        deep(d - 1);
+    __asm__ volatile("" ::: "memory");  /* no tail call: a frame a level */
+}
+
+static void run_async_deep(long n)
+{
+    for (long i = 0; i < n; i++)
+        deep(deep_at++ % DEEP_PATHS);
+}
+
 /* async_step: one allocation and one free per pair, 2 * ACT pairs a step;
  * the pair before the first frees nothing. */
 #define ACT 48
@@ -236,6 +262,7 @@ int main(int argc, char **argv)
     printf("async_live %.1f\n", median_ns(run_async_live, n / 10));
     printf("async_alt %.1f\n", median_ns(run_async_alt, n / 10));
     printf("async_step %.1f\n", median_ns(run_async_step, n / 10));
+    printf("async_deep %.1f\n", median_ns(run_async_deep, n / 20));
     pthread_t helper;
     bench_ctx = ctx;
     if (pthread_create(&helper, NULL, helper_main, NULL) == 0) {

@@ -30,14 +30,31 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 
-#define CP_SCACHE_SET_BITS 5    /* 32 sets */
 #define CP_SCACHE_ASSOC 4       /* entries per set */
+/* Sets: 32 to start with (68 KiB a thread), doubled up to 512 (1.1 MiB)
+ * while entries of the current file keep being evicted.  A training step
+ * repeats its allocation sites in a cycle, and a cycle longer than the
+ * table evicts every entry before its next use: with 128 entries the
+ * autograd thread of GPT-2 small (some 640 allocations a step) unwound on
+ * most of its captures (BENCHMARKS.md 2l). */
+#define CP_SCACHE_BITS_MIN 5
+#define CP_SCACHE_BITS_MAX 9
+/* Looked at every this many finds: grown when at least a sixteenth of them
+ * ended in an eviction.  Cold misses fill empty ways and do not count, so
+ * a program whose sites fit stays at the first size. */
+#define CP_SCACHE_WINDOW 1024
+
+struct cp_scache_set {
+    uint8_t victim;             /* the way to refill next */
+    uint8_t mru;                /* the way that hit last */
+    struct cp_scache_ent e[CP_SCACHE_ASSOC];
+};
 
 struct cp_scache {
     uintptr_t stack_lo, stack_hi;   /* this thread's stack; 0, 0 if unknown */
-    uint8_t victim[1u << CP_SCACHE_SET_BITS];   /* per set: the way to refill next */
-    uint8_t mru[1u << CP_SCACHE_SET_BITS];      /* per set: the way that hit last */
-    struct cp_scache_ent e[1u << CP_SCACHE_SET_BITS][CP_SCACHE_ASSOC];
+    unsigned bits;                  /* 1 << bits sets */
+    uint32_t finds, evictions;      /* in the current window */
+    struct cp_scache_set *set;
 };
 
 static __thread struct cp_scache *t_cache;
@@ -95,9 +112,11 @@ static void ra_learn(uintptr_t ra, int32_t size)
 
 static void scache_free(void *p)
 {
-    if (t_cache == p)
+    struct cp_scache *c = p;
+    if (t_cache == c)
         t_cache = NULL;
-    free(p);
+    free(c->set);
+    free(c);
 }
 
 static void scache_key_init(void)
@@ -134,10 +153,10 @@ int cp_scache_enabled(void)
 #endif
 }
 
-static inline unsigned scache_index(uintptr_t sp, uintptr_t tag)
+static inline unsigned scache_index(const struct cp_scache *c, uintptr_t sp, uintptr_t tag)
 {
     uint64_t h = ((uint64_t)sp ^ ((uint64_t)tag << 7)) * 0x9e3779b97f4a7c15ull;
-    return (unsigned)(h >> (64 - CP_SCACHE_SET_BITS));
+    return (unsigned)(h >> (64 - c->bits));
 }
 
 /* Whether entry e is the walk from (sp, tag) that this stack holds now:
@@ -164,21 +183,47 @@ struct cp_scache_ent *cp_scache_find(uintptr_t sp, uintptr_t tag, uint64_t epoch
     struct cp_scache *c = t_cache;
     if (!c)
         return NULL;
-    unsigned s = scache_index(sp, tag), first = c->mru[s];
+    c->finds++;
+    struct cp_scache_set *set = &c->set[scache_index(c, sp, tag)];
+    unsigned first = set->mru;
     /* The way that hit last first: a site called again and again hits at
      * once, as with one entry per set; only stacks that take turns from
      * the same stack pointer pay a look at the other ways, and a look
      * stops at the first slot that differs. */
-    struct cp_scache_ent *set = c->e[s], *e = set + first;
+    struct cp_scache_ent *e = set->e + first;
     if (scache_match(e, sp, tag, epoch))
         return e;
     for (unsigned w = 0; w < CP_SCACHE_ASSOC; w++) {
-        if (w != first && scache_match(set + w, sp, tag, epoch)) {
-            c->mru[s] = (uint8_t)w;
-            return set + w;
+        if (w != first && scache_match(set->e + w, sp, tag, epoch)) {
+            set->mru = (uint8_t)w;
+            return set->e + w;
         }
     }
     return NULL;
+}
+
+/* At the end of a window in which evictions were frequent, twice the sets.
+ * The old entries are dropped, not moved: each costs one unwind to refill,
+ * once.  On allocation failure the table stays as it is. */
+static void scache_maybe_grow(struct cp_scache *c)
+{
+    if (c->finds < CP_SCACHE_WINDOW)
+        return;
+    int grow = c->evictions >= c->finds / 16 && c->bits < CP_SCACHE_BITS_MAX;
+    c->finds = c->evictions = 0;
+    if (!grow)
+        return;
+    struct cp_scache_set *n = calloc((size_t)1 << (c->bits + 1), sizeof(*n));
+    if (!n)
+        return;
+    free(c->set);
+    c->set = n;
+    c->bits++;
+}
+
+unsigned cp_scache_sets(void)
+{
+    return t_cache ? 1u << t_cache->bits : 0;
 }
 
 /* The entry a new walk from (sp, tag) goes to: an empty one or one of an
@@ -186,15 +231,16 @@ struct cp_scache_ent *cp_scache_find(uintptr_t sp, uintptr_t tag, uint64_t epoch
 static struct cp_scache_ent *scache_victim(struct cp_scache *c, uintptr_t sp, uintptr_t tag,
                                            uint64_t epoch)
 {
-    unsigned s = scache_index(sp, tag);
-    struct cp_scache_ent *set = c->e[s];
+    struct cp_scache_set *set = &c->set[scache_index(c, sp, tag)];
     unsigned w = 0;
-    while (w < CP_SCACHE_ASSOC && set[w].sp && set[w].epoch == epoch)
+    while (w < CP_SCACHE_ASSOC && set->e[w].sp && set->e[w].epoch == epoch)
         w++;
-    if (w == CP_SCACHE_ASSOC)
-        w = c->victim[s]++ % CP_SCACHE_ASSOC;
-    c->mru[s] = (uint8_t)w;  /* the stack just walked is the likeliest next */
-    return &set[w];
+    if (w == CP_SCACHE_ASSOC) {
+        w = set->victim++ % CP_SCACHE_ASSOC;
+        c->evictions++;
+    }
+    set->mru = (uint8_t)w;  /* the stack just walked is the likeliest next */
+    return &set->e[w];
 }
 
 /* The calling thread's table, made on first use with its stack's bounds
@@ -210,6 +256,12 @@ static struct cp_scache *scache_get(void)
     c = calloc(1, sizeof(*c));
     if (!c)
         return NULL;
+    c->bits = CP_SCACHE_BITS_MIN;
+    c->set = calloc((size_t)1 << c->bits, sizeof(*c->set));
+    if (!c->set) {
+        free(c);
+        return NULL;
+    }
     pthread_attr_t a;
     void *lo;
     size_t size;
@@ -234,6 +286,7 @@ static struct cp_scache_ent *scache_put(struct cp_scache *c, uintptr_t sp, uintp
 {
     if (got < 2 || got - 1 > CP_SCACHE_FRAMES || sps[1] != sp || first < 1)
         return NULL;
+    scache_maybe_grow(c);
     struct cp_scache_ent *e = scache_victim(c, sp, tag, epoch);
     e->sp = 0;  /* invalid while it is rewritten */
     for (int i = 1; i < got; i++) {

@@ -80,4 +80,8 @@ void cp_scache_enable(int on);
 /*! cp_scache_enabled() : whether the calling thread looks up its cache. */
 int cp_scache_enabled(void);
 
+/*! cp_scache_sets() : how many sets the calling thread's table has now (0:
+ *  no table yet).  For tests and benchmarks. */
+unsigned cp_scache_sets(void);
+
 #endif /* CP_SCACHE_H */

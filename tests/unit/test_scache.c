@@ -5,7 +5,8 @@
  * deep down (a changed caller at frame 20 of 24, reached at the same stack
  * pointer), for recursion at every depth, for threads, after a new trace
  * file and in a forked child; and the cache really serves repeated sites
- * (no unwind: the hit rate shows in the cost).  Default depth (24 frames).
+ * (no unwind: the hit rate shows in the cost), also a cycle of sites longer
+ * than its first table.  Default depth (24 frames).
  */
 #include <sys/wait.h>
 #include <unistd.h>
@@ -198,13 +199,27 @@ static __attribute__((noinline)) uint64_t varied(int i, int cached)
     return id;
 }
 
+/* A site whose stack starts at one of `CYCLE` stack pointers in turn, with
+ * the same 33 frames above (the alloca frame lies beyond the walk): a
+ * cycle of sites longer than the table's first 128 entries, as a training
+ * step's allocations are. */
+#define CYCLE 300
+static __attribute__((noinline)) uint64_t cycled(int i, int cached)
+{
+    volatile char *pad = __builtin_alloca(16 + (size_t)(i % CYCLE) * 16);
+    pad[0] = 0;
+    uint64_t id = chain(40, cached);
+    NOTAIL;
+    return id;
+}
+
 /* mode 0/1: varied() with the cache off/on (every entry refused: the
  * varying frame); 2/5: one repeated site, cache on (hits)/off; 3/4: 97
  * sites at different depths in turn, cache on/off (more than the table's
  * ways: misses that fill an entry); 6/7: root_a and root_b in turn, cache
  * on/off (two stacks that start at the same stack pointer, as the
  * backward functions of different operators reach the allocator from
- * PyTorch's autograd engine). */
+ * PyTorch's autograd engine); 8/9: cycled() with the cache on/off. */
 static double bench_ns(int mode, int n)
 {
     /* The fastest of 100 short batches: on a loaded machine a batch in
@@ -215,7 +230,8 @@ static double bench_ns(int mode, int n)
     for (int b = 0; b < 100; b++) {
         uint64_t t0 = cp_now_ns();
         for (int k = 0; k < per; k++, i++)
-            (void)(mode == 2   ? chain(25, 1)
+            (void)(mode >= 8   ? cycled(i, mode == 8)
+                   : mode == 2 ? chain(25, 1)
                    : mode == 5 ? chain(25, 0)
                    : mode >= 6 ? (i & 1 ? root_b : root_a)(mode == 6)
                    : mode >= 3 ? chain(25 + i % 97, mode == 3)
@@ -262,6 +278,41 @@ static void test_hits_are_cheap(void)
     CHECK(alt_cached * 2 < alt_fresh);
 }
 
+/* A cycle of 300 sites: the table grows until they fit, then serves them
+ * (with the first 128 entries every capture of the cycle missed: the
+ * autograd thread of GPT-2 small, BENCHMARKS.md 2l), and every id is
+ * still the fresh unwind's.  On a thread of its own: a fresh table. */
+static void *cycle_thread(void *arg)
+{
+    int *r = arg;
+    volatile int i;
+    for (i = 0; i < 12 * CYCLE; i++)
+        (void)cycled(i, 1);
+    r[0] = (int)cp_scache_sets();
+    for (i = 0; i < CYCLE; i++) {
+        uint64_t v[2];
+        for (volatile int k = 0; k < 2; k++)
+            v[k] = cycled(i, k == 0);
+        r[1] += !v[0] || v[0] != v[1];
+    }
+    double fresh = bench_ns(9, 30000), cached = bench_ns(8, 30000);
+    printf("a cycle of %d sites: %u sets, fresh unwind %.0f ns, cached %.0f ns\n", CYCLE,
+           cp_scache_sets(), fresh, cached);
+    r[2] = cached * 2 < fresh;
+    return NULL;
+}
+
+static void test_cycle_grows(void)
+{
+    pthread_t th;
+    int r[3] = { 0, 0, 0 };
+    CHECK(pthread_create(&th, NULL, cycle_thread, r) == 0);
+    pthread_join(th, NULL);
+    CHECK(r[0] >= 128);     /* 4 ways a set: 300 sites need more than 32 sets */
+    CHECK(r[1] == 0);
+    CHECK(r[2] == 1);
+}
+
 /* Without a test's override a thread follows CUPROBE_STACK_CACHE, which
  * is unset here: the cache is on by default on x86-64 (BENCHMARKS.md 2f). */
 static void *default_thread(void *arg)
@@ -296,6 +347,7 @@ int main(int argc, char **argv)
     test_new_file_and_fork();
     test_threads();
     test_hits_are_cheap();
+    test_cycle_grows();
     if (g_fail) {
         printf("%d checks failed\n", g_fail);
         return 1;
