@@ -4,7 +4,9 @@
 # sampling, the perf packed by tests/gpu/perfkit.sh into build/perfkit) over
 # its timed window only (perf --control: gpu_steps.py enables sampling after
 # start-up and warm-up), plain and under each configuration of CONFIGS
-# ("TAG [VAR=VALUE...]" a line, all `cuprobe run`), ROUNDS times in turn.
+# ("TAG [VAR=VALUE...]" a line, all `cuprobe run`; RUN_CP=PATH among the
+# variables runs that front end instead of build/cuprobe), ROUNDS times in
+# turn.
 # The figure to read is samples per step by thread and library (the
 # threads that run the steps are busy the whole window, so a cost anywhere
 # shows as more samples per step, also one outside the shim's code, e.g.
@@ -50,7 +52,11 @@ prof() {    # TAG CMD... : profile one run's timed window
 for ((r = 0; r < ROUNDS; r++)); do
     prof "plain-$r" python3 bench/gpu_steps.py "$WORKLOAD" "$SECS"
     while read -r tag vars; do
-        [ -n "$tag" ] && prof "$tag-$r" env $vars "$PWD/build/cuprobe" run -o "$T/t-%p.trace" -- \
+        # RUN_CP=PATH among the variables: another build's front end (and
+        # the shim beside it), e.g. build/oldshim/bin/cuprobe.
+        cp=$PWD/build/cuprobe
+        for v in $vars; do case $v in RUN_CP=*) cp=${v#RUN_CP=} ;; esac; done
+        [ -n "$tag" ] && prof "$tag-$r" env $vars "$cp" run -o "$T/t-%p.trace" -- \
             python3 bench/gpu_steps.py "$WORKLOAD" "$SECS"
     done <<<"$CONFIGS"
 done
