@@ -28,7 +28,10 @@
 
 #include <pthread.h>
 #include <stdatomic.h>
+#include <stdio.h>
 #include <stdlib.h>
+
+#include "cp_rec.h"
 
 #define CP_SCACHE_ASSOC 4       /* entries per set */
 /* Sets: 32 to start with (68 KiB a thread), doubled up to 512 (1.1 MiB)
@@ -50,12 +53,21 @@ struct cp_scache_set {
     struct cp_scache_ent e[CP_SCACHE_ASSOC];
 };
 
+/* What the tables did, by kind (CUPROBE_LOG=2 prints the sums at exit). */
+enum { SC_FIND, SC_HIT, SC_FILL, SC_REFUSED, SC_EVICT, SC_GROW, SC_N };
+static const char *const g_stat_name[SC_N] = { "finds", "hits", "fills", "refused", "evictions",
+                                               "growths" };
+
 struct cp_scache {
     uintptr_t stack_lo, stack_hi;   /* this thread's stack; 0, 0 if unknown */
     unsigned bits;                  /* 1 << bits sets */
-    uint32_t finds, evictions;      /* in the current window */
+    uint32_t stat[SC_N];            /* in the current window (SC_FIND counts it) */
     struct cp_scache_set *set;
 };
+
+/* Process-wide sums, added a window at a time: no shared line is written
+ * per capture. */
+static _Atomic uint64_t g_stat[SC_N];
 
 static __thread struct cp_scache *t_cache;
 static pthread_key_t g_key;
@@ -110,9 +122,18 @@ static void ra_learn(uintptr_t ra, int32_t size)
     }
 }
 
+static void scache_stat_flush(struct cp_scache *c)
+{
+    for (int i = 0; i < SC_N; i++) {
+        atomic_fetch_add_explicit(&g_stat[i], c->stat[i], memory_order_relaxed);
+        c->stat[i] = 0;
+    }
+}
+
 static void scache_free(void *p)
 {
     struct cp_scache *c = p;
+    scache_stat_flush(c);
     if (t_cache == c)
         t_cache = NULL;
     free(c->set);
@@ -174,6 +195,23 @@ static inline int scache_match(const struct cp_scache_ent *e, uintptr_t sp, uint
     return 1;
 }
 
+/* The end of a window of finds: its counts go to the sums, and if
+ * evictions were frequent in it the table gets twice the sets.  The old
+ * entries are dropped, not moved: each costs one unwind to refill, once.
+ * On allocation failure the table stays as it is. */
+static void scache_window(struct cp_scache *c)
+{
+    int grow = c->stat[SC_EVICT] >= c->stat[SC_FIND] / 16 && c->bits < CP_SCACHE_BITS_MAX;
+    struct cp_scache_set *n = grow ? calloc((size_t)1 << (c->bits + 1), sizeof(*n)) : NULL;
+    if (n) {
+        free(c->set);
+        c->set = n;
+        c->bits++;
+        c->stat[SC_GROW]++;
+    }
+    scache_stat_flush(c);
+}
+
 /* Reads the caller frames' return-address slots: live stack of this
  * thread, above our own frame, never poisoned; but keep the sanitizers
  * from instrumenting a read they cannot reason about. */
@@ -183,7 +221,8 @@ struct cp_scache_ent *cp_scache_find(uintptr_t sp, uintptr_t tag, uint64_t epoch
     struct cp_scache *c = t_cache;
     if (!c)
         return NULL;
-    c->finds++;
+    if (++c->stat[SC_FIND] >= CP_SCACHE_WINDOW)
+        scache_window(c);
     struct cp_scache_set *set = &c->set[scache_index(c, sp, tag)];
     unsigned first = set->mru;
     /* The way that hit last first: a site called again and again hits at
@@ -191,35 +230,21 @@ struct cp_scache_ent *cp_scache_find(uintptr_t sp, uintptr_t tag, uint64_t epoch
      * the same stack pointer pay a look at the other ways, and a look
      * stops at the first slot that differs. */
     struct cp_scache_ent *e = set->e + first;
-    if (scache_match(e, sp, tag, epoch))
+    if (scache_match(e, sp, tag, epoch)) {
+        c->stat[SC_HIT]++;
         return e;
+    }
     for (unsigned w = 0; w < CP_SCACHE_ASSOC; w++) {
         if (w != first && scache_match(set->e + w, sp, tag, epoch)) {
             set->mru = (uint8_t)w;
+            c->stat[SC_HIT]++;
             return set->e + w;
         }
     }
     return NULL;
 }
 
-/* At the end of a window in which evictions were frequent, twice the sets.
- * The old entries are dropped, not moved: each costs one unwind to refill,
- * once.  On allocation failure the table stays as it is. */
-static void scache_maybe_grow(struct cp_scache *c)
-{
-    if (c->finds < CP_SCACHE_WINDOW)
-        return;
-    int grow = c->evictions >= c->finds / 16 && c->bits < CP_SCACHE_BITS_MAX;
-    c->finds = c->evictions = 0;
-    if (!grow)
-        return;
-    struct cp_scache_set *n = calloc((size_t)1 << (c->bits + 1), sizeof(*n));
-    if (!n)
-        return;
-    free(c->set);
-    c->set = n;
-    c->bits++;
-}
+
 
 unsigned cp_scache_sets(void)
 {
@@ -237,7 +262,7 @@ static struct cp_scache_ent *scache_victim(struct cp_scache *c, uintptr_t sp, ui
         w++;
     if (w == CP_SCACHE_ASSOC) {
         w = set->victim++ % CP_SCACHE_ASSOC;
-        c->evictions++;
+        c->stat[SC_EVICT]++;
     }
     set->mru = (uint8_t)w;  /* the stack just walked is the likeliest next */
     return &set->e[w];
@@ -286,7 +311,6 @@ static struct cp_scache_ent *scache_put(struct cp_scache *c, uintptr_t sp, uintp
 {
     if (got < 2 || got - 1 > CP_SCACHE_FRAMES || sps[1] != sp || first < 1)
         return NULL;
-    scache_maybe_grow(c);
     struct cp_scache_ent *e = scache_victim(c, sp, tag, epoch);
     e->sp = 0;  /* invalid while it is rewritten */
     for (int i = 1; i < got; i++) {
@@ -336,7 +360,26 @@ struct cp_scache_ent *cp_scache_fill(uintptr_t sp, uintptr_t tag, uint64_t epoch
     }
     if (*unknown)
         return NULL;
-    return scache_put(c, sp, tag, epoch, ips, sps, got, first, n_native);
+    struct cp_scache_ent *e = scache_put(c, sp, tag, epoch, ips, sps, got, first, n_native);
+    c->stat[e ? SC_FILL : SC_REFUSED]++;
+    return e;
+}
+
+/* The sums of every thread's finished windows and the calling thread's
+ * current one, at exit: how well the cache served (CUPROBE_LOG=2). */
+__attribute__((destructor)) static void scache_report(void)
+{
+    char line[256];
+    int n = 0;
+    if (t_cache)
+        scache_stat_flush(t_cache);
+    if (!atomic_load_explicit(&g_stat[SC_FIND], memory_order_relaxed))
+        return;
+    for (int i = 0; i < SC_N && n < (int)sizeof(line); i++)
+        n += snprintf(line + n, sizeof(line) - (size_t)n, "%s%s %llu", i ? ", " : "",
+                      g_stat_name[i],
+                      (unsigned long long)atomic_load_explicit(&g_stat[i], memory_order_relaxed));
+    cp_log(2, "stack cache: %s", line);
 }
 
 __attribute__((no_sanitize("address", "thread")))
