@@ -7,7 +7,8 @@ Usage: python3 bench/gpu_pingpong.py OUTDIR KIND ROUNDS SECS CONFIG...
           steps once, one after the other, the order rotated by one every
           round (so each takes every place equally often)
   CONFIG  "NAME plain" or "NAME run [VAR=VALUE ...]" (`cuprobe run` with
-          those variables); the first plain one is the reference
+          those variables; RUN_CP=PATH among them: that front end instead
+          of CP's); the first plain one is the reference
 Environment: PIN (taskset -c PIN for every process), BUDGET (seconds after
 which no new round starts, default 300), CP (the cuprobe front end,
 default build/cuprobe), GENERATIONS (default 1): the rounds are split
@@ -67,7 +68,12 @@ def start(out, kind, name, words):
         env_vars = ["PYTHONHASHSEED=0"] + env_vars
     cmd += ["env"] + env_vars
     if words[0] == "run":
+        # RUN_CP=PATH among the variables: that configuration's front end
+        # (another build's, e.g. build/oldshim/bin/cuprobe).
         cp = os.environ.get("CP", "build/cuprobe")
+        for v in env_vars:
+            if v.startswith("RUN_CP="):
+                cp = v[len("RUN_CP="):]
         cmd += [cp, "run", "-o", os.path.join(out, name + "-%p.trace"), "--"]
     elif words[0] != "plain":
         sys.exit("config %s: mode must be plain or run, not %r" % (name, words[0]))
