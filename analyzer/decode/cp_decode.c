@@ -332,11 +332,12 @@ __attribute__((constructor)) static void cp_dec_extra_init(void)
 
 /* A lean record whose type g_rec_direct[] allows, the (b->n)th of batch b:
  * parsed straight into its slot, or in a raw batch left for the reader to
- * parse, with its fields' bounds stashed beside the slot (the slot is then
- * the reader's to write).  Its time and thread are decoded here either
- * way: they accumulate.  @return : 1, or 0 when it does not parse that
- * way: cp_dec_parse() then parses it again from the start (and names what
- * is wrong), nothing of d changed. */
+ * frame and parse again with nothing written (cp_decode_defer.c).  Its
+ * time and thread are decoded here either way: the time accumulates, and
+ * a record without them fails here (cp_dec_parse()), so the reader's
+ * framing of a raw record cannot.  @return : 1, or 0 when it does not
+ * parse that way: cp_dec_parse() then parses it again from the start (and
+ * names what is wrong), nothing of d changed. */
 static inline __attribute__((always_inline)) int
 cp_dec_lean(cp_dec *d, cp_batch *b, unsigned type, size_t hdr, uint64_t plen)
 {
@@ -345,11 +346,7 @@ cp_dec_lean(cp_dec *d, cp_batch *b, unsigned type, size_t hdr, uint64_t plen)
     if (!(p = cp__get_u_slack(p, &delta)) || !(p = cp__get_u_slack(p, &tid)) || p > e)
         return 0;
     uint64_t ts = d->prev_ts + delta;
-    if (b->raw) {
-        b->stash[b->n] = (cp_stash){ .ts = ts, .tid = tid, .p = p, .e = e,
-                                     .off = d->base + d->pos, .plen = (uint32_t)plen,
-                                     .type = type | CP_REC_RAW };
-    } else {
+    if (!b->raw) {
         cp_record *slot = &b->recs[b->n];
         if (cp__dec_fields_direct(type, p, e, slot) < 0)
             return 0;
@@ -362,7 +359,6 @@ cp_dec_lean(cp_dec *d, cp_batch *b, unsigned type, size_t hdr, uint64_t plen)
     d->nrec++;
     return 1;
 }
-_Static_assert(CP_DEC_MAX_RECORD <= UINT32_MAX, "a stash's plen holds any record's length");
 
 static int g_lean;
 
@@ -383,6 +379,8 @@ static void *cp_dec_thread_main(void *arg)
     d->fill->buf = d->buf;
     d->fill->cap = d->cap;
     d->fill->raw = d->defer == CP_DEFER_ALL;
+    d->fill->ts0 = d->prev_ts;
+    d->fill->base = d->base;
     d->buf_in_ring = 1;
     const uint8_t *rec_bytes = d->lean ? g_rec_lean : g_rec_whole;
     const uint8_t *direct = d->lean && cp__dec_fields_direct_ok() ? g_rec_direct : g_rec_none;
@@ -394,10 +392,8 @@ static void *cp_dec_thread_main(void *arg)
             break;
         /* Framing may have started a new batch: only now is it known. */
         cp_batch *b = d->fill;
-        if ((b->n == b->recs_cap &&
-             cp_grow((void **)&b->recs, &b->recs_cap, b->n + 1, sizeof *b->recs, 1024)) ||
-            (b->raw && b->n == b->stash_cap &&
-             cp_grow((void **)&b->stash, &b->stash_cap, b->n + 1, sizeof *b->stash, 1024))) {
+        if (b->n == b->recs_cap &&
+            cp_grow((void **)&b->recs, &b->recs_cap, b->n + 1, sizeof *b->recs, 1024)) {
             rc = cp__dec_fail(d, 0, "at decompressed byte %llu: out of memory",
                              (unsigned long long)(d->base + d->pos));
             break;
@@ -414,21 +410,23 @@ static void *cp_dec_thread_main(void *arg)
         if (rc < 0)
             break;
         unsigned extra = g_dec_extra[one.type & 255];
-        if (__builtin_expect(extra != 0, 0)) {
+        if (__builtin_expect(extra != 0 || b->raw, 0)) {
             if (((extra & CP_DEC_ARRAYS) && cp__batch_keep_arrays(b, &one) < 0) ||
                 ((extra & CP_DEC_NOTED) &&
-                 cp_grow((void **)&b->noted, &b->noted_cap, b->n_noted + 1, sizeof *b->noted, 16))) {
+                 cp_grow((void **)&b->noted, &b->noted_cap, b->n_noted + 1, sizeof *b->noted, 16)) ||
+                (b->raw && cp_grow((void **)&b->slotted, &b->slotted_cap, b->n_slotted + 1,
+                                   sizeof *b->slotted, 16))) {
                 rc = cp__dec_fail(d, 0, "at decompressed byte %llu: out of memory",
                                  (unsigned long long)one.offset);
                 break;
             }
             if (extra & CP_DEC_NOTED)
                 b->noted[b->n_noted++] = b->n;
+            if (b->raw)
+                b->slotted[b->n_slotted++] = b->n;
         }
         size_t bytes = rec_bytes[one.type & 255];
         memcpy(&b->recs[b->n], &one, bytes ? bytes : sizeof one);
-        if (b->raw)
-            b->stash[b->n].type = one.type;     /* no CP_REC_RAW: its slot is written */
         b->n++;
     }
     d->fill->buf = d->buf;
@@ -527,14 +525,14 @@ int cp_dec_next_run(cp_dec *d, const cp_record **recs, size_t *n)
         /* The rest of the batch up to the next record to note: nothing to
          * do for each but hand it out. */
         const cp_batch *b = d->cur;
-        size_t i = d->cur_i;
+        size_t start = d->cur_i - 1, i = d->cur_i;
         while (d->cur_noted < b->n_noted && b->noted[d->cur_noted] < i)
             d->cur_noted++;
         i = d->cur_noted < b->n_noted ? b->noted[d->cur_noted] : b->n;
         if (i > d->cur_parsed)
             i = d->cur_parsed;      /* the rest of a raw batch is not parsed yet */
         d->cur_i = i;
-        *n = (size_t)(&b->recs[i] - r);
+        *n = i - start;
     }
     *recs = r;
     d->delivered += *n;

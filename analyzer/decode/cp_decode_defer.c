@@ -8,15 +8,17 @@
  * of its time, on the GPU host's Xeon hardly at all).  So the lean
  * records' fields, about a fifth of the decoder thread's work, go to
  * whichever thread has time: a batch begun while the reader had caught up
- * is handed over raw (cp_batch.raw), its lean records with their time and
- * thread decoded and their fields' bounds stashed, and the reader parses
- * them here, a run at a time just before handing them out, with the same
- * parser (cp__dec_fields_direct()) into the same slots.  A record that
- * does not parse that way goes through cp__dec_fields_fast(), as on the
- * decoder thread; one that does not parse at all ends the stream with the
- * decoder thread's message, after the records before it were handed out.
+ * is handed over raw (cp_batch.raw), its lean records framed (and their
+ * time and thread decoded, which accumulate) but nothing written for
+ * them, and the reader frames them again and parses them here, a run at a
+ * time into d->run just before handing them out, with the same parser
+ * (cp__dec_fields_direct()).  A record that does not parse that way goes
+ * through cp__dec_fields_fast(), as on the decoder thread; one that does
+ * not parse at all ends the stream with the decoder thread's message,
+ * after the records before it were handed out.
  */
 #include <pthread.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cp_decode.h"
@@ -32,24 +34,21 @@ void cp__dec_stop_thread(cp_dec *d)
     d->stopped = 1;
 }
 
-/* Records parsed per call: the slots are handed out next, while still in
- * the cache. */
-#define CP_UNSTASH_RUN 64
-
-/* The strict parser, as cp_dec_parse() on the decoder thread.
+/* The strict parser, as cp_dec_parse() on the decoder thread, for record
+ * r (its type, time and thread set) at stream offset off, fields p..e.
  * @return : 0 (r has its fields), or cp__dec_fields_fast()'s < 0 and *why. */
-static int cp_unstash_strict(cp_dec *d, cp_record *r, unsigned type, const cp_stash *st,
-                             const char **why)
+static int cp_unstash_strict(cp_dec *d, cp_record *r, uint64_t off, const uint8_t *p,
+                             const uint8_t *e, const char **why)
 {
     _Alignas(16) cp_record one;
-    if (!cp_rec_has_ev(type))
+    if (!cp_rec_has_ev(r->type))
         memset(&one.ev, 0, sizeof one.ev);
-    one.type = type;
-    one.ts = st->ts;
-    one.tid = st->tid;
-    one.offset = st->off;
-    one.payload = st->p;
-    one.payload_len = (size_t)(st->e - st->p);
+    one.type = r->type;
+    one.ts = r->ts;
+    one.tid = r->tid;
+    one.offset = off;
+    one.payload = p;
+    one.payload_len = (size_t)(e - p);
     int rc = cp__dec_fields_fast(&d->rscratch, &one, why);
     if (rc == 0)
         memcpy(r, &one, sizeof one);
@@ -58,44 +57,80 @@ static int cp_unstash_strict(cp_dec *d, cp_record *r, unsigned type, const cp_st
 
 /* The record that does not parse is the next to hand out: stop the
  * stream there, with the decoder thread's message.  @return : d->rc. */
-static int cp_unstash_fail(cp_dec *d, unsigned type, const cp_stash *st, int frc,
+static int cp_unstash_fail(cp_dec *d, unsigned type, uint64_t off, uint64_t plen, int frc,
                            const char *why)
 {
     cp__dec_stop_thread(d);     /* its error, if any, came later in the stream */
     d->cur_i = d->cur_parsed = d->cur->n;
-    return cp__dec_fields_fail(d, frc, st->off, type, why, st->plen);
+    return cp__dec_fields_fail(d, frc, off, type, why, plen);
 }
 
-/* Parse the fields of the next run of d->cur's raw records from
- * cur_parsed on, and advance cur_parsed past them.  A record that does
- * not parse ends the run; once it is the next to hand out, d fails as the
- * decoder thread would have (same message), with the thread stopped.
+/* A varint of a raw record, which the decoder thread read already with
+ * cp__get_u_slack() from the same bytes: it cannot fail here.
+ * @return : the byte after it. */
+static inline const uint8_t *cp_reread_u(const uint8_t *p, uint64_t *v)
+{
+    p = cp__get_u_slack(p, v);
+    if (__builtin_expect(!p, 0))
+        abort();
+    return p;
+}
+
+/* The next slotted record of d->cur from cur_slotted on (SIZE_MAX: none). */
+static size_t cp_next_slotted(const cp_dec *d)
+{
+    return d->cur_slotted < d->cur->n_slotted ? d->cur->slotted[d->cur_slotted] : SIZE_MAX;
+}
+
+/* Parse the next run of d->cur's records from cur_parsed on into d->run,
+ * framing each again from raw_off on, and advance cur_parsed past them.
+ * The decoder thread framed every one and decoded its time and thread, so
+ * none of that can fail here.  A record whose fields do not parse ends the
+ * run; once it is the next to hand out, d fails as the decoder thread
+ * would have (same message), with the thread stopped.
  * @return : 0, or d->rc. */
 static int cp_dec_unstash(cp_dec *d)
 {
     cp_batch *b = d->cur;
     size_t i = d->cur_parsed;
-    size_t end = b->n - i > CP_UNSTASH_RUN ? i + CP_UNSTASH_RUN : b->n;
-    for (; i < end; i++) {
-        const cp_stash *st = &b->stash[i];
-        if (!(st->type & CP_REC_RAW))
-            continue;                       /* parsed by the decoder thread */
-        unsigned type = st->type & ~CP_REC_RAW;
-        cp_record *r = &b->recs[i];
-        r->type = type;
-        r->ts = st->ts;
-        r->tid = st->tid;
-        if (cp__dec_fields_direct(type, st->p, st->e, r) == 0)
+    size_t end = b->n - i > CP_DEC_RUN ? i + CP_DEC_RUN : b->n;
+    size_t slotted = cp_next_slotted(d);
+    size_t off = d->raw_off;
+    uint64_t ts = d->raw_ts;
+    cp_record *r = d->run;
+    d->run_base = i;
+    for (; i < end; i++, r++) {
+        const uint8_t *q = b->buf + off, *p, *e;
+        uint64_t plen, delta, tid;
+        p = cp_reread_u(q + 1, &plen);
+        e = p + plen;
+        if (i == slotted) {     /* parsed by the decoder thread */
+            memcpy(r, &b->recs[i], sizeof *r);
+            ts = r->ts;
+            d->cur_slotted++;
+            slotted = cp_next_slotted(d);
+            off = (size_t)(e - b->buf);
             continue;
-        const char *why = "";
-        int frc = cp_unstash_strict(d, r, type, st, &why);
-        if (frc == 0)
-            continue;
-        if (i == d->cur_i)
-            return cp_unstash_fail(d, type, st, frc, why);
-        break;      /* hand out the records before it first: it fails once it is next */
+        }
+        p = cp_reread_u(cp_reread_u(p, &delta), &tid);
+        r->type = q[0];
+        r->ts = ts + delta;
+        r->tid = tid;
+        if (cp__dec_fields_direct(r->type, p, e, r) != 0) {
+            const char *why = "";
+            uint64_t at = b->base + off;
+            int frc = cp_unstash_strict(d, r, at, p, e, &why);
+            if (frc < 0 && i == d->cur_i)
+                return cp_unstash_fail(d, q[0], at, plen, frc, why);
+            if (frc < 0)
+                break;  /* hand out the records before it first: it fails once it is next */
+        }
+        ts += delta;
+        off = (size_t)(e - b->buf);
     }
     d->cur_parsed = i;
+    d->raw_off = off;
+    d->raw_ts = ts;
     return 0;
 }
 
@@ -117,12 +152,14 @@ int cp__dec_take(cp_dec *d, const cp_record **out)
         d->cur_i = 0;
         d->cur_noted = 0;
         d->cur_parsed = d->cur->raw ? 0 : d->cur->n;
+        d->run_base = d->raw_off = d->cur_slotted = 0;
+        d->raw_ts = d->cur->ts0;
     }
     if (d->cur_i == d->cur_parsed) {
         int rc = cp_dec_unstash(d);
         if (rc < 0)
             return rc;
     }
-    *out = &d->cur->recs[d->cur_i++];
+    *out = cp__dec_cur_rec(d, d->cur_i++);
     return 1;
 }

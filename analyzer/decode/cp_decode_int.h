@@ -179,22 +179,17 @@ struct cp_arena_blk {
 /* A run of decoded records and the decompressed bytes they point into.
  * Each batch has cache lines of its own: the decoder thread bumps `n` of
  * the one it fills for every record while the reader reads `n` of the
- * one it empties, and sharing a line made each record a cache miss. */
-/* What the decoder thread leaves of each record of a raw batch, beside
- * its slot (cp_batch.stash[i] for recs[i]).  A record whose fields the
- * reader parses has type | CP_REC_RAW and leaves its slot unwritten: the
- * reader writes the whole of it, so slot lines never go from one core to
- * the other and back (read by the reader, then written: twice the traffic,
- * which made the reader's parse 1.7 times the decoder thread's). */
-#define CP_REC_RAW 0x100u
-typedef struct cp_stash {
-    uint64_t ts, tid;
-    const uint8_t *p, *e;       /* the fields after the time and thread */
-    uint64_t off;               /* the record's start */
-    uint32_t plen;              /* its payload's length (at most CP_DEC_MAX_RECORD) */
-    uint32_t type;              /* without CP_REC_RAW: the slot is written */
-} cp_stash;
-
+ * one it empties, and sharing a line made each record a cache miss.
+ *
+ * A raw batch leaves its lean records to the reader (cp_decode_defer.c)
+ * with nothing written for them: the batch's records lie whole and in
+ * order in buf from byte 0 on, so the reader frames them again and
+ * decodes their time (from ts0 on) and thread itself.  Only the records
+ * the decoder thread parsed anyway (the first of the trace, the ones with
+ * names or arrays, unknown types, the ones the fast parser refused) have
+ * their slots written, and are listed in `slotted`.  (A stash of each lean
+ * record's time, thread and bounds, 48 bytes beside its slot, cost both
+ * threads a cache line every 1.3 records: BENCHMARKS.md 3n.) */
 #define CP_CACHE_LINE 64
 typedef struct cp_batch {
     _Alignas(CP_CACHE_LINE) uint8_t *buf;
@@ -206,8 +201,10 @@ typedef struct cp_batch {
     /* Its lean records' fields are left to the reader (cp_decode_defer.c):
      * set when the reader had caught up as the batch began. */
     int raw;
-    cp_stash *stash;        /* raw batches: one per record */
-    size_t stash_cap;
+    uint64_t ts0;           /* raw: the time before buf's first record */
+    uint64_t base;          /* raw: the stream offset of buf[0] */
+    size_t *slotted;        /* raw: the records with written slots, in order */
+    size_t n_slotted, slotted_cap;
     /* Indices of the records with names or facts to note (cp__dec_noted()),
      * in order: the reader's runs end there without reading every
      * record's type ahead of handling it. */
@@ -278,6 +275,9 @@ int cp__batch_keep_arrays(cp_batch *b, cp_record *r);
  * size from which the thread pays for itself. */
 #define CP_DEC_BATCH_WINDOW (128u << 10)
 #define CP_DEC_THREAD_MIN (1u << 20)
+/* Records of a raw batch the reader parses per call: handed out next,
+ * while still in its cache. */
+#define CP_DEC_RUN 64
 
 enum { CP_DS_OK = 0, CP_DS_END = 1, CP_DS_ERR = 2 };
 
@@ -325,10 +325,27 @@ struct cp_dec {
     size_t cur_i;
     size_t cur_noted;           /* cur->noted[] entries before cur_i (or about to be) */
     size_t cur_parsed;          /* cur's records before it have their fields */
+    /* A raw cur: records run_base .. cur_parsed - 1 are in run[]; the
+     * next one to parse starts at cur->buf[raw_off], after the time raw_ts;
+     * cur->slotted[] entries before cur_slotted are behind it. */
+    size_t run_base, raw_off, cur_slotted;
+    uint64_t raw_ts;
     struct cp_scratch rscratch; /* the reader's, for a raw batch's records */
     /* Decoder thread, once per refill; the reader reads it for progress. */
     _Alignas(CP_CACHE_LINE) uint64_t progress;  /* file offset decoded (atomic) */
+    /* A raw batch's records are parsed into this run, a few kilobytes that
+     * stay in the reader's cache, not into the batch's slots (hundreds of
+     * kilobytes a batch, which the reader then wrote through to a cache
+     * further away, and read back). */
+    _Alignas(CP_CACHE_LINE) cp_record run[CP_DEC_RUN];
 };
+
+/*! cp__dec_cur_rec() : (reader) record i of d->cur: in run[] for a raw
+ *  batch (i from run_base to cur_parsed - 1), in its slot otherwise. */
+static inline const cp_record *cp__dec_cur_rec(const cp_dec *d, size_t i)
+{
+    return d->cur->raw ? &d->run[i - d->run_base] : &d->cur->recs[i];
+}
 
 /* The lean records' fields: parsed by the decoder thread (NONE), by the
  * reader in the batches begun while it was waiting (AUTO, the default

@@ -155,6 +155,7 @@ cp_batch *cp__ring_take_free(cp_ring *q)
         cp_arena_release(b);
         b->n = 0;
         b->n_noted = 0;
+        b->n_slotted = 0;
         b->last = 0;
         b->raw = 0;
     }
@@ -210,7 +211,7 @@ void cp__ring_free(cp_ring *q)
         cp_arena_release(&q->slot[i]);
         free(q->slot[i].buf);
         free(q->slot[i].recs);
-        free(q->slot[i].stash);
+        free(q->slot[i].slotted);
         free(q->slot[i].noted);
     }
     pthread_cond_destroy(&q->cv);

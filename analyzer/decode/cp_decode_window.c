@@ -141,6 +141,8 @@ static int cp_next_batch(cp_dec *d, size_t need)
     d->base += d->pos;
     d->len = tail;
     d->pos = 0;
+    nb->ts0 = d->prev_ts;
+    nb->base = d->base;
     return 0;
 }
 
