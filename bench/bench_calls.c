@@ -10,6 +10,7 @@
  *                                 "alloc_free NS", "async_pair NS",
  *                                 "async_live NS", "async_alt NS",
  *                                 "async_step NS", "async_deep NS",
+ *                                 "async_fan NS",
  *                                 "async_2t NS"
  *                                 (per call / per pair)
  *
@@ -135,6 +136,26 @@ static void run_async_alt(long n)
 {
     for (long i = 0; i < n; i++)
         (i & 1 ? alt_b : alt_a)(1);
+}
+
+/* async_fan: async_live's pairs made in turn from FAN call paths whose
+ * frames are the same size (async_alt's two, and more): FAN stacks that
+ * start at one stack pointer, as many operators' backward functions reach
+ * the allocator from the autograd engine at one depth. */
+#define FAN 6
+#define FAN_FN(k)                                                       \
+    __attribute__((noinline)) static void fan_##k(long n)               \
+    {                                                                   \
+        ring_step(n);                                                   \
+        __asm__ volatile(".rept " #k "\n nop\n .endr" ::: "memory");    \
+    }
+FAN_FN(1) FAN_FN(2) FAN_FN(3) FAN_FN(4) FAN_FN(5) FAN_FN(6)
+static void (*const fan_fn[FAN])(long) = { fan_1, fan_2, fan_3, fan_4, fan_5, fan_6 };
+
+static void run_async_fan(long n)
+{
+    for (long i = 0; i < n; i++)
+        fan_fn[i % FAN](1);
 }
 
 /* async_deep: async_live's pairs made from DEEP_PATHS call depths in
@@ -263,6 +284,7 @@ int main(int argc, char **argv)
     printf("async_alt %.1f\n", median_ns(run_async_alt, n / 10));
     printf("async_step %.1f\n", median_ns(run_async_step, n / 10));
     printf("async_deep %.1f\n", median_ns(run_async_deep, n / 20));
+    printf("async_fan %.1f\n", median_ns(run_async_fan, n / 10));
     pthread_t helper;
     bench_ctx = ctx;
     if (pthread_create(&helper, NULL, helper_main, NULL) == 0) {

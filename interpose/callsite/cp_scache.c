@@ -3,14 +3,15 @@
  * hit is exact).
  *
  * One table per thread, allocated on the thread's first capture and freed
- * by a key destructor at thread exit: no lock, no sharing.  A set of four
+ * by a key destructor at thread exit: no lock, no sharing.  A set of eight
  * entries per (stack pointer, hook): stacks that start at the same stack
  * pointer are common (PyTorch's autograd engine calls every operator's
  * backward function from the same frame), and with one entry per stack
  * pointer they evicted each other, so that every capture missed and paid
  * an unwind plus a refill (the H200's profiles had libunwind as the
- * second of the shim's functions, mostly on the autograd thread).  A
- * forked child inherits its thread's table; the file epoch changes at
+ * second of the shim's functions, mostly on the autograd thread); with
+ * four, six such stacks in turn still missed every time (bench_calls'
+ * async_fan: +356 ns a pair against +212 with eight).  A forked child inherits its thread's table; the file epoch changes at
  * fork, so every entry misses once there.
  *
  * A miss costs one unw_backtrace, as without the cache: the return-address
@@ -33,15 +34,16 @@
 
 #include "cp_rec.h"
 
-#define CP_SCACHE_ASSOC 4       /* entries per set */
-/* Sets: 32 to start with (68 KiB a thread), doubled up to 512 (1.1 MiB)
- * while entries of the current file keep being evicted.  A training step
+#define CP_SCACHE_ASSOC 8       /* entries per set */
+/* Sets: 16 to start with (128 entries, 68 KiB a thread), doubled up to
+ * 256 (2,048 entries, 1.1 MiB) while entries of the current file keep
+ * being evicted.  A training step
  * repeats its allocation sites in a cycle, and a cycle longer than the
  * table evicts every entry before its next use: with 128 entries the
  * autograd thread of GPT-2 small (some 640 allocations a step) unwound on
  * most of its captures (BENCHMARKS.md 2l). */
-#define CP_SCACHE_BITS_MIN 5
-#define CP_SCACHE_BITS_MAX 9
+#define CP_SCACHE_BITS_MIN 4
+#define CP_SCACHE_BITS_MAX 8
 /* Looked at every this many finds: grown when at least a sixteenth of them
  * ended in an eviction.  Cold misses fill empty ways and do not count, so
  * a program whose sites fit stays at the first size. */
