@@ -69,7 +69,8 @@ static atomic_uint_fast64_t cp_dev_mask;
  * there.  The log keeps the order of arrival: when it is full with more
  * than CP_PEND_KEEP live entries, and before a lookup when it holds more
  * than CP_PEND_SCAN (a lookup looks through a shorter one: the newest
- * range containing the address, else the tree's), the live entries enter
+ * range containing the address, else the tree's; and a lookup of a live
+ * entry's base answers it from the table), the live entries enter
  * the treap in that order (flush), so that a range replaces the stale
  * ranges it overlaps (frees never seen) as if it had been inserted at
  * once.  The differences: a range freed while pending replaced nothing,
@@ -462,6 +463,17 @@ int cp_imap_find(int which, uint64_t addr, cp_range *out)
      * memset into it) is looked through, newest first, without moving it:
      * flushing one range before every such lookup cost that pattern 99
      * instructions and 11 ns a pair (BENCHMARKS.md 1, eleventh round). */
+    unsigned h;
+    if (m->n_live && addr && cp_pslots[h = cp_p_probe(addr)].base == addr) {
+        /* The start of a pending range (a memset or copy into a tensor
+         * just made: GPT-2 small memsets 107 times a step, and each of
+         * those lookups flushed the log into the tree): the answer a
+         * flush would give, since that range would replace whatever
+         * stale range it overlaps, without moving anything. */
+        *out = cp_plog[cp_pslots[h].at];
+        cp_rw_runlock(&m->lock);
+        return 0;
+    }
     if (m->n_log && m->n_log <= CP_PEND_SCAN) {
         for (unsigned i = m->n_log; i-- > 0;) {
             const cp_range *r = &cp_plog[i];

@@ -272,6 +272,13 @@ static int dm_remove(uint64_t base, cp_range *got)
 #define PEND_SCAN 8
 static int dm_find(uint64_t addr, cp_range *got)
 {
+    /* A live pending range's base: answered without a flush. */
+    for (int i = 0; addr && i < dlog_n; i++) {
+        if (dlog[i].base == addr) {
+            *got = dlog[i];
+            return 0;
+        }
+    }
     if (dlog_n && dlog_n <= PEND_SCAN) {
         for (int i = dlog_n - 1; i >= 0; i--) {
             if (dlog[i].base && addr >= dlog[i].base && addr < dlog[i].base + dlog[i].size) {
@@ -392,7 +399,8 @@ static void test_dev_against_model(void)
             uint64_t addr = base + (x >> 24) % 0x3000;
             unsigned pick = (unsigned)(x >> 8);
             if (pick % 4 && dlog_n && pick % 8 < 4 && dlog[pick / 8 % (unsigned)dlog_n].base)
-                addr = dlog[pick / 8 % (unsigned)dlog_n].base + (x >> 24) % 0x1000;
+                addr = dlog[pick / 8 % (unsigned)dlog_n].base +
+                       ((x >> 24) % 2 ? 0 : (x >> 25) % 0x1000);   /* half at its base */
             else if (pick % 4 && dtree_n)
                 addr = dtree[pick / 8 % (unsigned)dtree_n].base + (x >> 24) % 0x1000;
             rc = cp_imap_find(CP_IMAP_DEV, addr, &got), wrc = dm_find(addr, &want);
