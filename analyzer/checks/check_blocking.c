@@ -152,7 +152,8 @@ static __attribute__((noinline)) void blk_rec_full(cp_proc *p, cp_blk *s, const 
 /* FREE and LAUNCH_COUNT (other work: no launches to add, no pending copy
  * to end) without blk_rec_full()'s frame: inlined into the checks'
  * dispatch. */
-static void blk_rec(cp_proc *p, void *st, const cp_record *r)
+__attribute__((always_inline)) inline void
+cp_check_blocking_rec(cp_proc *p, void *st, const cp_record *r)
 {
     cp_blk *s = st;
     if (!cp_pend_ender(r)) {
@@ -237,6 +238,6 @@ const cp_check cp_check_blocking = {
              CP_TYPE_BIT(CP_REC_ALLOC) | CP_TYPE_BIT(CP_REC_FREE) |
              CP_TYPE_BIT(CP_REC_LAUNCH_COUNT),
     CP_CHECK_STATE(cp_blk, blk_maps),
-    .rec = blk_rec,
+    .rec = cp_check_blocking_rec,
     .finish = blk_finish,
 };

@@ -189,7 +189,8 @@ static __attribute__((noinline)) void er_rec_full(cp_proc *p, cp_er *s, const cp
  * small enough to be inlined into the checks' dispatch (each check's call
  * cost a dozen register saves and restores of a frame its rare paths
  * need). */
-static void er_rec(cp_proc *p, void *st, const cp_record *r)
+__attribute__((always_inline)) inline void
+cp_check_errors_rec(cp_proc *p, void *st, const cp_record *r)
 {
     cp_er *s = st;
     uint64_t api = r->ev.api;
@@ -480,7 +481,7 @@ const cp_check cp_check_errors = {
              CP_TYPE_BIT(CP_REC_SYNC) | CP_TYPE_BIT(CP_REC_RESOLVE) |
              CP_TYPE_BIT(CP_REC_FRAMEWORK),
     CP_CHECK_STATE(cp_er, er_maps),
-    .rec = er_rec,
+    .rec = cp_check_errors_rec,
     .finish = er_finish,
     .done = er_done,
     .across = er_across,

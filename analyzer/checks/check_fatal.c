@@ -45,7 +45,7 @@ typedef struct cp_ft {
     fa_state async;             /* the first sticky error and its launches */
 } cp_ft;
 
-static void ft_rec(cp_proc *p, void *st, const cp_record *r)
+static __attribute__((noinline)) void ft_rec_full(cp_proc *p, void *st, const cp_record *r)
 {
     cp_ft *s = st;
     switch (r->type) {
@@ -80,6 +80,19 @@ static void ft_rec(cp_proc *p, void *st, const cp_record *r)
         fa_rec(p, &s->async, r);
         return;
     }
+}
+
+/* ALLOC (nearly every record this check reads) without ft_rec_full()'s
+ * frame: inlined into the checks' dispatch. */
+__attribute__((always_inline)) inline void
+cp_check_fatal_rec(cp_proc *p, void *st, const cp_record *r)
+{
+    if (r->type == CP_REC_ALLOC) {
+        if (r->ev.result == CUDA_ERROR_OUT_OF_MEMORY)
+            ((cp_ft *)st)->oom_failures++;
+        return;
+    }
+    ft_rec_full(p, st, r);
 }
 
 /* "file:line (func)" of a frame. */
@@ -469,6 +482,6 @@ const cp_check cp_check_fatal = {
     .types = CP_TYPE_BIT(CP_REC_FRAMEWORK) | CP_TYPE_BIT(CP_REC_SIGNAL) |
              CP_TYPE_BIT(CP_REC_ALLOC) | FA_TYPES,
     .state_size = sizeof(cp_ft),
-    .rec = ft_rec,
+    .rec = cp_check_fatal_rec,
     .finish = ft_finish,
 };

@@ -197,7 +197,8 @@ static __attribute__((noinline)) void gr_rec_full(cp_proc *p, cp_gr *s, const cp
 
 /* LAUNCH_COUNT, a sixth of a training run's records, without
  * gr_rec_full()'s frame: inlined into the checks' dispatch. */
-static void gr_rec(cp_proc *p, void *st, const cp_record *r)
+__attribute__((always_inline)) inline void
+cp_check_growth_rec(cp_proc *p, void *st, const cp_record *r)
 {
     cp_gr *s = st;
     if (r->type == CP_REC_LAUNCH_COUNT) {
@@ -422,6 +423,6 @@ const cp_check cp_check_growth = {
     .pre_types = CP_TYPE_BIT(CP_REC_FREE),
     CP_CHECK_STATE(cp_gr, gr_maps),
     .done = gr_done,
-    .rec = gr_rec,
+    .rec = cp_check_growth_rec,
     .finish = gr_finish,
 };

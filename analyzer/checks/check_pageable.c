@@ -68,7 +68,8 @@ static __attribute__((noinline)) void pac_rec_full(cp_pac *s, const cp_record *r
 /* The records that end nothing, and with nothing pending the ones that
  * start nothing, without pac_rec_full()'s frame: inlined into the checks'
  * dispatch. */
-static void pac_rec(cp_proc *p, void *st, const cp_record *r)
+__attribute__((always_inline)) inline void
+cp_check_pageable_rec(cp_proc *p, void *st, const cp_record *r)
 {
     cp_pac *s = st;
     int dtoh;
@@ -137,6 +138,6 @@ const cp_check cp_check_pageable = {
     .types = CP_TYPE_BIT(CP_REC_COPY) | CP_TYPE_BIT(CP_REC_MEMSET) | CP_TYPE_BIT(CP_REC_SYNC) |
              CP_TYPE_BIT(CP_REC_ALLOC),
     CP_CHECK_STATE(cp_pac, pac_maps),
-    .rec = pac_rec,
+    .rec = cp_check_pageable_rec,
     .finish = pac_finish,
 };

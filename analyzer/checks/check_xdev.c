@@ -133,7 +133,8 @@ static __attribute__((noinline)) void xd_rec_full(cp_proc *p, cp_xd *s, const cp
 /* A record on a default stream (or of no device) that is not an XDEV,
  * COPY or MEMSET, without xd_rec_full()'s frame: inlined into the checks'
  * dispatch. */
-static void xd_rec(cp_proc *p, void *st, const cp_record *r)
+__attribute__((always_inline)) inline void
+cp_check_xdev_rec(cp_proc *p, void *st, const cp_record *r)
 {
     if (r->type != CP_REC_XDEV && r->type != CP_REC_COPY && r->type != CP_REC_MEMSET &&
         (r->ev.stream <= 2 || r->ev.dev < 0))
@@ -196,6 +197,6 @@ const cp_check cp_check_xdev = {
              CP_TYPE_BIT(CP_REC_SYNC) | CP_TYPE_BIT(CP_REC_CALL) | CP_TYPE_BIT(CP_REC_ALLOC) |
              CP_TYPE_BIT(CP_REC_FREE),
     CP_CHECK_STATE(cp_xd, xd_maps),
-    .rec = xd_rec,
+    .rec = cp_check_xdev_rec,
     .finish = xd_finish,
 };

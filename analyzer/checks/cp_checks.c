@@ -132,6 +132,25 @@ cp_check_run *cp_checks_start(cp_proc *p, const unsigned char *selected)
     return run;
 }
 
+/* Where each check's records go from the dispatch below: its `rec`, or
+ * by name the fast parts cp_checks.h lists, which LTO then inlines here
+ * (through `rec` it did not, folded to a direct call or not: 7 % of the
+ * reader's instructions went to those calls, BENCHMARKS.md 3n). */
+#define CP_REC_nogpu cp_check_nogpu.rec
+#define CP_REC_killed cp_check_killed.rec
+#define CP_REC_errors cp_check_errors_rec
+#define CP_REC_oom cp_check_oom_rec
+#define CP_REC_xdev cp_check_xdev_rec
+#define CP_REC_rank cp_check_rank.rec
+#define CP_REC_stray cp_check_stray.rec
+#define CP_REC_fork cp_check_fork.rec
+#define CP_REC_pageable cp_check_pageable_rec
+#define CP_REC_leak cp_check_leak.rec
+#define CP_REC_growth cp_check_growth_rec
+#define CP_REC_frag cp_check_frag.rec
+#define CP_REC_blocking cp_check_blocking_rec
+#define CP_REC_fatal cp_check_fatal_rec
+
 /* The checks that read record type `bit` before the model (after_model 0)
  * or after it, called in the registry's order, as the lists of
  * cp_checks_start() call them.  For a constant bit and after_model, the
@@ -142,7 +161,7 @@ cp_check_run *cp_checks_start(cp_proc *p, const unsigned char *selected)
 #define CP_CHECK_CALL_(name) \
     if ((after_model ? cp_check_##name.types & ~cp_check_##name.pre_types \
                      : cp_check_##name.pre_types) & bit && run->live[CP_CK_##name]) \
-        cp_check_##name.rec(p, run->state[CP_CK_##name], r);
+        CP_REC_##name(p, run->state[CP_CK_##name], r);
 static inline __attribute__((always_inline)) void
 cp_checks_of_type(cp_check_run *run, cp_proc *p, const cp_record *r, int after_model,
                   uint64_t bit)

@@ -42,6 +42,20 @@ void cp_checks_finish(cp_check_run *run, cp_proc *p, cp_report *rep);
  *  held no process to judge (nothing decoded).  Frees run (NULL is fine). */
 void cp_checks_discard(cp_check_run *run);
 
+/*! cp_check_<name>_rec() : check <name>'s `rec` (cp_findings.h), for the
+ *  checks whose `rec` is a test or two that the common records do not get
+ *  past, then a call to the rest: the registry's dispatch calls these by
+ *  name, and the analyzer's LTO build inlines them there (through `rec`
+ *  they were not inlined, and each call cost about seven instructions of
+ *  call and frame a record and check). */
+void cp_check_errors_rec(cp_proc *p, void *st, const cp_record *r);
+void cp_check_xdev_rec(cp_proc *p, void *st, const cp_record *r);
+void cp_check_pageable_rec(cp_proc *p, void *st, const cp_record *r);
+void cp_check_growth_rec(cp_proc *p, void *st, const cp_record *r);
+void cp_check_blocking_rec(cp_proc *p, void *st, const cp_record *r);
+void cp_check_oom_rec(cp_proc *p, void *st, const cp_record *r);
+void cp_check_fatal_rec(cp_proc *p, void *st, const cp_record *r);
+
 /* Checks whose findings another check looks up (check_fatal.c joins the
  * run's fatal error to them); every other check is reached only through the
  * registry. */
