@@ -11,8 +11,9 @@
  * an unwind plus a refill (the H200's profiles had libunwind as the
  * second of the shim's functions, mostly on the autograd thread); with
  * four, six such stacks in turn still missed every time (bench_calls'
- * async_fan: +356 ns a pair against +212 with eight).  A forked child inherits its thread's table; the file epoch changes at
- * fork, so every entry misses once there.
+ * async_fan: +356 ns a pair against +212 with eight).  A forked child
+ * inherits its thread's table; the file epoch changes at fork, so every
+ * entry misses once there.
  *
  * A miss costs one unw_backtrace, as without the cache: the return-address
  * slots of the new entry are computed from each return address's frame
@@ -37,11 +38,11 @@
 #define CP_SCACHE_ASSOC 8       /* entries per set */
 /* Sets: 16 to start with (128 entries, 68 KiB a thread), doubled up to
  * 256 (2,048 entries, 1.1 MiB) while entries of the current file keep
- * being evicted.  A training step
- * repeats its allocation sites in a cycle, and a cycle longer than the
- * table evicts every entry before its next use: with 128 entries the
- * autograd thread of GPT-2 small (some 640 allocations a step) unwound on
- * most of its captures (BENCHMARKS.md 2l). */
+ * being evicted.  A training step repeats its allocation sites in a
+ * cycle, and a cycle longer than the table evicts every entry before its
+ * next use (bench_calls' async_deep: 300 stack pointers in turn, +446 ns
+ * a pair with a fixed 128 entries, +109 growing; BENCHMARKS.md 1, twelfth
+ * round, and 2l for GPT-2 small on the H200). */
 #define CP_SCACHE_BITS_MIN 4
 #define CP_SCACHE_BITS_MAX 8
 /* Looked at every this many finds: grown when at least a sixteenth of them
@@ -245,8 +246,6 @@ struct cp_scache_ent *cp_scache_find(uintptr_t sp, uintptr_t tag, uint64_t epoch
     }
     return NULL;
 }
-
-
 
 unsigned cp_scache_sets(void)
 {
