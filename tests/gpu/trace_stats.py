@@ -3,8 +3,10 @@
 Usage: cuprobe dump TRACE | python3 trace_stats.py [--between MARK_A MARK_B]
 Prints JSON: records per type and api, allocations/frees per api and kind,
 copies per (api, src_class, dst_class), launches per api (summed
-LAUNCH_COUNT) and the routes each API was handed out by.  --between limits
-ALLOC/FREE counts to the records between two framework marks.
+LAUNCH_COUNT), the routes each API was handed out by, and "sites": ALLOC
+records by "NATIVE,PYTHON", the frame counts of the STACK they name
+("-1,-1": none).  --between limits ALLOC/FREE counts to the records
+between two framework marks.
 """
 import collections
 import json
@@ -12,6 +14,8 @@ import re
 import sys
 
 TOKEN = re.compile(r'(\w[\w.\[\]]*)=("(?:[^"\\]|\\.)*"|\S+)')
+# A STACK's frame lists hold spaces, which TOKEN's values do not.
+FRAMES = re.compile(r" (native|py)=\[([^\]]*)\]")
 
 
 def parse(line):
@@ -34,6 +38,8 @@ def main():
     launches = collections.Counter()
     routes = {}
     failed = collections.Counter()
+    depth = {}
+    sites = collections.Counter()
     for line in sys.stdin:
         typ, f = parse(line.rstrip("\n"))
         per_type[typ] += 1
@@ -43,9 +49,14 @@ def main():
                 inside = True
             elif mark == between[1]:
                 inside = False
+        elif typ == "STACK":
+            n = {k: len(v.split()) for k, v in FRAMES.findall(line)}
+            depth[f["id"]] = "%d,%d" % (n.get("native", 0), n.get("py", 0))
         elif typ == "API":
             routes[f["elf_name"]] = f.get("routes", f.get("route"))
         elif typ in ("ALLOC", "FREE") and inside:
+            if typ == "ALLOC":
+                sites[depth.get(f.get("stack"), "-1,-1")] += 1
             key = "%s/%s" % (f["api"], f["kind"])
             if f.get("result") != "0":
                 failed[key] += 1
@@ -58,7 +69,8 @@ def main():
         elif typ == "LAUNCH_COUNT":
             launches[f["api"]] += int(f["count"])
     print(json.dumps({"types": per_type, "alloc": alloc, "free": free, "failed": failed,
-                      "copies": copies, "launches": launches, "routes": routes},
+                      "copies": copies, "launches": launches, "routes": routes,
+                      "sites": sites},
                      indent=1, sort_keys=True))
 
 
