@@ -172,7 +172,7 @@ def summarize(names, ref, rows, nrounds, gen_of):
 def summarize_sandwich(names, ref, turns):
     """The same table from a SANDWICH sequence: `turns` is a list per
     generation of (name, rate, cpu us) in the order run."""
-    ratios, cpus, rates, us_of, per_gen = {}, {}, {}, {}, []
+    cpus, rates, us_of, per_gen = {}, {}, {}, []
     for seq in turns:
         per_gen.append({})
         for i, (name, rate, us) in enumerate(seq):
@@ -183,10 +183,11 @@ def summarize_sandwich(names, ref, turns):
             (pn, pr, pu), (nn, nr, nu) = seq[i - 1], seq[i + 1]
             if pn != ref or nn != ref:
                 continue
-            ratios.setdefault(name, []).append(rate / ((pr + nr) / 2))
             per_gen[-1].setdefault(name, []).append(rate / ((pr + nr) / 2))
             if us > 0:
                 cpus.setdefault(name, []).append((pu + nu) / 2 / us)
+    ratios = {n: [x for g in per_gen for x in g.get(n, [])] for n in names}
+    ratios = {n: r for n, r in ratios.items() if r}
     n = min((len(v) for v in ratios.values()), default=0)
     lines = ["sandwich: %d turns compared per configuration (fewest); reference %s" % (n, ref)]
     lines += table(names, ref, rates, ratios, cpus, us_of)
