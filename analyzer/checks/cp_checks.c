@@ -145,9 +145,9 @@ cp_check_run *cp_checks_start(cp_proc *p, const unsigned char *selected)
 #define CP_REC_stray cp_check_stray.rec
 #define CP_REC_fork cp_check_fork.rec
 #define CP_REC_pageable cp_check_pageable_rec
-#define CP_REC_leak cp_check_leak.rec
+#define CP_REC_leak cp_check_leak_rec
 #define CP_REC_growth cp_check_growth_rec
-#define CP_REC_frag cp_check_frag.rec
+#define CP_REC_frag cp_check_frag_rec
 #define CP_REC_blocking cp_check_blocking_rec
 #define CP_REC_fatal cp_check_fatal_rec
 

@@ -55,6 +55,8 @@ void cp_check_growth_rec(cp_proc *p, void *st, const cp_record *r);
 void cp_check_blocking_rec(cp_proc *p, void *st, const cp_record *r);
 void cp_check_oom_rec(cp_proc *p, void *st, const cp_record *r);
 void cp_check_fatal_rec(cp_proc *p, void *st, const cp_record *r);
+void cp_check_frag_rec(cp_proc *p, void *st, const cp_record *r);
+void cp_check_leak_rec(cp_proc *p, void *st, const cp_record *r);
 
 /* Checks whose findings another check looks up (check_fatal.c joins the
  * run's fatal error to them); every other check is reached only through the
