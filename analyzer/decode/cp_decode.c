@@ -360,46 +360,23 @@ cp_dec_lean(cp_dec *d, cp_batch *b, unsigned type, size_t hdr, uint64_t plen)
     return 1;
 }
 
-/* The decoder thread's common case, its state in registers: the records
- * of batch b (while it has slots for them) whole in the window with a
- * one-byte length, of a type direct[] allows, each as cp_dec_frame() and
- * cp_dec_lean() take it.  Ends before any other record (or one that does
- * not parse that way), which the general loop then takes.  (Through d and
- * b, the position, count and time were stored and loaded again at every
- * record: about half the decoder thread's instructions outside zstd and
- * the fields, BENCHMARKS.md 3o.)  Only while d->state is CP_DS_OK and a
- * record was taken: none of these ends the stream or is the first. */
+/* The decoder thread's common case (cp__dec_lean_run()), its position,
+ * count and time in registers: through d and b they were stored and
+ * loaded again at every record, about half the decoder thread's
+ * instructions outside zstd and the fields (BENCHMARKS.md 3o).  Only
+ * while d->state is CP_DS_OK and a record was taken: none of the records
+ * it takes ends the stream or is the first. */
 static inline __attribute__((always_inline)) void
 cp_dec_lean_run(cp_dec *d, cp_batch *b, const uint8_t *direct)
 {
-    const uint8_t *buf = d->buf;
-    size_t pos = d->pos, len = d->len, n = b->n, n0 = b->n, cap = b->recs_cap;
+    size_t pos = d->pos;
     uint64_t ts = d->prev_ts;
-    cp_record *recs = b->recs;
-    const int raw = b->raw;
-    while (len - pos >= 2 && n < cap) {
-        const uint8_t *q = buf + pos, *p = q + 2, *e = p + q[1];
-        unsigned type = q[0];
-        uint64_t delta, tid;
-        if (!direct[type] || q[1] >= 0x80 || len - pos < 2 + (size_t)q[1] ||
-            !(p = cp__get_u_slack(p, &delta)) || !(p = cp__get_u_slack(p, &tid)) || p > e)
-            break;
-        if (!raw) {
-            cp_record *slot = &recs[n];
-            if (cp__dec_fields_direct(type, p, e, slot) < 0)
-                break;
-            slot->type = type;
-            slot->ts = ts + delta;
-            slot->tid = tid;
-        }
-        ts += delta;
-        pos = (size_t)(e - buf);
-        n++;
-    }
+    size_t k = cp__dec_lean_run(d->buf, &pos, d->len, b->recs, b->n, b->recs_cap, &ts, b->raw,
+                                direct);
     d->pos = pos;
     d->prev_ts = ts;
-    d->nrec += n - n0;
-    b->n = n;
+    d->nrec += k;
+    b->n += k;
 }
 
 static int g_lean;
@@ -429,7 +406,7 @@ static void *cp_dec_thread_main(void *arg)
     for (;;) {
         size_t hdr;
         uint64_t plen;
-        if (d->state == CP_DS_OK && d->nrec)
+        if (direct != g_rec_none && d->state == CP_DS_OK && d->nrec)
             cp_dec_lean_run(d, d->fill, direct);
         rc = cp_dec_frame(d, &hdr, &plen);
         if (rc != 1)

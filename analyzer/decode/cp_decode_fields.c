@@ -240,24 +240,28 @@ __attribute__((constructor)) static void cp_fields_pick(void)
         CP_F_##N(CP_FGET)                       \
         return p <= e ? 0 : -1;                 \
     }
+/* Twice: called by cp__dec_fields_direct() (the reader's raw batches) and
+ * inlined into cp__dec_lean_run(). */
+#define CP_DIRECT_PARSER_(name, attrs)                                  \
+    static attrs int name(unsigned type, const uint8_t *p, const uint8_t *e, cp_record *r) \
+    {                                                                   \
+        if (cp_rec_has_ev(type)) {                                      \
+            cp_ev *x = &r->ev;                                          \
+            CP_EV_FIELDS(CP_FGET)                                       \
+        } else {                                                        \
+            memset(&r->ev, 0, sizeof r->ev);   /* as cp__dec_fields() leaves it */ \
+        }                                                               \
+        switch (type) {                                                 \
+        CP_RECORDS(CP_DIRECT_CASE_)                                     \
+        default:                                                        \
+            break;                                                      \
+        }                                                               \
+    strict:                                                             \
+        return -1;                                                      \
+    }
 #define CP_RD cp__get_u_slack_bmi2
-static __attribute__((target("bmi,bmi2"))) int
-cp_fields_direct_bmi2(unsigned type, const uint8_t *p, const uint8_t *e, cp_record *r)
-{
-    if (cp_rec_has_ev(type)) {
-        cp_ev *x = &r->ev;
-        CP_EV_FIELDS(CP_FGET)
-    } else {
-        memset(&r->ev, 0, sizeof r->ev);   /* as cp__dec_fields() leaves it */
-    }
-    switch (type) {
-    CP_RECORDS(CP_DIRECT_CASE_)
-    default:
-        break;
-    }
-strict:
-    return -1;
-}
+CP_DIRECT_PARSER_(cp_fields_direct_bmi2, __attribute__((target("bmi,bmi2"))))
+CP_DIRECT_PARSER_(cp_fields_direct_inl, inline __attribute__((always_inline, target("bmi,bmi2"))))
 #undef CP_RD
 #define CP_DEC_HAVE_DIRECT 1
 #endif
@@ -269,6 +273,48 @@ int cp__dec_fields_direct(unsigned type, const uint8_t *p, const uint8_t *e, cp_
 #else
     (void)type, (void)p, (void)e, (void)r;
     return -1;
+#endif
+}
+
+/* Here, not with the framing in cp_decode.c, so that the parser inlines
+ * into the loop (they need the same target): its call and frame were
+ * about 15 instructions a record (BENCHMARKS.md 3o). */
+#ifdef CP_DEC_HAVE_DIRECT
+__attribute__((target("bmi,bmi2")))
+#endif
+size_t cp__dec_lean_run(const uint8_t *buf, size_t *pos, size_t len, cp_record *recs, size_t n,
+                        size_t cap, uint64_t *ts, int raw, const uint8_t *direct)
+{
+#ifdef CP_DEC_HAVE_DIRECT
+    size_t at = *pos, n0 = n;
+    uint64_t t = *ts;
+    while (len - at >= 2 && n < cap) {
+        const uint8_t *q = buf + at, *p = q + 2, *e = p + q[1];
+        unsigned type = q[0];
+        uint64_t delta, tid;
+        if (!direct[type] || q[1] >= 0x80 || len - at < 2 + (size_t)q[1] ||
+            !(p = cp__get_u_slack(p, &delta)) || !(p = cp__get_u_slack(p, &tid)) ||
+            p > e)
+            break;
+        if (!raw) {
+            cp_record *slot = &recs[n];
+            if (cp_fields_direct_inl(type, p, e, slot) < 0)
+                break;
+            slot->type = type;
+            slot->ts = t + delta;
+            slot->tid = tid;
+        }
+        t += delta;
+        at = (size_t)(e - buf);
+        n++;
+    }
+    *pos = at;
+    *ts = t;
+    return n - n0;
+#else
+    (void)buf, (void)pos, (void)len, (void)recs, (void)n, (void)cap, (void)ts, (void)raw,
+        (void)direct;
+    return 0;
 #endif
 }
 

@@ -126,6 +126,17 @@ int cp__dec_fields_fast(struct cp_scratch *s, cp_record *r, const char **why);
  *  (it may have left some of r written). */
 int cp__dec_fields_direct(unsigned type, const uint8_t *p, const uint8_t *e, cp_record *r);
 
+/*! cp__dec_lean_run() : (decoder thread, only where
+ *  cp__dec_fields_direct_ok() says so) from buf[*pos] on (a window of len
+ *  bytes with CP_DEC_SLACK after it), the records whole in it with a
+ *  one-byte length and a type direct[] allows, each framed, its time (from
+ *  *ts on) and thread decoded and, unless raw, parsed into recs[n], recs[n
+ *  + 1] ... as cp__dec_fields_direct() does, while n < cap.  Ends before
+ *  any other record, or one that does not parse that way.
+ *  @return : the records taken, *pos and *ts moved past them. */
+size_t cp__dec_lean_run(const uint8_t *buf, size_t *pos, size_t len, cp_record *recs, size_t n,
+                        size_t cap, uint64_t *ts, int raw, const uint8_t *direct);
+
 /*! cp__dec_fields_direct_ok() : non-zero when cp__dec_fields_direct() can
  *  parse. */
 int cp__dec_fields_direct_ok(void);
