@@ -85,6 +85,24 @@ void cp_mem_free_ev(const cp_call *c, CUstream s, int which, uint64_t ptr, int k
     cp_ev_put_free(c, &w, s, r.kind, ptr, which == CP_IMAP_HANDLE ? r.aux : r.size);
 }
 
+/* How often the device map left its fast paths, at exit (CUPROBE_LOG=2):
+ * the flushes of its pending layer say whether a workload's tensors
+ * outlive it (BENCHMARKS.md 1, issue 16). */
+__attribute__((destructor)) static void cp_mem_map_report(void)
+{
+    uint64_t st[CP_IMAP_ST_N];
+    cp_imap_stats(st);
+    if (!st[CP_IMAP_ST_MOVED] && !st[CP_IMAP_ST_COMPACT] && !st[CP_IMAP_ST_TREE_FREES])
+        return;
+    cp_log(2, "device map: flushes when full %llu, before a lookup %llu, other %llu; "
+              "ranges moved to the tree %llu; compactions %llu; frees from the tree %llu",
+           (unsigned long long)st[CP_IMAP_ST_FLUSH_FULL],
+           (unsigned long long)st[CP_IMAP_ST_FLUSH_LOOKUP],
+           (unsigned long long)st[CP_IMAP_ST_FLUSH_OTHER], (unsigned long long)st[CP_IMAP_ST_MOVED],
+           (unsigned long long)st[CP_IMAP_ST_COMPACT],
+           (unsigned long long)st[CP_IMAP_ST_TREE_FREES]);
+}
+
 static cp_range cp_dev_range(uint64_t base, uint64_t size, int mclass, int kind)
 {
     cp_range r = { .base = base, .size = size, .dev = CP_DEV_FROM_CTX,

@@ -5,18 +5,12 @@
  * "contains" is a total order on them and a descent answers containment
  * queries directly.
  *
- * Cost (every allocation inserts, every free removes, under
- * cudaMallocAsync once per tensor): glibc's tsearch/tdelete took a malloc
- * and a free for their own node, a comparison through a function pointer
- * at every level and a pthread rwlock's two atomic sections; about 800
- * instructions for an insert and a remove (BENCHMARKS.md 1, issue 16).
- * Here nodes come from a per-map free list, comparisons are inline, and
- * a writer takes the lock with one atomic OR and drops it with a store.
- *
- * The DEV map has a pending layer in front of its treap (see "the pending
- * layer" below): most of a training step's tensors are freed a few to a
- * few hundred allocations after they were made, and such a pair then
- * never touches the tree.
+ * Cost (under cudaMallocAsync every tensor inserts and removes): nodes
+ * come from a per-map free list, comparisons are inline, and a writer
+ * takes the lock with one atomic OR and drops it with a store (glibc's
+ * tsearch took ~800 instructions a pair; BENCHMARKS.md 1, issue 16).  The
+ * DEV map has a pending layer in front of its treap (below): a training
+ * step's tensors are freed within the step, and never touch the tree.
  */
 #include <errno.h>
 #include <stdatomic.h>
@@ -35,10 +29,9 @@ typedef struct cp_tnode {
     uint32_t prio;
 } cp_tnode;
 
-/* One device's accounts in the DEV map: the bytes of its live ranges and
- * their highest value since the start (or the fork), for the companion's
- * segment watch.  The device's bit in cp_dev_mask is set while its bytes
- * are not 0 (the driver refuses allocations of 0 bytes). */
+/* One device's accounts in the DEV map: its live bytes and their high
+ * since the start (or the fork), for the companion's segment watch; its
+ * bit in cp_dev_mask is set while the bytes are not 0. */
 typedef struct cp_devacct {
     uint64_t bytes, peak;
 } cp_devacct;
@@ -52,22 +45,19 @@ typedef struct cp_imap {
     cp_tnode *spare;                /* under the lock (write) */
     uint32_t seed;                  /* priorities (xorshift), under the lock (write) */
     /* The DEV map's pending layer, under the lock: entries of cp_plog in
-     * use (live or freed), and live ones (in cp_pslots). */
-    unsigned n_log, n_live;
+     * use (live or freed), live ones (in cp_pslots), most in use. */
+    unsigned n_log, n_live, pend_cap;
     /* Per device, under the lock (write): beside the lock word, whose line
-     * every insert and remove takes anyway, so that device 0's accounts
-     * cost no second line. */
+     * every insert and remove takes anyway (device 0's: no second line). */
     cp_devacct dev[64];
+    uint64_t stat[CP_IMAP_ST_N];    /* under the lock (write), off the fast paths' line */
 } cp_imap;
-
-static cp_imap cp_maps[CP_IMAP_N];
-static atomic_uint_fast64_t cp_dev_mask;
 
 /* The pending layer (DEV map only).  An allocation is appended to the log
  * and its base entered in an open-addressing hash table (linear probing,
  * at most half full, no tombstones); a free of a pending base takes it out
  * there.  The log keeps the order of arrival: when it is full with more
- * than CP_PEND_KEEP live entries, and before a lookup when it holds more
+ * than half its entries live, and before a lookup when it holds more
  * than CP_PEND_SCAN (a lookup looks through a shorter one: the newest
  * range containing the address, else the tree's; and a lookup of a live
  * entry's base answers it from the table), the live entries enter
@@ -76,10 +66,14 @@ static atomic_uint_fast64_t cp_dev_mask;
  * once.  The differences: a range freed while pending replaced nothing,
  * so a stale range it overlapped stays until a range that reaches the
  * tree overlaps it, and until then a lookup may find it (ranges are stale
- * only when a free was missed). */
-#define CP_PEND_LOG 256     /* log entries */
-#define CP_PEND_SLOTS 512   /* hash slots, a power of 2, twice the log */
-#define CP_PEND_KEEP 128    /* a full log with at most this many live is compacted */
+ * only when a free was missed).
+ *
+ * Sized for a step's activations: GPT-2 small keeps hundreds live from
+ * the forward pass to the backward one, and a log of 256 sent them through
+ * the tree (two descents of ~11 nodes the other thread had just written). */
+#define CP_PEND_LOG 4096    /* log entries (cp_maps[DEV].pend_cap, the same) */
+#define CP_PEND_SLOTS 8192  /* hash slots, a power of 2, twice the log */
+#define CP_PEND_SLOT_BITS 13
 #define CP_PEND_SCAN 8      /* a lookup looks through a log this short */
 
 typedef struct cp_pslot {
@@ -89,6 +83,9 @@ typedef struct cp_pslot {
 
 static _Alignas(64) cp_pslot cp_pslots[CP_PEND_SLOTS];
 static _Alignas(64) cp_range cp_plog[CP_PEND_LOG];      /* base 0: freed */
+
+static cp_imap cp_maps[CP_IMAP_N] = { [CP_IMAP_DEV] = { .pend_cap = CP_PEND_LOG } };
+static atomic_uint_fast64_t cp_dev_mask;
 
 /* --- the treap ------------------------------------------------------------- */
 
@@ -270,7 +267,7 @@ static inline __attribute__((always_inline)) void cp_t_insert(cp_imap *m, int de
 
 static inline unsigned cp_p_home(uint64_t base)
 {
-    return (unsigned)((base * 0x9e3779b97f4a7c15ull) >> 55);   /* 9 bits: 512 slots */
+    return (unsigned)((base * 0x9e3779b97f4a7c15ull) >> (64 - CP_PEND_SLOT_BITS));
 }
 
 /* The slot holding base, or the empty slot where its probe ended. */
@@ -300,8 +297,12 @@ static void cp_p_unslot(unsigned h)
 }
 
 /* Move the live entries into the tree, oldest first. */
-static void cp_p_flush(cp_imap *m)
+static void cp_p_flush(cp_imap *m, int why)
 {
+    if (m->n_live) {
+        m->stat[why]++;
+        m->stat[CP_IMAP_ST_MOVED] += m->n_live;
+    }
     for (unsigned i = 0; i < m->n_log; i++) {
         cp_range *r = &cp_plog[i];
         if (!r->base)
@@ -318,13 +319,14 @@ static void cp_p_flush(cp_imap *m)
 
 /* Make room for one entry: slide the live entries to the log's start (the
  * slots keep their places, their indices follow), or flush when more than
- * CP_PEND_KEEP are live (long-lived ranges then go to the tree). */
+ * half are live (long-lived ranges then go to the tree). */
 static void cp_p_room(cp_imap *m)
 {
-    if (m->n_live > CP_PEND_KEEP) {
-        cp_p_flush(m);
+    if (m->n_live > m->pend_cap / 2) {
+        cp_p_flush(m, CP_IMAP_ST_FLUSH_FULL);
         return;
     }
+    m->stat[CP_IMAP_ST_COMPACT]++;
     unsigned k = 0;
     for (unsigned i = 0; i < m->n_log; i++) {
         if (!cp_plog[i].base)
@@ -381,7 +383,7 @@ static int cp_dev_insert(const cp_range *r)
     cp_rw_wlock(&m->lock);
     unsigned h = cp_p_probe(r->base);
     if (!r->base || cp_pslots[h].base) {
-        cp_p_flush(m);
+        cp_p_flush(m, CP_IMAP_ST_FLUSH_OTHER);
         h = cp_p_probe(r->base);
     }
     if (!r->base) {
@@ -392,7 +394,7 @@ static int cp_dev_insert(const cp_range *r)
         }
         cp_t_insert(m, 1, n);
     } else {
-        if (m->n_log == CP_PEND_LOG) {
+        if (m->n_log >= m->pend_cap) {
             cp_p_room(m);
             h = cp_p_probe(r->base);
         }
@@ -427,6 +429,7 @@ static int cp_dev_remove(uint64_t base, cp_range *out)
         rc = 0;
     } else {
         rc = cp_remove(m, 1, base, out);
+        m->stat[CP_IMAP_ST_TREE_FREES] += rc == 0;
     }
     cp_rw_wunlock(&m->lock);
     return rc;
@@ -487,7 +490,7 @@ int cp_imap_find(int which, uint64_t addr, cp_range *out)
         /* Pending ranges: into the tree first, as a writer. */
         cp_rw_runlock(&m->lock);
         cp_rw_wlock(&m->lock);
-        cp_p_flush(m);
+        cp_p_flush(m, CP_IMAP_ST_FLUSH_LOOKUP);
         w = 1;
     }
     const cp_tnode *hit = *cp_t_link_to(&m->root, addr);
@@ -502,12 +505,29 @@ int cp_imap_find(int which, uint64_t addr, cp_range *out)
     return rc;
 }
 
-void cp_imap__flush(void)
+unsigned cp_imap__pend_cap(unsigned n)
 {
     cp_imap *m = &cp_maps[CP_IMAP_DEV];
     cp_rw_wlock(&m->lock);
-    cp_p_flush(m);
+    unsigned was = m->pend_cap;
+    cp_p_flush(m, CP_IMAP_ST_FLUSH_OTHER);  /* no entry past a new end */
+    if (n)
+        m->pend_cap = n < CP_PEND_LOG ? n : CP_PEND_LOG;
     cp_rw_wunlock(&m->lock);
+    return was;
+}
+
+void cp_imap__flush(void)
+{
+    (void)cp_imap__pend_cap(0);
+}
+
+void cp_imap_stats(uint64_t out[CP_IMAP_ST_N])
+{
+    cp_imap *m = &cp_maps[CP_IMAP_DEV];
+    cp_rw_rlock(&m->lock);
+    memcpy(out, m->stat, sizeof(m->stat));
+    cp_rw_runlock(&m->lock);
 }
 
 /* Order, heap and overlap checks of a subtree whose bases lie in [lo, hi):
@@ -530,7 +550,7 @@ static int cp_t_check(const cp_tnode *t, uint64_t lo, uint64_t hi)
 static int cp_p_check(const cp_imap *m)
 {
     unsigned live = 0, used = 0;
-    if (m->n_live > m->n_log || m->n_log > CP_PEND_LOG ||
+    if (m->n_live > m->n_log || m->n_log > m->pend_cap ||
         (m->n_log && !cp_plog[m->n_log - 1].base))
         return -1;
     for (unsigned i = 0; i < m->n_log; i++) {
@@ -569,12 +589,10 @@ void cp_imap_reset(void)
      * are shared copy-on-write; walking them to free costs more). */
     for (int i = 0; i < CP_IMAP_N; i++) {
         atomic_store(&cp_maps[i].lock, 0);
-        cp_maps[i].root = NULL;
-        cp_maps[i].spare = NULL;
-        cp_maps[i].n_spare = 0;
-        cp_maps[i].n_log = cp_maps[i].n_live = 0;
-        for (int d = 0; d < 64; d++)
-            cp_maps[i].dev[d] = (cp_devacct){ 0 };
+        cp_maps[i].root = cp_maps[i].spare = NULL;
+        cp_maps[i].n_spare = cp_maps[i].n_log = cp_maps[i].n_live = 0;
+        memset(cp_maps[i].dev, 0, sizeof(cp_maps[i].dev));
+        memset(cp_maps[i].stat, 0, sizeof(cp_maps[i].stat));
     }
     memset(cp_pslots, 0, sizeof(cp_pslots));
     atomic_store(&cp_dev_mask, 0);

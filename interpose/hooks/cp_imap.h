@@ -47,12 +47,30 @@ int cp_imap_find(int which, uint64_t addr, cp_range *out);
  *  (devices 0..63).  One relaxed load: the launch check's fast path. */
 uint64_t cp_imap_dev_mask(void);
 
+/* The DEV map's slow paths, counted since the start (or the fork): its
+ * pending layer moved into the tree because the log was full with more
+ * than half live, before a lookup, or for another reason (a base already
+ * pending, base 0, a test); the ranges those flushes moved; compactions
+ * of a full log; frees found in the tree (not pending). */
+enum cp_imap_stat {
+    CP_IMAP_ST_FLUSH_FULL, CP_IMAP_ST_FLUSH_LOOKUP, CP_IMAP_ST_FLUSH_OTHER,
+    CP_IMAP_ST_MOVED, CP_IMAP_ST_COMPACT, CP_IMAP_ST_TREE_FREES, CP_IMAP_ST_N
+};
+
+/*! cp_imap_stats() : the DEV map's counts (enum cp_imap_stat) into out. */
+void cp_imap_stats(uint64_t out[CP_IMAP_ST_N]);
+
 /*! cp_imap_reset() : forget everything (a forked child). */
 void cp_imap_reset(void);
 
 /*! cp_imap__flush() : for tests: move the DEV map's pending ranges into
  *  the tree (as a lookup does when more than a few are pending). */
 void cp_imap__flush(void);
+
+/*! cp_imap__pend_cap() : for tests: flush as cp_imap__flush(), then use at
+ *  most n entries of the DEV map's pending log (capped at its size; n = 0
+ *  keeps the cap).  @return : the previous cap. */
+unsigned cp_imap__pend_cap(unsigned n);
 
 /*! cp_imap__check() : for tests: verify map `which` is a treap (bases in
  *  order, ranges disjoint, every node's priority at least its kids').
