@@ -174,10 +174,11 @@ static void test_peaks(void)
  * freed entries at the log's end leave it.  Random inserts (dense ones
  * overlap), frees (of live bases, and of unknown ones), lookups, and
  * forks; every answer, the device mask and the peak signal must agree. */
-#define PEND_LOG 256
-#define PEND_KEEP 128
-#define DMODEL_N 4096
-static cp_range dtree[DMODEL_N], dlog[PEND_LOG];
+#define PEND_LOG_MAX 4096
+#define DMODEL_N 8192
+/* The model's log size: the map's cap (cp_imap__pend_cap), set per test. */
+static int PEND_LOG = 256, PEND_KEEP = 128;
+static cp_range dtree[DMODEL_N], dlog[PEND_LOG_MAX];
 static int dtree_n, dlog_n;
 static uint64_t dbytes[4], dpeak[4];
 
@@ -326,33 +327,58 @@ static int dm_same_insert(uint64_t base, uint64_t size, int dev)
  * (the freed entries are compacted away); then more long-lived ones than
  * CP_PEND_KEEP (flushed into the tree).  Stale ranges among them (every
  * 50th temporary overlaps a long-lived one). */
-static void test_dev_room(void)
+static void dm_use_cap(unsigned cap)
 {
     cp_imap_reset();
+    cp_imap__pend_cap(cap);
+    PEND_LOG = (int)cap;
+    PEND_KEEP = (int)cap / 2;
+    dtree_n = dlog_n = 0;
+    for (int d = 0; d < 4; d++)
+        dbytes[d] = dpeak[d] = 0;
+}
+
+static void test_dev_room(unsigned cap)
+{
+    dm_use_cap(cap);
     int bad = 0;
+    uint64_t st[CP_IMAP_ST_N];
     uint64_t lbase = 0x600000000000ull, tbase = 0x610000000000ull;
     for (int k = 0; k < 2; k++) {
-        int nlong = k ? 200 : 100;
+        /* Fewer long-lived ranges than half the log (compacted), then more
+         * (flushed); temporaries enough to fill the log eight times. */
+        int nlong = k ? PEND_KEEP + PEND_KEEP / 2 + 8 : PEND_KEEP * 3 / 4, ntemp = 8 * PEND_LOG;
+        uint64_t lstep = 0x10000, lk = (uint64_t)k * PEND_LOG_MAX * 2 * lstep;
         for (int i = 0; i < nlong; i++)
-            bad += !dm_same_insert(lbase + (uint64_t)(k * 1000 + i) * 0x10000, 0x8000, i % 3);
-        for (int i = 0; i < 2000; i++) {
-            uint64_t b = i % 50 == 49 ? lbase + (uint64_t)(k * 1000 + i % nlong) * 0x10000 + 0x4000
+            bad += !dm_same_insert(lbase + lk + (uint64_t)i * lstep, 0x8000, i % 3);
+        for (int i = 0; i < ntemp; i++) {
+            uint64_t b = i % 50 == 49 ? lbase + lk + (uint64_t)(i % nlong) * lstep + 0x4000
                                       : tbase + (uint64_t)i * 0x10000;
             bad += !dm_same_insert(b, 0x1000, 1);
             if (i)
-                bad += !dm_same_remove(i % 50 == 0 ? lbase + (uint64_t)(k * 1000 + (i - 1) % nlong) * 0x10000 + 0x4000
+                bad += !dm_same_remove(i % 50 == 0 ? lbase + lk + (uint64_t)((i - 1) % nlong) * lstep + 0x4000
                                                    : tbase + (uint64_t)(i - 1) * 0x10000);
             if (i % 97 == 0)
                 bad += cp_imap__check(CP_IMAP_DEV) < 0;
         }
+        cp_imap_stats(st);
+        if (k == 0)
+            CHECK(st[CP_IMAP_ST_COMPACT] >= 7 && st[CP_IMAP_ST_FLUSH_FULL] == 0,
+                  "cap %u: a log at most half live is compacted (%llu times), not flushed (%llu)",
+                  cap, (unsigned long long)st[CP_IMAP_ST_COMPACT],
+                  (unsigned long long)st[CP_IMAP_ST_FLUSH_FULL]);
+        else
+            CHECK(st[CP_IMAP_ST_FLUSH_FULL] >= 1,
+                  "cap %u: a log more than half live is flushed (%llu times)", cap,
+                  (unsigned long long)st[CP_IMAP_ST_FLUSH_FULL]);
         for (int i = 0; i < nlong; i++) {
             cp_range got = { 0 }, want = { 0 };
-            uint64_t a = lbase + (uint64_t)(k * 1000 + i) * 0x10000 + 0x100;
+            uint64_t a = lbase + lk + (uint64_t)i * lstep + 0x100;
             int rc = cp_imap_find(CP_IMAP_DEV, a, &got), wrc = dm_find(a, &want);
             bad += rc != wrc || got.base != want.base;
         }
     }
-    CHECK(bad == 0, "compaction and flush agree with the model (%d misses)", bad);
+    CHECK(bad == 0, "cap %u: compaction and flush agree with the model (%d misses)", cap, bad);
     CHECK(cp_imap__check(CP_IMAP_DEV) > 0, "invariants after the log's rounds");
     cp_imap_reset();
     dtree_n = dlog_n = 0;
@@ -360,9 +386,41 @@ static void test_dev_room(void)
         dbytes[d] = dpeak[d] = 0;
 }
 
+/* A training step under a stream-ordered allocator: a forward pass makes
+ * `live` tensors, the backward pass frees them newest first, over
+ * long-lived parameters.  With the full log none of it reaches the tree. */
+static void test_dev_steps(unsigned cap, int live, int want_tree)
+{
+    uint64_t st[CP_IMAP_ST_N];
+    dm_use_cap(cap);
+    for (int p = 0; p < 300; p++) {
+        cp_range r = R(0x500000000000ull + (uint64_t)p * 0x100000, 0x80000, 0);
+        cp_imap_insert(CP_IMAP_DEV, &r);
+    }
+    cp_imap__flush();   /* the parameters: in the tree before the steps */
+    cp_imap_stats(st);
+    uint64_t moved0 = st[CP_IMAP_ST_MOVED];
+    for (int step = 0; step < 10; step++) {
+        for (int i = 0; i < live; i++) {
+            cp_range r = R(0x520000000000ull + (uint64_t)i * 0x10000, 0x8000, 0);
+            cp_imap_insert(CP_IMAP_DEV, &r);
+        }
+        for (int i = live; i-- > 0;)
+            cp_imap_remove(CP_IMAP_DEV, 0x520000000000ull + (uint64_t)i * 0x10000, NULL);
+    }
+    cp_imap_stats(st);
+    int tree = st[CP_IMAP_ST_TREE_FREES] != 0 || st[CP_IMAP_ST_MOVED] != moved0;
+    CHECK(tree == want_tree,
+          "cap %u, %d live a step: %llu frees from the tree, %llu ranges moved (want %s)", cap,
+          live, (unsigned long long)st[CP_IMAP_ST_TREE_FREES],
+          (unsigned long long)(st[CP_IMAP_ST_MOVED] - moved0), want_tree ? "some" : "none");
+    CHECK(cp_imap__check(CP_IMAP_DEV) > 0, "invariants after the steps");
+    cp_imap_reset();
+}
+
 static void test_dev_against_model(void)
 {
-    cp_imap_reset();
+    dm_use_cap(256);
     dtree_n = dlog_n = 0;
     for (int d = 0; d < 4; d++)
         dbytes[d] = dpeak[d] = 0;
@@ -441,8 +499,12 @@ int main(void)
 {
     test_peaks();
     test_against_model();
-    test_dev_room();
+    test_dev_room(256);
+    test_dev_room(PEND_LOG_MAX);
+    test_dev_steps(PEND_LOG_MAX, 1000, 0);
+    test_dev_steps(256, 1000, 1);
     test_dev_against_model();
+    cp_imap__pend_cap(PEND_LOG_MAX);
     cp_range got;
     cp_range a = R(0x1000, 0x1000, 0), b = R(0x3000, 0x2000, 1);
     CHECK(cp_imap_insert(CP_IMAP_DEV, &a) >= 0, "insert a");
