@@ -83,22 +83,24 @@ static int cp_read_trace(cp_proc *p, const cp_aopts *o, cp_progress *pg)
     size_t n;
     int rc;
     uint64_t k = 0;
-    uint64_t pre = cp_checks_types(p->checks, 0), post = cp_checks_types(p->checks, 1);
+    const cp_checks_fn *pre_fn = cp_checks_fns(p->checks, 0);
+    const cp_checks_fn *post_fn = cp_checks_fns(p->checks, 1);
+    cp_rec_hook hook = o->hook;
     /* Records come in runs (a decoder thread's batch): no call per record
-     * to get the next one. */
+     * to get the next one.  A record's type is a byte of the trace. */
     while ((rc = cp_dec_next_run(d, &run, &n)) == 1) {
         for (const cp_record *r = run, *end = run + n; r < end; r++) {
-            uint64_t bit = CP_TYPE_BIT(r->type);
-            if (pre & bit)
-                cp_checks_rec(p->checks, p, r, 0);
+            cp_checks_fn pre = pre_fn[r->type & 255], post = post_fn[r->type & 255];
+            if (pre)
+                pre(p->checks, p, r);
             if (cp_model_feed(p, d, r) == -ENOMEM) {
                 rc = -ENOMEM;
                 break;
             }
-            if (post & bit)
-                cp_checks_rec(p->checks, p, r, 1);
-            if (o->hook)
-                o->hook(o->hook_ctx, p, r);
+            if (post)
+                post(p->checks, p, r);
+            if (hook)
+                hook(o->hook_ctx, p, r);
         }
         if (rc == -ENOMEM)
             break;

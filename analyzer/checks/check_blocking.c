@@ -98,7 +98,9 @@ static inline uint64_t blk_seen(cp_blk *s, const cp_record *r)
     return s->seq++;
 }
 
-static __attribute__((noinline)) void blk_rec_full(cp_proc *p, cp_blk *s, const cp_record *r)
+/* The rest of blocking-copy's records: inline too (cp_checks.h). */
+static inline __attribute__((always_inline)) void
+blk_rec_full(cp_proc *p, cp_blk *s, const cp_record *r)
 {
     uint64_t seq = blk_seen(s, r);
     uint64_t l = r->type == CP_REC_COPY ? r->u.copy.launches
@@ -150,8 +152,7 @@ static __attribute__((noinline)) void blk_rec_full(cp_proc *p, cp_blk *s, const 
 }
 
 /* FREE and LAUNCH_COUNT (other work: no launches to add, no pending copy
- * to end) without blk_rec_full()'s frame: inlined into the checks'
- * dispatch. */
+ * to end) before blk_rec_full(): inlined into the checks' dispatch. */
 __attribute__((always_inline)) inline void
 cp_check_blocking_rec(cp_proc *p, void *st, const cp_record *r)
 {

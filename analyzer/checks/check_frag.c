@@ -140,7 +140,9 @@ static void fr_torch(cp_proc *p, cp_fr *s)
     }
 }
 
-static __attribute__((noinline)) void fr_rec_full(cp_proc *p, void *st, const cp_record *r)
+/* The rest of fragmentation's records: inline too (cp_checks.h). */
+static inline __attribute__((always_inline)) void
+fr_rec_full(cp_proc *p, void *st, const cp_record *r)
 {
     cp_fr *s = st;
     if (r->type == CP_REC_FRAMEWORK) {
@@ -229,7 +231,7 @@ static __attribute__((noinline)) void fr_rec_full(cp_proc *p, void *st, const cp
  * cannot be churn (four in five of them in a training run), changes
  * nothing: fr_rec_full() sets in_retry and pending_release to 0, which
  * they are (pending_release grows only while in_retry), and looks up no
- * pending free.  Without its frame: inlined into the checks' dispatch. */
+ * pending free.  Before it: inlined into the checks' dispatch. */
 __attribute__((always_inline)) inline void
 cp_check_frag_rec(cp_proc *p, void *st, const cp_record *r)
 {

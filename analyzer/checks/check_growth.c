@@ -147,7 +147,9 @@ static void gr_framework(cp_proc *p, cp_gr *s, uint64_t ts)
         s->tb[idx] = t;
 }
 
-static __attribute__((noinline)) void gr_rec_full(cp_proc *p, cp_gr *s, const cp_record *r)
+/* The rest of memory-growth's records: inline too (cp_checks.h). */
+static inline __attribute__((always_inline)) void
+gr_rec_full(cp_proc *p, cp_gr *s, const cp_record *r)
 {
     switch (r->type) {
     case CP_REC_FRAMEWORK:
@@ -195,8 +197,8 @@ static __attribute__((noinline)) void gr_rec_full(cp_proc *p, cp_gr *s, const cp
     gw_site(s, &s->sites, stack, idx, size, 1);
 }
 
-/* LAUNCH_COUNT, a sixth of a training run's records, without
- * gr_rec_full()'s frame: inlined into the checks' dispatch. */
+/* LAUNCH_COUNT, a sixth of a training run's records, before
+ * gr_rec_full(): inlined into the checks' dispatch. */
 __attribute__((always_inline)) inline void
 cp_check_growth_rec(cp_proc *p, void *st, const cp_record *r)
 {

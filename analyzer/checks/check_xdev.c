@@ -98,7 +98,9 @@ static void xd_copy(cp_proc *p, cp_xd *s, const cp_record *r)
             (long long)other, (long long)cur);
 }
 
-static __attribute__((noinline)) void xd_rec_full(cp_proc *p, cp_xd *s, const cp_record *r)
+/* The rest of cross-device-access's records: inline too (cp_checks.h). */
+static inline __attribute__((always_inline)) void
+xd_rec_full(cp_proc *p, cp_xd *s, const cp_record *r)
 {
     switch (r->type) {
     case CP_REC_XDEV: {
@@ -131,7 +133,7 @@ static __attribute__((noinline)) void xd_rec_full(cp_proc *p, cp_xd *s, const cp
 }
 
 /* A record on a default stream (or of no device) that is not an XDEV,
- * COPY or MEMSET, without xd_rec_full()'s frame: inlined into the checks'
+ * COPY or MEMSET, before xd_rec_full(): inlined into the checks'
  * dispatch. */
 __attribute__((always_inline)) inline void
 cp_check_xdev_rec(cp_proc *p, void *st, const cp_record *r)

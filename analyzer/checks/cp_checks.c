@@ -52,6 +52,7 @@ struct cp_check_run {
     cp_check_call pre[CP_N_TYPES][CP_N_ALL + 1], post[CP_N_TYPES][CP_N_ALL + 1];
     int n_pre[CP_N_TYPES], n_post[CP_N_TYPES];
     uint64_t pre_types, post_types;     /* types with a non-empty list */
+    cp_checks_fn fns[2][256];   /* cp_checks_fns(): before, after the model */
 };
 
 const cp_check *const *cp_checks(size_t *n)
@@ -69,6 +70,7 @@ const cp_check *cp_check_find(const char *id)
 }
 
 static void cp_check_end(const cp_check *c, void *st);
+static void cp_checks_fns_init(cp_check_run *run, int all_live);
 
 /* The i-th map of entry m (a member or an array of them) of state st. */
 static cp_map *cp_state_map_at(void *st, const cp_state_map *m, int i)
@@ -129,6 +131,7 @@ cp_check_run *cp_checks_start(cp_proc *p, const unsigned char *selected)
             }
         }
     }
+    cp_checks_fns_init(run, memchr(run->live, 0, CP_N_ALL) == NULL);
     return run;
 }
 
@@ -157,10 +160,12 @@ cp_check_run *cp_checks_start(cp_proc *p, const unsigned char *selected)
  * tests fold wherever the check tables are known at compile time (the
  * analyzer's LTO build): only that type's checks stay, called directly,
  * not through a pointer whose target changes from record to record (each
- * such call was a likely mispredicted branch). */
+ * such call was a likely mispredicted branch).  Every check of the list
+ * must run (cp_checks_fns_init()): a test of live[] was two instructions
+ * a check and record. */
 #define CP_CHECK_CALL_(name) \
     if ((after_model ? cp_check_##name.types & ~cp_check_##name.pre_types \
-                     : cp_check_##name.pre_types) & bit && run->live[CP_CK_##name]) \
+                     : cp_check_##name.pre_types) & bit) \
         CP_REC_##name(p, run->state[CP_CK_##name], r);
 static inline __attribute__((always_inline)) void
 cp_checks_of_type(cp_check_run *run, cp_proc *p, const cp_record *r, int after_model,
@@ -169,36 +174,77 @@ cp_checks_of_type(cp_check_run *run, cp_proc *p, const cp_record *r, int after_m
     CP_CHECK_LIST(CP_CHECK_CALL_)
 }
 
-void cp_checks_rec(cp_check_run *run, cp_proc *p, const cp_record *r, int after_model)
-{
-    /* The types of nearly every record of a run, spelled out; the rest
-     * through the lists. */
-    switch (r->type) {
-#define CP_CHECKS_HOT_(type) \
-    case type: \
-        cp_checks_of_type(run, p, r, after_model, CP_TYPE_BIT(type)); \
-        return;
-    CP_CHECKS_HOT_(CP_REC_ALLOC)
-    CP_CHECKS_HOT_(CP_REC_FREE)
-    CP_CHECKS_HOT_(CP_REC_COPY)
-    CP_CHECKS_HOT_(CP_REC_MEMSET)
-    CP_CHECKS_HOT_(CP_REC_SYNC)
-    CP_CHECKS_HOT_(CP_REC_CALL)
-    CP_CHECKS_HOT_(CP_REC_LAUNCH_COUNT)
-#undef CP_CHECKS_HOT_
-    default:
-        break;
+/* The types of nearly every record of a run, each with a function of its
+ * own before and after the model, used when every check runs.  They were
+ * one function with a switch on the type: its frame (the registers of
+ * every type's inlined checks) and the switch cost about thirty
+ * instructions a call, 7 % of the reader's (BENCHMARKS.md 3p); a call
+ * through the type's entry of a table predicts as well as the switch's
+ * jump.  Only type T's records come to T's functions, so the checks' own
+ * tests of r->type fold away. */
+#define CP_CHECKS_HOT(X) \
+    X(ALLOC, alloc) X(FREE, free) X(COPY, copy) X(MEMSET, memset) X(SYNC, sync) X(CALL, call) \
+    X(LAUNCH_COUNT, launch_count)
+#define CP_CHECKS_TYPE_IS_(T) \
+    if (r->type != CP_REC_##T) \
+    __builtin_unreachable()
+#define CP_CHECKS_HOT_FN_(T, l) \
+    static void cp_checks_pre_##l(cp_check_run *run, cp_proc *p, const cp_record *r) \
+    { \
+        CP_CHECKS_TYPE_IS_(T); \
+        cp_checks_of_type(run, p, r, 0, CP_TYPE_BIT(CP_REC_##T)); \
+    } \
+    static void cp_checks_post_##l(cp_check_run *run, cp_proc *p, const cp_record *r) \
+    { \
+        CP_CHECKS_TYPE_IS_(T); \
+        cp_checks_of_type(run, p, r, 1, CP_TYPE_BIT(CP_REC_##T)); \
     }
+CP_CHECKS_HOT(CP_CHECKS_HOT_FN_)
+
+/* Any type, through the lists of cp_checks_start(). */
+static void cp_checks_list(const cp_check_call (*lists)[CP_N_ALL + 1], cp_proc *p,
+                           const cp_record *r)
+{
     int t = r->type == CP_REC_END ? 63 : (r->type < 63 ? (int)r->type : -1);
     if (t < 0)
         return;
-    for (const cp_check_call *c = after_model ? run->post[t] : run->pre[t]; c->rec; c++)
+    for (const cp_check_call *c = lists[t]; c->rec; c++)
         c->rec(p, c->st, r);
 }
 
-uint64_t cp_checks_types(const cp_check_run *run, int after_model)
+static void cp_checks_pre_any(cp_check_run *run, cp_proc *p, const cp_record *r)
 {
-    return after_model ? run->post_types : run->pre_types;
+    cp_checks_list(run->pre, p, r);
+}
+
+static void cp_checks_post_any(cp_check_run *run, cp_proc *p, const cp_record *r)
+{
+    cp_checks_list(run->post, p, r);
+}
+
+/* run's tables of cp_checks_fns(): the lists for the types some check
+ * reads, and the hot types' own functions when every check runs (they
+ * call each check of their type without looking whether it runs). */
+static void cp_checks_fns_init(cp_check_run *run, int all_live)
+{
+    for (unsigned t = 0; t < 256; t++) {
+        uint64_t bit = CP_TYPE_BIT(t);
+        run->fns[0][t] = run->pre_types & bit ? cp_checks_pre_any : NULL;
+        run->fns[1][t] = run->post_types & bit ? cp_checks_post_any : NULL;
+    }
+    if (!all_live)
+        return;
+#define CP_CHECKS_HOT_SET_(T, l) \
+    if (run->fns[0][CP_REC_##T]) \
+        run->fns[0][CP_REC_##T] = cp_checks_pre_##l; \
+    if (run->fns[1][CP_REC_##T]) \
+        run->fns[1][CP_REC_##T] = cp_checks_post_##l;
+    CP_CHECKS_HOT(CP_CHECKS_HOT_SET_)
+}
+
+const cp_checks_fn *cp_checks_fns(const cp_check_run *run, int after_model)
+{
+    return run->fns[after_model != 0];
 }
 
 void cp_checks_finish(cp_check_run *run, cp_proc *p, cp_report *rep)

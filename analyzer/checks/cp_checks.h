@@ -23,16 +23,16 @@ const cp_check *cp_check_find(const char *id);
  *  @return : the run, or NULL when out of memory. */
 cp_check_run *cp_checks_start(cp_proc *p, const unsigned char *selected);
 
-/*! cp_checks_rec() : hand record r to the running checks that read its type:
- *  those that must see it before the model (after_model 0), or after. */
-void cp_checks_rec(cp_check_run *run, cp_proc *p, const cp_record *r, int after_model);
+/* Hands record r to the running checks that read its type. */
+typedef void (*cp_checks_fn)(cp_check_run *run, cp_proc *p, const cp_record *r);
 
-/*! cp_checks_types() : the record types (CP_TYPE_BIT) some running check
- *  reads before the model (after_model 0) or after it: the reader's loop
- *  skips cp_checks_rec() for the others (most records have no check before
- *  the model, and a call per record costs more than the test).
- *  @return : the mask. */
-uint64_t cp_checks_types(const cp_check_run *run, int after_model);
+/*! cp_checks_fns() : per record type (0..255: a byte of the trace), the
+ *  function that hands a record of that type to the running checks that
+ *  must see it before the model (after_model 0), or after, or NULL when
+ *  none does (most records have no check before the model, and a call per
+ *  record costs more than the test): fns[r->type](run, p, r).
+ *  @return : the table of 256, valid while run is. */
+const cp_checks_fn *cp_checks_fns(const cp_check_run *run, int after_model);
 
 /*! cp_checks_finish() : every running check turns what it saw into findings
  *  of rep; then their state is freed, and the run (NULL is fine). */
@@ -47,7 +47,11 @@ void cp_checks_discard(cp_check_run *run);
  *  past, then a call to the rest: the registry's dispatch calls these by
  *  name, and the analyzer's LTO build inlines them there (through `rec`
  *  they were not inlined, and each call cost about seven instructions of
- *  call and frame a record and check). */
+ *  call and frame a record and check).  The rest of memory-growth,
+ *  blocking-copy, fragmentation and cross-device-access is inline too:
+ *  the dispatch's function for each common record type keeps only that
+ *  type's part, in the one frame it has for all its checks (a frame of
+ *  their own cost about twenty instructions a record: BENCHMARKS.md 3p). */
 void cp_check_errors_rec(cp_proc *p, void *st, const cp_record *r);
 void cp_check_xdev_rec(cp_proc *p, void *st, const cp_record *r);
 void cp_check_pageable_rec(cp_proc *p, void *st, const cp_record *r);
