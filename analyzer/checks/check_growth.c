@@ -100,9 +100,14 @@ static uint64_t cp_held_all(const cp_proc *p)
 /* Thread tid is known to have made `total` launches so far. */
 static void gr_work(cp_gr *s, uint64_t tid, uint64_t total, int delta)
 {
-    gthread *t = cp_map_put(&s->threads, tid, NULL);
-    if (!t)
-        return;
+    gthread *t = s->last_thr;
+    if (!t || s->last_tid != tid) {
+        t = cp_map_put(&s->threads, tid, NULL);
+        if (!t)
+            return;
+        s->last_thr = t;
+        s->last_tid = tid;
+    }
     if (delta) {
         t->copy_cum = u64_sat_add(t->copy_cum, total);
         total = t->copy_cum;

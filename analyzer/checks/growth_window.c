@@ -85,10 +85,8 @@ uint32_t gw_slot(cp_gr *s)
 }
 
 /* bytes allocated (is_free 0) or freed (1) at site `stack` of map m (the
- * sites; the steps count 1 per wait).  Unsigned on purpose: sizes come
- * from the trace and may be anything up to 2^64-1, so no signed delta (and
- * no negation of one) is ever formed. */
-void gw_site(cp_gr *s, cp_map *m, uint64_t stack, uint32_t idx, uint64_t bytes, int is_free)
+ * sites; the steps count 1 per wait), as gw_site(). */
+void gw_site_full(cp_gr *s, cp_map *m, uint64_t stack, uint32_t idx, uint64_t bytes, int is_free)
 {
     int created;
     gsite *g = cp_map_put(m, stack, &created);
@@ -116,32 +114,6 @@ void gw_site(cp_gr *s, cp_map *m, uint64_t stack, uint32_t idx, uint64_t bytes, 
         g->live += bytes;
     if (!is_free && bytes)
         g->count++;
-}
-
-/* One device memory event at the current work clock: total is the held
- * total after it. */
-uint32_t gw_event(cp_gr *s, uint64_t total, uint64_t ts, int is_free)
-{
-    uint32_t idx = gw_index(s, s->w);
-    gbucket *b = &s->b[idx];
-    if (is_free && !s->in_tail) {
-        s->in_tail = 1;
-        s->tail_w = s->w;
-        s->tail_ts = ts;
-        s->tail_idx = idx;
-        s->tail_min_pre = b->used ? b->min : UINT64_MAX;
-    } else if (!is_free) {
-        s->in_tail = 0;
-    }
-    if (!b->used) {
-        b->used = 1;
-        b->min = total;
-        b->ts0 = ts;
-    }
-    b->min = u64_min(b->min, total);
-    b->last = total;
-    b->ts1 = ts;
-    return idx;
 }
 
 /* The last bucket at or before j with a memory event (bucket 0 has one). */

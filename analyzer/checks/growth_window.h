@@ -61,6 +61,12 @@ typedef struct cp_gr {
     uint32_t tail_idx;
     cp_map sites;               /* stack -> gsite */
     cp_map threads;             /* tid -> gthread */
+    /* The entry of the thread looked up last (NULL: none), valid until the
+     * next put on `threads`, which only gr_work() makes: most records
+     * come from one thread, and the lookup was a hash and a probe for
+     * every COPY, SYNC and ALLOC. */
+    gthread *last_thr;
+    uint64_t last_tid;
     cp_map steps;               /* stack of a read-back or sync -> gsite (live: count) */
     ghist *hist;                /* the sites' and steps' histories */
     size_t n_hist, cap_hist;
@@ -88,10 +94,33 @@ uint32_t gw_index(cp_gr *s, uint64_t w);
  *  a memory event (a PyTorch sample, a wait).  @return : the bucket, < GB. */
 uint32_t gw_slot(cp_gr *s);
 
+/*! gw_site_full() : gw_site() for a site not yet in m, or one whose
+ *  history ends before bucket idx. */
+void gw_site_full(cp_gr *s, cp_map *m, uint64_t stack, uint32_t idx, uint64_t bytes, int is_free);
+
 /*! gw_site() : count bytes allocated (is_free 0) or freed (1) at `stack` in
  *  map m (of gsite: s's sites or steps) in bucket idx; nothing when out of
- *  memory. */
-void gw_site(cp_gr *s, cp_map *m, uint64_t stack, uint32_t idx, uint64_t bytes, int is_free);
+ *  memory.  Inline for a known site whose history is up to date (nearly
+ *  every ALLOC, FREE and wait): gw_site_full()'s frame and call were a
+ *  third of its instructions (BENCHMARKS.md 3p).  Unsigned on purpose:
+ *  sizes come from the trace and may be anything up to 2^64-1, so no
+ *  signed delta (and no negation of one) is ever formed. */
+static inline __attribute__((always_inline)) void
+gw_site(cp_gr *s, cp_map *m, uint64_t stack, uint32_t idx, uint64_t bytes, int is_free)
+{
+    size_t i = cp_map_find(m, stack);
+    gsite *g = i != CP_MAP_NONE ? cp_map_at(m, i) : NULL;
+    if (__builtin_expect(!g || idx > g->touched, 0)) {
+        gw_site_full(s, m, stack, idx, bytes, is_free);
+        return;
+    }
+    if (is_free) {
+        g->live = bytes > g->live ? 0 : g->live - bytes;
+    } else {
+        g->live += bytes;
+        g->count += bytes != 0;
+    }
+}
 
 /*! gw_hist() : the history of site g (an entry of s's sites or steps).
  *  @return : it. */
@@ -101,8 +130,34 @@ static inline ghist *gw_hist(const cp_gr *s, const gsite *g)
 }
 
 /*! gw_event() : one device memory event at the current work clock; total
- *  is the held total after it.  @return : its bucket. */
-uint32_t gw_event(cp_gr *s, uint64_t total, uint64_t ts, int is_free);
+ *  is the held total after it.  @return : its bucket.  Inline (every ALLOC
+ *  and FREE of device memory): its call and frame were a third of its
+ *  instructions; gw_index() only when the clock left the last bucket. */
+static inline __attribute__((always_inline)) uint32_t
+gw_event(cp_gr *s, uint64_t total, uint64_t ts, int is_free)
+{
+    uint64_t at = (s->w - s->w0) >> s->width_log;
+    uint32_t idx = at < GB ? (uint32_t)at : gw_index(s, s->w);
+    gbucket *b = &s->b[idx];
+    if (is_free && !s->in_tail) {
+        s->in_tail = 1;
+        s->tail_w = s->w;
+        s->tail_ts = ts;
+        s->tail_idx = idx;
+        s->tail_min_pre = b->used ? b->min : UINT64_MAX;
+    } else if (!is_free) {
+        s->in_tail = 0;
+    }
+    if (!b->used) {
+        b->used = 1;
+        b->min = total;
+        b->ts0 = ts;
+    }
+    b->min = total < b->min ? total : b->min;
+    b->last = total;
+    b->ts1 = ts;
+    return idx;
+}
 
 /*! gw_window() : the window (up to the teardown), its eighths' floors and
  *  where the growth starts, into *g (may merge buckets).
