@@ -85,6 +85,11 @@ typedef struct cp_series {
     cp_map lib_stack;           /* stack id -> 1 library, 2 not (a cache) */
     uint64_t since_rescan;      /* memory events since the largest-live list was rebuilt */
     int lean;                   /* cp_series_lean(): the most held per bucket only */
+    /* width * (cur + 1), 0 before the first record: a record at ts - t0 at
+     * or past it moves to another bucket (cp_ser_move()), the one test
+     * every record pays. */
+    uint64_t span;
+    uint64_t types;             /* bit t: records of type t change the series */
 } cp_series;
 
 /*! cp_series_new() : an empty series.  @return : it, or NULL out of memory. */
