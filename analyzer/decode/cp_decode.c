@@ -402,7 +402,7 @@ static void *cp_dec_thread_main(void *arg)
     d->fill->base = d->base;
     d->buf_in_ring = 1;
     const uint8_t *rec_bytes = d->lean ? g_rec_lean : g_rec_whole;
-    const uint8_t *direct = d->lean && cp__dec_fields_direct_ok() ? g_rec_direct : g_rec_none;
+    const uint8_t *direct = d->direct;
     for (;;) {
         size_t hdr;
         uint64_t plen;
@@ -475,6 +475,7 @@ static void cp_dec_maybe_thread(cp_dec *d)
     d->lean = __atomic_load_n(&g_lean, __ATOMIC_RELAXED);
     d->defer = !d->lean || !cp__dec_fields_direct_ok() ? CP_DEFER_NONE
              : env && strcmp(env, "2") == 0 ? CP_DEFER_ALL : CP_DEFER_AUTO;
+    d->direct = d->lean && cp__dec_fields_direct_ok() ? g_rec_direct : g_rec_none;
     d->ring = cp__ring_new();
     if (!d->ring)
         return;

@@ -11,11 +11,12 @@
  * is handed over raw (cp_batch.raw), its lean records framed (and their
  * time and thread decoded, which accumulate) but nothing written for
  * them, and the reader frames them again and parses them here, a run at a
- * time into d->run just before handing them out, with the same parser
- * (cp__dec_fields_direct()).  A record that does not parse that way goes
- * through cp__dec_fields_fast(), as on the decoder thread; one that does
- * not parse at all ends the stream with the decoder thread's message,
- * after the records before it were handed out.
+ * time into d->run just before handing them out, in the same loop
+ * (cp__dec_lean_run()) or with the same parser (cp__dec_fields_direct()).
+ * A record that does not parse that way goes through cp__dec_fields_fast(),
+ * as on the decoder thread; one that does not parse at all ends the stream
+ * with the decoder thread's message, after the records before it were
+ * handed out.
  */
 #include <pthread.h>
 #include <stdlib.h>
@@ -100,6 +101,21 @@ static int cp_dec_unstash(cp_dec *d)
     cp_record *r = d->run;
     d->run_base = i;
     for (; i < end; i++, r++) {
+        if (i != slotted) {
+            /* The lean records up to the next slotted one, framed and
+             * parsed in the decoder thread's loop (cp__dec_lean_run(), the
+             * parser inlined): this loop's framing and call of the parser
+             * cost about eleven instructions a record more.  The batch's
+             * records lie whole in buf, whose capacity bounds the loop;
+             * `stop` ends it at the run's end or the next slotted one. */
+            size_t stop = slotted < end ? slotted : end;
+            size_t k = cp__dec_lean_run(b->buf, &off, b->cap, d->run, i - d->run_base,
+                                        stop - d->run_base, &ts, 0, d->direct);
+            i += k;
+            r += k;
+            if (i == end)
+                break;
+        }
         const uint8_t *q = b->buf + off, *p, *e;
         uint64_t plen, delta, tid;
         p = cp_reread_u(q + 1, &plen);

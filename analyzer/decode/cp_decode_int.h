@@ -126,8 +126,8 @@ int cp__dec_fields_fast(struct cp_scratch *s, cp_record *r, const char **why);
  *  (it may have left some of r written). */
 int cp__dec_fields_direct(unsigned type, const uint8_t *p, const uint8_t *e, cp_record *r);
 
-/*! cp__dec_lean_run() : (decoder thread, only where
- *  cp__dec_fields_direct_ok() says so) from buf[*pos] on (a window of len
+/*! cp__dec_lean_run() : (decoder thread, and the reader in a raw batch;
+ *  only where cp__dec_fields_direct_ok() says so) from buf[*pos] on (a window of len
  *  bytes with CP_DEC_SLACK after it), the records whole in it with a
  *  one-byte length and a type direct[] allows, each framed, its time (from
  *  *ts on) and thread decoded and, unless raw, parsed into recs[n], recs[n
@@ -331,6 +331,7 @@ struct cp_dec {
     int threaded, joined, stopped;
     int lean;                   /* cp_dec_lean_records() when the thread started */
     int defer;                  /* CP_DEFER_*: who parses the lean records' fields */
+    const uint8_t *direct;      /* the types of lean records parsed straight into a slot */
     int buf_in_ring;            /* buf went to the first batch */
     cp_batch *cur;              /* reader: the batch being handed out */
     size_t cur_i;
