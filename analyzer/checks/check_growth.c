@@ -89,14 +89,6 @@ static uint64_t cp_rate_u64(double bytes, double secs)
     return r >= 18446744073709551615.0 ? UINT64_MAX : (uint64_t)r;
 }
 
-static uint64_t cp_held_all(const cp_proc *p)
-{
-    uint64_t t = 0;
-    for (int d = 0; d < p->n_dev && d < CP_MAX_DEV; d++)
-        t += p->mem[d].held_total;
-    return t;
-}
-
 /* Thread tid is known to have made `total` launches so far. */
 static void gr_work(cp_gr *s, uint64_t tid, uint64_t total, int delta)
 {
@@ -187,7 +179,7 @@ gr_rec_full(cp_proc *p, cp_gr *s, const cp_record *r)
             s->started = 1;
             s->w0 = s->w;
         }
-        uint32_t idx = gw_event(s, cp_held_all(p), r->ts, 0);
+        uint32_t idx = gw_event(s, p->held_all, r->ts, 0);
         s->n_alloc++;
         gw_site(s, &s->sites, r->ev.stack, idx, r->u.alloc.size, 0);
         return;
@@ -196,7 +188,7 @@ gr_rec_full(cp_proc *p, cp_gr *s, const cp_record *r)
     const cp_live *l = cp_model_freeing(p, r);
     if (!s->started || !l || cp_hold_of_kind(l->kind) < 0)
         return;
-    uint64_t total = cp_held_all(p);
+    uint64_t total = p->held_all;
     uint64_t stack = l->stack, size = l->size;
     uint32_t idx = gw_event(s, total >= size ? total - size : 0, r->ts, 1);
     gw_site(s, &s->sites, stack, idx, size, 1);

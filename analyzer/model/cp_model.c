@@ -163,7 +163,9 @@ static void cp_unhold(cp_proc *p, const cp_live *l)
         return;
     cp_devmem *m = &p->mem[l->dev];
     m->held[h] -= l->size <= m->held[h] ? l->size : m->held[h];
-    m->held_total -= l->size <= m->held_total ? l->size : m->held_total;
+    uint64_t gone = l->size <= m->held_total ? l->size : m->held_total;
+    m->held_total -= gone;
+    p->held_all -= gone;
 }
 
 static int cp_model_alloc(cp_proc *p, const cp_record *r, cp_live **made)
@@ -196,6 +198,7 @@ static int cp_model_alloc(cp_proc *p, const cp_record *r, cp_live **made)
     cp_devmem *dm = &p->mem[dev];
     dm->held[h] += size;
     dm->held_total += size;
+    p->held_all += size;
     if (dm->held_total > dm->peak_total) {
         dm->peak_total = dm->held_total;
         dm->peak_ts = r->ts;
@@ -209,18 +212,16 @@ static int cp_model_alloc(cp_proc *p, const cp_record *r, cp_live **made)
     return 0;
 }
 
-const cp_live *cp_model_freeing(cp_proc *p, const cp_record *r)
+const cp_live *cp__model_freeing_find(cp_proc *p, const cp_record *r)
 {
-    if (p->freeing_rec != r) {
-        p->freeing_rec = r;
-        p->freeing = NULL;
-        cp_map *m = cp_live_map(p, r->u.free.kind);
-        size_t i = r->ev.result == 0 ? cp_map_find(m, r->u.free.ptr) : CP_MAP_NONE;
-        if (i != CP_MAP_NONE) {
-            p->freeing = cp_map_at(m, i);
-            p->freeing_map = m;
-            p->freeing_i = i;
-        }
+    p->freeing_rec = r;
+    p->freeing = NULL;
+    cp_map *m = cp_live_map(p, r->u.free.kind);
+    size_t i = r->ev.result == 0 ? cp_map_find(m, r->u.free.ptr) : CP_MAP_NONE;
+    if (i != CP_MAP_NONE) {
+        p->freeing = cp_map_at(m, i);
+        p->freeing_map = m;
+        p->freeing_i = i;
     }
     return p->freeing;
 }

@@ -143,6 +143,7 @@ typedef struct cp_proc {
     cp_devinfo dev[CP_MAX_DEV];
     int n_dev;                  /* highest ordinal seen + 1 */
     cp_devmem mem[CP_MAX_DEV];
+    uint64_t held_all;          /* the sum of mem[].held_total, kept by the model */
     /* memory */
     cp_map live_dev;            /* device pointer -> cp_live (device, async, pool, managed) */
     cp_map live_host;           /* host pointer -> cp_live (pinned, registered) */
@@ -249,10 +250,19 @@ int cp__model_host(cp_proc *p, const cp_record *r);
  *  (> 0), or 0 when fewer than two samples fall in it. */
 int cp_model_host_trend(const cp_proc *p, uint64_t window_ns, int64_t *d_rss, uint64_t *d_ns);
 
+/*! cp__model_freeing_find() : cp_model_freeing() when r was not asked
+ *  about yet: the lookup.  @return : as cp_model_freeing(). */
+const cp_live *cp__model_freeing_find(cp_proc *p, const cp_record *r);
+
 /*! cp_model_freeing() : for a FREE record r not yet applied, the live
  *  allocation it releases (NULL when unknown or the free failed).  Valid
- *  until the model applies r. */
-const cp_live *cp_model_freeing(cp_proc *p, const cp_record *r);
+ *  until the model applies r.  Inline: four callers ask about each FREE
+ *  (memory-growth and fragmentation before the model, the timeline and
+ *  the model), and only the first looks it up. */
+static inline const cp_live *cp_model_freeing(cp_proc *p, const cp_record *r)
+{
+    return p->freeing_rec == r ? p->freeing : cp__model_freeing_find(p, r);
+}
 
 /*! cp_model_last_names() : name the APIs of p's last events while its
  *  decoder d is still open (a killed process's report lists them). */
