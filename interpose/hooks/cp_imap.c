@@ -20,18 +20,16 @@
 #include "cp_imap.h"
 #include "cp_rwspin.h"
 
-/* One cache line per node: a descent reads a node's base, size, kids and
- * priority, and 16-byte aligned 56-byte nodes from malloc straddled two
- * lines three times in four. */
+/* One cache line per node (a descent reads base, size, kids and priority;
+ * 56-byte nodes from malloc straddled two lines three times in four). */
 typedef struct cp_tnode {
     _Alignas(64) cp_range r;
     struct cp_tnode *kid[2];    /* lower, higher bases; on the free list kid[0] links */
     uint32_t prio;
 } cp_tnode;
 
-/* One device's accounts in the DEV map: its live bytes and their high
- * since the start (or the fork), for the companion's segment watch; its
- * bit in cp_dev_mask is set while the bytes are not 0. */
+/* A device's accounts in the DEV map: live bytes and their high since the
+ * start or fork (segment watch); its cp_dev_mask bit is set while not 0. */
 typedef struct cp_devacct {
     uint64_t bytes, peak;
 } cp_devacct;
@@ -53,27 +51,21 @@ typedef struct cp_imap {
     uint64_t stat[CP_IMAP_ST_N];    /* under the lock (write), off the fast paths' line */
 } cp_imap;
 
-/* The pending layer (DEV map only).  An allocation is appended to the log
- * and its base entered in an open-addressing hash table (linear probing,
- * at most half full, no tombstones); a free of a pending base takes it out
- * there.  The log keeps the order of arrival: when it is full with more
- * than half its entries live, and before a lookup when it holds more
- * than CP_PEND_SCAN (a lookup looks through a shorter one: the newest
- * range containing the address, else the tree's; and a lookup of a live
- * entry's base answers it from the table), the live entries enter
- * the treap in that order (flush), so that a range replaces the stale
- * ranges it overlaps (frees never seen) as if it had been inserted at
- * once.  The differences: a range freed while pending replaced nothing,
- * so a stale range it overlapped stays until a range that reaches the
- * tree overlaps it, and until then a lookup may find it (ranges are stale
- * only when a free was missed).
- *
- * Sized for a step's activations: GPT-2 small keeps hundreds live from
- * the forward pass to the backward one, and a log of 256 sent them through
- * the tree (two descents of ~11 nodes the other thread had just written). */
+/* The pending layer (DEV map only): allocations are appended to a log in
+ * arrival order, their bases in an open-addressing hash table (linear
+ * probing, at most half full, no tombstones); a free of a pending base
+ * takes it out there.  The live entries enter the treap in order (flush),
+ * each replacing the stale ranges it overlaps, when the log is full with
+ * over half live, and before a lookup in a log of over CP_PEND_SCAN with
+ * as many live (with fewer it is compacted); a live base is answered from
+ * the table, a short log is looked through newest first, then the tree.
+ * The difference: a range freed while pending replaced nothing, so a stale
+ * range (a missed free) it overlapped stays findable until a range that
+ * reaches the tree overlaps it.  Sized for a step: GPT-2 small keeps
+ * hundreds of activations live from the forward pass to the backward. */
 #define CP_PEND_LOG 4096    /* log entries (cp_maps[DEV].pend_cap, the same) */
-#define CP_PEND_SLOTS 8192  /* hash slots, a power of 2, twice the log */
 #define CP_PEND_SLOT_BITS 13
+#define CP_PEND_SLOTS (1u << CP_PEND_SLOT_BITS)     /* hash slots, twice the log */
 #define CP_PEND_SCAN 8      /* a lookup looks through a log this short */
 
 typedef struct cp_pslot {
@@ -94,15 +86,11 @@ static inline uint64_t cp_end(const cp_range *r)
     return r->base + (r->size ? r->size : 1);
 }
 
-/* The tree is shared by every thread that allocates or frees (PyTorch's
- * forward pass allocates on the main thread, its backward pass frees on the
- * autograd thread), so each operation writes only the links it changes:
- * a store to a node, even of the value it held, takes that node's line
- * from the other threads' caches, and the recursive version of these
- * operations stored into every node on the path (about 11 of them for 300
- * live ranges).  Descents read; the split below the insertion point and
- * the join of a removed node's subtrees write, and both are O(1) long on
- * average in a treap. */
+/* The tree is shared by the threads that allocate and free (PyTorch: the
+ * main thread and the autograd thread), so an operation writes only the
+ * links it changes: a store, even of the same value, takes the node's line
+ * from the others' caches (the recursive version stored into all ~11 nodes
+ * of a path at 300 live).  The split and the join write O(1) on average. */
 
 /* Store v into *link unless it is already there. */
 static inline void cp_t_set(cp_tnode **link, cp_tnode *v)
@@ -266,9 +254,7 @@ static inline __attribute__((always_inline)) void cp_t_insert(cp_imap *m, int de
 /* --- the pending layer (DEV map, write lock held) ---------------------------- */
 
 static inline unsigned cp_p_home(uint64_t base)
-{
-    return (unsigned)((base * 0x9e3779b97f4a7c15ull) >> (64 - CP_PEND_SLOT_BITS));
-}
+{ return (unsigned)((base * 0x9e3779b97f4a7c15ull) >> (64 - CP_PEND_SLOT_BITS)); }
 
 /* The slot holding base, or the empty slot where its probe ended. */
 static inline unsigned cp_p_probe(uint64_t base)
@@ -317,15 +303,9 @@ static void cp_p_flush(cp_imap *m, int why)
     m->n_log = m->n_live = 0;
 }
 
-/* Make room for one entry: slide the live entries to the log's start (the
- * slots keep their places, their indices follow), or flush when more than
- * half are live (long-lived ranges then go to the tree). */
-static void cp_p_room(cp_imap *m)
+/* Slide the live entries to the log's start (slots keep, indices follow). */
+static void cp_p_compact(cp_imap *m)
 {
-    if (m->n_live > m->pend_cap / 2) {
-        cp_p_flush(m, CP_IMAP_ST_FLUSH_FULL);
-        return;
-    }
     m->stat[CP_IMAP_ST_COMPACT]++;
     unsigned k = 0;
     for (unsigned i = 0; i < m->n_log; i++) {
@@ -340,13 +320,21 @@ static void cp_p_room(cp_imap *m)
     m->n_log = k;
 }
 
+/* Make room for one: compact, or flush when over half are live (to the tree). */
+static void cp_p_room(cp_imap *m)
+{
+    if (m->n_live > m->pend_cap / 2)
+        cp_p_flush(m, CP_IMAP_ST_FLUSH_FULL);
+    else
+        cp_p_compact(m);
+}
+
 /* --- the API ------------------------------------------------------------------ */
 
-/* Insert into the tree of a map without the pending layer (HOST, HANDLE).
- * The DEV map has its own copies of insert and remove: with `which` a
- * variable, its tests and the map's address were recomputed around the
- * device accounts (callgrind, before the pending layer: 1,499 shim
- * instructions an async pair that way, 1,479 with the copies). */
+/* Insert into a map without the pending layer (HOST, HANDLE).  The DEV
+ * map has its own insert and remove: with `which` a variable, the map's
+ * address was recomputed around the device accounts (1,499 against 1,479
+ * shim instructions an async pair, callgrind, before the pending layer). */
 static int cp_insert(cp_imap *m, const cp_range *r)
 {
     cp_rw_wlock(&m->lock);
@@ -477,27 +465,39 @@ int cp_imap_find(int which, uint64_t addr, cp_range *out)
         cp_rw_runlock(&m->lock);
         return 0;
     }
+    if (m->n_log > CP_PEND_SCAN && m->n_live <= CP_PEND_SCAN) {
+        /* Few live in a long log (a lookup inside a tensor: GPT-2 small
+         * flushed ~680 ranges a step so, BENCHMARKS.md 2m): compact it. */
+        cp_rw_runlock(&m->lock);
+        cp_rw_wlock(&m->lock);
+        w = 1;
+        if (m->n_log > CP_PEND_SCAN && m->n_live <= CP_PEND_SCAN)
+            cp_p_compact(m);
+    }
     if (m->n_log && m->n_log <= CP_PEND_SCAN) {
         for (unsigned i = m->n_log; i-- > 0;) {
             const cp_range *r = &cp_plog[i];
             if (r->base && addr >= r->base && addr < cp_end(r)) {
                 *out = *r;
-                cp_rw_runlock(&m->lock);
-                return 0;
+                rc = 0;
+                goto out_unlock;
             }
         }
     } else if (m->n_live) {
         /* Pending ranges: into the tree first, as a writer. */
-        cp_rw_runlock(&m->lock);
-        cp_rw_wlock(&m->lock);
+        if (!w) {
+            cp_rw_runlock(&m->lock);
+            cp_rw_wlock(&m->lock);
+            w = 1;
+        }
         cp_p_flush(m, CP_IMAP_ST_FLUSH_LOOKUP);
-        w = 1;
     }
     const cp_tnode *hit = *cp_t_link_to(&m->root, addr);
     if (hit) {
         *out = hit->r;
         rc = 0;
     }
+out_unlock:
     if (w)
         cp_rw_wunlock(&m->lock);
     else
