@@ -11,7 +11,7 @@
  *                                 "async_live NS", "async_alt NS",
  *                                 "async_step NS", "async_deep NS",
  *                                 "async_fan NS", "async_memset NS",
- *                                 "async_2t NS"
+ *                                 "async_inside NS", "async_2t NS"
  *                                 (per call / per pair)
  *
  * async_live: a stream-ordered free of the oldest of LIVE allocations and
@@ -170,6 +170,25 @@ static void run_async_memset(long n)
     }
 }
 
+/* async_inside: a pair over INSIDE live tensors (the oldest freed, a new
+ * one made) and a memset inside the new one, not at its start: a copy or
+ * kernel argument into a view, while few tensors are pending (GPT-2
+ * small's lookups that emptied the map's log: BENCHMARKS.md 2m). */
+#define INSIDE 4
+static CUdeviceptr inside[INSIDE];
+static unsigned inside_at;
+
+static void run_async_inside(long n)
+{
+    for (long i = 0; i < n; i++) {
+        CUdeviceptr *p = &inside[inside_at++ % INSIDE];
+        if (*p)
+            CK(cuMemFreeAsync(*p, NULL));
+        CK(cuMemAllocAsync(p, 4096, NULL));
+        CK(cuMemsetD8Async(*p + 256, 0, 1024, NULL));
+    }
+}
+
 /* async_deep: async_live's pairs made from DEEP_PATHS call depths in
  * turn, one depth after another, so each pair's stack starts at a stack
  * pointer of its own and the sites repeat in a cycle of DEEP_PATHS, as the
@@ -298,6 +317,7 @@ int main(int argc, char **argv)
     printf("async_deep %.1f\n", median_ns(run_async_deep, n / 20));
     printf("async_fan %.1f\n", median_ns(run_async_fan, n / 10));
     printf("async_memset %.1f\n", median_ns(run_async_memset, n / 10));
+    printf("async_inside %.1f\n", median_ns(run_async_inside, n / 10));
     pthread_t helper;
     bench_ctx = ctx;
     if (pthread_create(&helper, NULL, helper_main, NULL) == 0) {
@@ -311,6 +331,9 @@ int main(int argc, char **argv)
     for (unsigned i = 0; i < LIVE; i++)
         if (ring[i])
             CK(cuMemFreeAsync(ring[i], NULL));
+    for (unsigned i = 0; i < INSIDE; i++)
+        if (inside[i])
+            CK(cuMemFreeAsync(inside[i], NULL));
     for (unsigned i = 0; i < ACT; i++) {
         if (act[i])
             CK(cuMemFreeAsync(act[i], NULL));
