@@ -465,14 +465,18 @@ int cp_imap_find(int which, uint64_t addr, cp_range *out)
         cp_rw_runlock(&m->lock);
         return 0;
     }
-    if (m->n_log > CP_PEND_SCAN && m->n_live <= CP_PEND_SCAN) {
-        /* Few live in a long log (a lookup inside a tensor: GPT-2 small
-         * flushed ~680 ranges a step so, BENCHMARKS.md 2m): compact it. */
+    if (m->n_log > CP_PEND_SCAN) {
+        /* A long log, as a writer: with few of it live (a lookup inside a
+         * tensor: GPT-2 small flushed ~680 ranges a step so, BENCHMARKS.md
+         * 2m) compact it and look through the rest below, else move its
+         * pending ranges into the tree first. */
         cp_rw_runlock(&m->lock);
         cp_rw_wlock(&m->lock);
         w = 1;
-        if (m->n_log > CP_PEND_SCAN && m->n_live <= CP_PEND_SCAN)
+        if (m->n_log > CP_PEND_SCAN && m->n_live <= CP_PEND_SCAN)   /* (again, as a writer) */
             cp_p_compact(m);
+        else if (m->n_log > CP_PEND_SCAN)
+            cp_p_flush(m, CP_IMAP_ST_FLUSH_LOOKUP);
     }
     if (m->n_log && m->n_log <= CP_PEND_SCAN) {
         for (unsigned i = m->n_log; i-- > 0;) {
@@ -483,14 +487,6 @@ int cp_imap_find(int which, uint64_t addr, cp_range *out)
                 goto out_unlock;
             }
         }
-    } else if (m->n_live) {
-        /* Pending ranges: into the tree first, as a writer. */
-        if (!w) {
-            cp_rw_runlock(&m->lock);
-            cp_rw_wlock(&m->lock);
-            w = 1;
-        }
-        cp_p_flush(m, CP_IMAP_ST_FLUSH_LOOKUP);
     }
     const cp_tnode *hit = *cp_t_link_to(&m->root, addr);
     if (hit) {
