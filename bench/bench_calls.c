@@ -11,7 +11,8 @@
  *                                 "async_live NS", "async_alt NS",
  *                                 "async_step NS", "async_deep NS",
  *                                 "async_fan NS", "async_memset NS",
- *                                 "async_inside NS", "async_2t NS"
+ *                                 "async_inside NS", "async_view NS",
+ *                                 "async_2t NS"
  *                                 (per call / per pair)
  *
  * async_live: a stream-ordered free of the oldest of LIVE allocations and
@@ -161,13 +162,26 @@ static void run_async_fan(long n)
 /* async_memset: async_live's pairs, each new tensor zeroed at its start
  * with cuMemsetD8Async (PyTorch's zero_() and new gradients), which the
  * shim classifies through the device map while many ranges are pending
- * (GPT-2 small: 107 memsets and 1,284 allocations a step). */
-static void run_async_memset(long n)
+ * (GPT-2 small: 107 memsets and 1,284 allocations a step).  async_view:
+ * the same memset 256 bytes into the tensor (a view, a copy into a slice:
+ * GPT-2 small's lookups that emptied the map's log into its tree while
+ * hundreds of tensors were pending, BENCHMARKS.md 2m). */
+static void ring_memset(long n, size_t at)
 {
     for (long i = 0; i < n; i++) {
         ring_step(1);
-        CK(cuMemsetD8Async(ring[(ring_at - 1) % LIVE], 0, 1024, NULL));
+        CK(cuMemsetD8Async(ring[(ring_at - 1) % LIVE] + at, 0, 1024 - at, NULL));
     }
+}
+
+static void run_async_memset(long n)
+{
+    ring_memset(n, 0);
+}
+
+static void run_async_view(long n)
+{
+    ring_memset(n, 256);
 }
 
 /* async_inside: a pair over INSIDE live tensors (the oldest freed, a new
@@ -318,6 +332,7 @@ int main(int argc, char **argv)
     printf("async_fan %.1f\n", median_ns(run_async_fan, n / 10));
     printf("async_memset %.1f\n", median_ns(run_async_memset, n / 10));
     printf("async_inside %.1f\n", median_ns(run_async_inside, n / 10));
+    printf("async_view %.1f\n", median_ns(run_async_view, n / 10));
     pthread_t helper;
     bench_ctx = ctx;
     if (pthread_create(&helper, NULL, helper_main, NULL) == 0) {

@@ -31,7 +31,7 @@ paired() {
         awk '{ a[NR] = $1; if ($1 < 0) f++ } END { printf "%9.1f %3d/%d", a[int((NR + 1) / 2)], f, NR }'
 }
 printf "%-12s %9s %9s %9s %10s %10s %9s %6s\n" call plain old new old_added new_added new-old faster
-for c in launch htod_pinned alloc_free async_pair async_live async_alt async_step async_deep async_fan async_memset async_inside async_2t; do
+for c in launch htod_pinned alloc_free async_pair async_live async_alt async_step async_deep async_fan async_memset async_inside async_view async_2t; do
     p=$(med $c "$T/plain"); o=$(med $c "$T/old"); n=$(med $c "$T/new")
     awk -v c=$c -v p="$p" -v o="$o" -v n="$n" \
         'BEGIN { printf "%-12s %9.1f %9.1f %9.1f %10.1f %10.1f ", c, p, o, n, o - p, n - p }'

@@ -92,13 +92,14 @@ __attribute__((destructor)) static void cp_mem_map_report(void)
 {
     uint64_t st[CP_IMAP_ST_N];
     cp_imap_stats(st);
-    if (!st[CP_IMAP_ST_MOVED] && !st[CP_IMAP_ST_COMPACT] && !st[CP_IMAP_ST_TREE_FREES])
+    if (!st[CP_IMAP_ST_MOVED] && !st[CP_IMAP_ST_COMPACT] && !st[CP_IMAP_ST_TREE_FREES] &&
+        !st[CP_IMAP_ST_INDEX])
         return;
-    cp_log(2, "device map: flushes when full %llu, before a lookup %llu, other %llu; "
+    cp_log(2, "device map: flushes when full %llu, other %llu; indexed for a lookup %llu; "
               "ranges moved to the tree %llu; compactions %llu; frees from the tree %llu",
            (unsigned long long)st[CP_IMAP_ST_FLUSH_FULL],
-           (unsigned long long)st[CP_IMAP_ST_FLUSH_LOOKUP],
-           (unsigned long long)st[CP_IMAP_ST_FLUSH_OTHER], (unsigned long long)st[CP_IMAP_ST_MOVED],
+           (unsigned long long)st[CP_IMAP_ST_FLUSH_OTHER],
+           (unsigned long long)st[CP_IMAP_ST_INDEX], (unsigned long long)st[CP_IMAP_ST_MOVED],
            (unsigned long long)st[CP_IMAP_ST_COMPACT],
            (unsigned long long)st[CP_IMAP_ST_TREE_FREES]);
 }

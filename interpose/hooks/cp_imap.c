@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "cp_imap.h"
+#include "cp_ipidx.h"
 #include "cp_rwspin.h"
 
 /* One cache line per node (a descent reads base, size, kids and priority;
@@ -56,17 +57,20 @@ typedef struct cp_imap {
  * probing, at most half full, no tombstones); a free of a pending base
  * takes it out there.  The live entries enter the treap in order (flush),
  * each replacing the stale ranges it overlaps, when the log is full with
- * over half live, and before a lookup in a log of over CP_PEND_SCAN with
- * as many live (with fewer it is compacted); a live base is answered from
- * the table, a short log is looked through newest first, then the tree.
- * The difference: a range freed while pending replaced nothing, so a stale
- * range (a missed free) it overlapped stays findable until a range that
- * reaches the tree overlaps it.  Sized for a step: GPT-2 small keeps
- * hundreds of activations live from the forward pass to the backward. */
+ * over half live.  A lookup takes a live base from the table; else the
+ * newest pending range holding the address, from a short log looked
+ * through or, in a log of over CP_PEND_SCAN, from the index by address
+ * (cp_ipidx.h; with as few live the log is compacted instead); else the
+ * tree's.  The difference: a pending range replaces nothing yet, so a
+ * stale range (a missed free) it overlaps stays findable, outside it,
+ * until a range that reaches the tree overlaps it.  Sized for a step:
+ * GPT-2 small keeps hundreds of activations live from the forward pass to
+ * the backward. */
 #define CP_PEND_LOG 4096    /* log entries (cp_maps[DEV].pend_cap, the same) */
 #define CP_PEND_SLOT_BITS 13
 #define CP_PEND_SLOTS (1u << CP_PEND_SLOT_BITS)     /* hash slots, twice the log */
 #define CP_PEND_SCAN 8      /* a lookup looks through a log this short */
+_Static_assert(CP_PEND_LOG <= CP_IPIDX_CAP, "the index covers the log");
 
 typedef struct cp_pslot {
     uint64_t base;          /* 0: empty */
@@ -86,11 +90,10 @@ static inline uint64_t cp_end(const cp_range *r)
     return r->base + (r->size ? r->size : 1);
 }
 
-/* The tree is shared by the threads that allocate and free (PyTorch: the
- * main thread and the autograd thread), so an operation writes only the
- * links it changes: a store, even of the same value, takes the node's line
- * from the others' caches (the recursive version stored into all ~11 nodes
- * of a path at 300 live).  The split and the join write O(1) on average. */
+/* The tree is shared by the threads that allocate and free (PyTorch: main
+ * and autograd), so an operation writes only the links it changes: a store,
+ * even of the same value, takes the node's line from the others' caches.
+ * The split and the join write O(1) on average. */
 
 /* Store v into *link unless it is already there. */
 static inline void cp_t_set(cp_tnode **link, cp_tnode *v)
@@ -199,9 +202,7 @@ static cp_tnode *cp_node_get(cp_imap *m, const cp_range *r)
     n->r = *r;
     n->kid[0] = n->kid[1] = NULL;
     uint32_t x = m->seed ? m->seed : 0x9e3779b9u;
-    x ^= x << 13;
-    x ^= x >> 17;
-    x ^= x << 5;
+    x ^= x << 13, x ^= x >> 17, x ^= x << 5;
     m->seed = x;
     n->prio = x;
     return n;
@@ -301,6 +302,7 @@ static void cp_p_flush(cp_imap *m, int why)
             cp_count_out(m, r);     /* not known any more: not counted */
     }
     m->n_log = m->n_live = 0;
+    cp_ipidx_off();
 }
 
 /* Slide the live entries to the log's start (slots keep, indices follow). */
@@ -318,23 +320,14 @@ static void cp_p_compact(cp_imap *m)
         k++;
     }
     m->n_log = k;
-}
-
-/* Make room for one: compact, or flush when over half are live (to the tree). */
-static void cp_p_room(cp_imap *m)
-{
-    if (m->n_live > m->pend_cap / 2)
-        cp_p_flush(m, CP_IMAP_ST_FLUSH_FULL);
-    else
-        cp_p_compact(m);
+    cp_ipidx_off();     /* entries moved: rebuilt when a lookup needs it */
 }
 
 /* --- the API ------------------------------------------------------------------ */
 
-/* Insert into a map without the pending layer (HOST, HANDLE).  The DEV
- * map has its own insert and remove: with `which` a variable, the map's
- * address was recomputed around the device accounts (1,499 against 1,479
- * shim instructions an async pair, callgrind, before the pending layer). */
+/* Insert into a map without the pending layer (HOST, HANDLE).  DEV has its
+ * own: with `which` a variable, the map's address was recomputed around the
+ * device accounts (1,499 against 1,479 instructions an async pair). */
 static int cp_insert(cp_imap *m, const cp_range *r)
 {
     cp_rw_wlock(&m->lock);
@@ -382,12 +375,16 @@ static int cp_dev_insert(const cp_range *r)
         }
         cp_t_insert(m, 1, n);
     } else {
-        if (m->n_log >= m->pend_cap) {
-            cp_p_room(m);
+        if (m->n_log >= m->pend_cap) {     /* room: over half live go to the tree */
+            if (m->n_live > m->pend_cap / 2)
+                cp_p_flush(m, CP_IMAP_ST_FLUSH_FULL);
+            else
+                cp_p_compact(m);
             h = cp_p_probe(r->base);
         }
         cp_plog[m->n_log] = *r;
         cp_pslots[h] = (cp_pslot){ .base = r->base, .at = m->n_log };
+        cp_ipidx_add(m->n_log, r);
         m->n_log++;
         m->n_live++;
     }
@@ -405,6 +402,7 @@ static int cp_dev_remove(uint64_t base, cp_range *out)
     if (m->n_live && cp_pslots[h = cp_p_probe(base)].base) {
         cp_range *r = &cp_plog[cp_pslots[h].at];
         cp_count_out(m, r);
+        cp_ipidx_del(cp_pslots[h].at, r);
         if (out)
             *out = *r;
         r->base = 0;
@@ -414,6 +412,8 @@ static int cp_dev_remove(uint64_t base, cp_range *out)
          * reuses them; the last live one gone empties it). */
         while (m->n_log && !cp_plog[m->n_log - 1].base)
             m->n_log--;
+        if (!m->n_log)
+            cp_ipidx_off();     /* nothing to index: cheaper off */
         rc = 0;
     } else {
         rc = cp_remove(m, 1, base, out);
@@ -450,35 +450,41 @@ int cp_imap_find(int which, uint64_t addr, cp_range *out)
     int rc = -ENOENT, w = 0;
     cp_rw_rlock(&m->lock);
     /* The pending layer changes only under the write lock: the read lock
-     * keeps it steady.  A short log (an allocation and then a copy or a
-     * memset into it) is looked through, newest first, without moving it:
-     * flushing one range before every such lookup cost that pattern 99
-     * instructions and 11 ns a pair (BENCHMARKS.md 1, eleventh round). */
+     * keeps it steady.  Nothing moves for a lookup (a flush before one
+     * cost an allocation and a memset into it 99 instructions and 11 ns,
+     * BENCHMARKS.md 1, eleventh round).  First the start of a pending
+     * range (a memset or copy into a tensor just made: GPT-2 small
+     * memsets 107 times a step). */
     unsigned h;
     if (m->n_live && addr && cp_pslots[h = cp_p_probe(addr)].base == addr) {
-        /* The start of a pending range (a memset or copy into a tensor
-         * just made: GPT-2 small memsets 107 times a step, and each of
-         * those lookups flushed the log into the tree): the answer a
-         * flush would give, since that range would replace whatever
-         * stale range it overlaps, without moving anything. */
         *out = cp_plog[cp_pslots[h].at];
         cp_rw_runlock(&m->lock);
         return 0;
     }
-    if (m->n_log > CP_PEND_SCAN) {
-        /* A long log, as a writer: with few of it live (a lookup inside a
-         * tensor: GPT-2 small flushed ~680 ranges a step so, BENCHMARKS.md
-         * 2m) compact it and look through the rest below, else move its
-         * pending ranges into the tree first. */
+    if (m->n_log > CP_PEND_SCAN && !cp_ipidx_on()) {
+        /* A long log, as a writer: with few of it live compact it, else
+         * index it by address (flushing it made GPT-2 small send ~680 of
+         * its 1,284 allocations a step through the treap, BENCHMARKS.md 2m). */
         cp_rw_runlock(&m->lock);
         cp_rw_wlock(&m->lock);
         w = 1;
-        if (m->n_log > CP_PEND_SCAN && m->n_live <= CP_PEND_SCAN)   /* (again, as a writer) */
-            cp_p_compact(m);
-        else if (m->n_log > CP_PEND_SCAN)
-            cp_p_flush(m, CP_IMAP_ST_FLUSH_LOOKUP);
+        if (m->n_log > CP_PEND_SCAN && !cp_ipidx_on()) {     /* (again, as a writer) */
+            if (m->n_live <= CP_PEND_SCAN) {
+                cp_p_compact(m);
+            } else {
+                m->stat[CP_IMAP_ST_INDEX]++;
+                cp_ipidx_build(cp_plog, m->n_log);
+            }
+        }
     }
-    if (m->n_log && m->n_log <= CP_PEND_SCAN) {
+    if (m->n_log > CP_PEND_SCAN) {      /* the index is on */
+        unsigned at = cp_ipidx_find(addr, cp_plog);
+        if (at != CP_IPIDX_NONE) {
+            *out = cp_plog[at];
+            rc = 0;
+            goto out_unlock;
+        }
+    } else if (m->n_log) {
         for (unsigned i = m->n_log; i-- > 0;) {
             const cp_range *r = &cp_plog[i];
             if (r->base && addr >= r->base && addr < cp_end(r)) {
@@ -513,10 +519,7 @@ unsigned cp_imap__pend_cap(unsigned n)
     return was;
 }
 
-void cp_imap__flush(void)
-{
-    (void)cp_imap__pend_cap(0);
-}
+void cp_imap__flush(void) { (void)cp_imap__pend_cap(0); }
 
 void cp_imap_stats(uint64_t out[CP_IMAP_ST_N])
 {
@@ -559,7 +562,7 @@ static int cp_p_check(const cp_imap *m)
     }
     for (unsigned h = 0; h < CP_PEND_SLOTS; h++)
         used += cp_pslots[h].base != 0;
-    return live == m->n_live && used == live ? 0 : -1;
+    return live == m->n_live && used == live ? cp_ipidx__check(cp_plog, m->n_log) : -1;
 }
 
 int cp_imap__check(int which)
@@ -591,5 +594,6 @@ void cp_imap_reset(void)
         memset(cp_maps[i].stat, 0, sizeof(cp_maps[i].stat));
     }
     memset(cp_pslots, 0, sizeof(cp_pslots));
+    cp_ipidx_off();
     atomic_store(&cp_dev_mask, 0);
 }

@@ -38,9 +38,9 @@ int cp_imap_insert(int which, const cp_range *r);
 int cp_imap_remove(int which, uint64_t base, cp_range *out);
 
 /*! cp_imap_find() : the live range containing addr.  @return : 0 and *out,
- *  or -ENOENT.  Readers run in parallel (rwlock); in DEV a lookup that
- *  finds more than a few ranges pending moves them into the tree first,
- *  as a writer (a few it looks through). */
+ *  or -ENOENT.  Readers run in parallel (rwlock); in DEV the first lookup
+ *  inside a pending range of a long log indexes the log by address, as a
+ *  writer (cp_ipidx.h); later ones read the index. */
 int cp_imap_find(int which, uint64_t addr, cp_range *out);
 
 /*! cp_imap_dev_mask() : bit d set while device d has live device memory
@@ -49,11 +49,12 @@ uint64_t cp_imap_dev_mask(void);
 
 /* The DEV map's slow paths, counted since the start (or the fork): its
  * pending layer moved into the tree because the log was full with more
- * than half live, before a lookup, or for another reason (a base already
- * pending, base 0, a test); the ranges those flushes moved; compactions
- * of a full log; frees found in the tree (not pending). */
+ * than half live, or for another reason (a base already pending, base 0,
+ * a test); the log indexed by address for a lookup; the ranges the
+ * flushes moved; compactions of the log; frees found in the tree (not
+ * pending). */
 enum cp_imap_stat {
-    CP_IMAP_ST_FLUSH_FULL, CP_IMAP_ST_FLUSH_LOOKUP, CP_IMAP_ST_FLUSH_OTHER,
+    CP_IMAP_ST_FLUSH_FULL, CP_IMAP_ST_INDEX, CP_IMAP_ST_FLUSH_OTHER,
     CP_IMAP_ST_MOVED, CP_IMAP_ST_COMPACT, CP_IMAP_ST_TREE_FREES, CP_IMAP_ST_N
 };
 

@@ -1,4 +1,4 @@
-// link: build/interpose/hooks/cp_imap.o
+// link: build/interpose/hooks/cp_imap.o build/interpose/hooks/cp_ipidx.o
 /*
  * test_imap.c - cuprobe's interval maps (interpose/hooks/cp_imap.c): containment
  * lookups, exact removal, replacement of stale overlapping ranges, the
@@ -166,21 +166,24 @@ static void test_peaks(void)
 /* The DEV map against a model of its documented behaviour, the pending
  * layer included: an allocation waits in arrival order (a log of
  * CP_PEND_LOG entries) and enters the tree, replacing the ranges it
- * overlaps, at a lookup in a log of more than CP_PEND_SCAN entries with
- * as many live (with fewer the freed entries leave the log), before
- * a range of the same base or of base 0, or when the log is full with more
- * than CP_PEND_KEEP live (else the freed entries leave the log); a lookup
- * in a shorter log takes the newest waiting range that holds the address,
- * else the tree's; a free of a waiting range takes it out there, and
- * freed entries at the log's end leave it.  Random inserts (dense ones
- * overlap), frees (of live bases, and of unknown ones), lookups, and
- * forks; every answer, the device mask and the peak signal must agree. */
+ * overlaps, before a range of the same base or of base 0, or when the log
+ * is full with more than CP_PEND_KEEP live (else the freed entries leave
+ * the log).  A lookup takes a waiting range that starts at the address,
+ * else the newest waiting range that holds it, else the tree's; in a log
+ * of more than CP_PEND_SCAN entries, not indexed yet, with as few live,
+ * the freed entries leave the log first (the index: cp_ipidx.h; off again
+ * when entries move or none are left).  A free of a waiting range takes
+ * it out there, and freed entries at the log's end leave it.  Random
+ * inserts (dense ones overlap), frees (of live bases, and of unknown
+ * ones), lookups, and forks; every answer, the device mask and the peak
+ * signal must agree, and the index its invariants (cp_imap__check). */
 #define PEND_LOG_MAX 4096
 #define DMODEL_N 8192
 /* The model's log size: the map's cap (cp_imap__pend_cap), set per test. */
 static int PEND_LOG = 256, PEND_KEEP = 128;
 static cp_range dtree[DMODEL_N], dlog[PEND_LOG_MAX];
 static int dtree_n, dlog_n;
+static int didx;    /* the map's index by address is on (cp_ipidx.h) */
 static uint64_t dbytes[4], dpeak[4];
 
 static void dm_count(const cp_range *r, int delta)
@@ -207,7 +210,17 @@ static void dm_flush(void)
     for (int i = 0; i < dlog_n; i++)
         if (dlog[i].base)
             dm_apply(&dlog[i]);
-    dlog_n = 0;
+    dlog_n = didx = 0;
+}
+
+static void dm_compact(void)
+{
+    int k = 0;
+    for (int i = 0; i < dlog_n; i++)
+        if (dlog[i].base)
+            dlog[k++] = dlog[i];
+    dlog_n = k;
+    didx = 0;
 }
 
 static int dm_live(void)
@@ -229,15 +242,10 @@ static int dm_insert(const cp_range *r)
         dm_apply(r);
     } else {
         if (dlog_n == PEND_LOG) {
-            if (dm_live() > PEND_KEEP) {
+            if (dm_live() > PEND_KEEP)
                 dm_flush();
-            } else {
-                int k = 0;
-                for (int i = 0; i < dlog_n; i++)
-                    if (dlog[i].base)
-                        dlog[k++] = dlog[i];
-                dlog_n = k;
-            }
+            else
+                dm_compact();
         }
         dlog[dlog_n++] = *r;
     }
@@ -258,6 +266,7 @@ static int dm_remove(uint64_t base, cp_range *got)
         dlog[i].base = 0;
         while (dlog_n && !dlog[dlog_n - 1].base)
             dlog_n--;
+        didx &= dlog_n != 0;
         return 0;
     }
     for (int i = 0; i < dtree_n; i++) {
@@ -281,23 +290,20 @@ static int dm_find(uint64_t addr, cp_range *got)
             return 0;
         }
     }
-    if (dlog_n > PEND_SCAN && dm_live() <= PEND_SCAN) {
-        /* few live in a long log: the freed entries leave it, no flush */
-        int k = 0;
-        for (int i = 0; i < dlog_n; i++)
-            if (dlog[i].base)
-                dlog[k++] = dlog[i];
-        dlog_n = k;
+    /* A long log not indexed yet: few live, the freed entries leave it;
+     * more, it is indexed (nothing moves). */
+    if (dlog_n > PEND_SCAN && !didx) {
+        if (dm_live() <= PEND_SCAN)
+            dm_compact();
+        else
+            didx = 1;
     }
-    if (dlog_n && dlog_n <= PEND_SCAN) {
-        for (int i = dlog_n - 1; i >= 0; i--) {
-            if (dlog[i].base && addr >= dlog[i].base && addr < dlog[i].base + dlog[i].size) {
-                *got = dlog[i];
-                return 0;
-            }
+    /* Then the newest pending range that holds addr, else the tree's. */
+    for (int i = dlog_n - 1; i >= 0; i--) {
+        if (dlog[i].base && addr >= dlog[i].base && addr < dlog[i].base + dlog[i].size) {
+            *got = dlog[i];
+            return 0;
         }
-    } else {
-        dm_flush();
     }
     for (int i = 0; i < dtree_n; i++) {
         if (addr >= dtree[i].base && addr < dtree[i].base + dtree[i].size) {
@@ -342,7 +348,7 @@ static void dm_use_cap(unsigned cap)
     cp_imap__pend_cap(cap);
     PEND_LOG = (int)cap;
     PEND_KEEP = (int)cap / 2;
-    dtree_n = dlog_n = 0;
+    dtree_n = dlog_n = didx = 0;
     for (int d = 0; d < 4; d++)
         dbytes[d] = dpeak[d] = 0;
 }
@@ -390,7 +396,7 @@ static void test_dev_room(unsigned cap)
     CHECK(bad == 0, "cap %u: compaction and flush agree with the model (%d misses)", cap, bad);
     CHECK(cp_imap__check(CP_IMAP_DEV) > 0, "invariants after the log's rounds");
     cp_imap_reset();
-    dtree_n = dlog_n = 0;
+    dtree_n = dlog_n = didx = 0;
     for (int d = 0; d < 4; d++)
         dbytes[d] = dpeak[d] = 0;
 }
@@ -427,45 +433,56 @@ static void test_dev_steps(unsigned cap, int live, int want_tree)
     cp_imap_reset();
 }
 
-/* A copy or kernel argument inside a tensor, while the log is long with
- * few of it live (GPT-2 small's pattern: BENCHMARKS.md 2m): the lookup is
- * answered without sending anything to the tree. */
-static void test_dev_inside(void)
+/* A copy or kernel argument inside a tensor, while the log is long (GPT-2
+ * small's pattern: BENCHMARKS.md 2m): with few of it live the lookup
+ * compacts the log; with many it indexes the log by address.  Either way
+ * nothing is sent to the tree, and every answer is the model's. */
+static void test_dev_inside(int live)
 {
     uint64_t st[CP_IMAP_ST_N];
     int bad = 0;
+    const uint64_t b0 = 0x530000000000ull, step_sz = 0x10000;
     dm_use_cap(PEND_LOG_MAX);
     for (int step = 0; step < 50; step++) {
-        for (int i = 0; i < 20; i++) {
-            cp_range r = R(0x530000000000ull + (uint64_t)i * 0x10000, 0x8000, 0);
-            cp_imap_insert(CP_IMAP_DEV, &r);
+        /* Sizes of 8 classes, 0x100 to 0x8000 bytes, and now and then one
+         * of 3 MB over the next 47 (newer: they win where they overlap). */
+        for (int i = 0; i < live + 16; i++) {
+            uint64_t sz = i == 20 && step % 5 == 4 ? 0x300000 : 0x100ull << (i % 8);
+            bad += !dm_same_insert(b0 + (uint64_t)i * step_sz, sz, 0);
         }
         for (int i = 0; i < 16; i++)
-            cp_imap_remove(CP_IMAP_DEV, 0x530000000000ull + (uint64_t)i * 0x10000, NULL);
-        cp_range got;
-        uint64_t in = 0x530000000000ull + 17 * 0x10000ull + 0x100;
-        bad += cp_imap_find(CP_IMAP_DEV, in, &got) != 0 || got.base != in - 0x100;
-        bad += cp_imap_find(CP_IMAP_DEV, 0x530000000000ull + 0x100, &got) != -ENOENT;
-        for (int i = 16; i < 20; i++)
-            cp_imap_remove(CP_IMAP_DEV, 0x530000000000ull + (uint64_t)i * 0x10000, NULL);
+            bad += !dm_same_remove(b0 + (uint64_t)i * step_sz);
+        for (int i = 0; i < 3 * live; i++) {
+            uint64_t a = b0 + (uint64_t)(i % (live + 18)) * step_sz + (uint64_t)(i * 0x1d3) % 0x9000;
+            cp_range got = { 0 }, want = { 0 };
+            int rc = cp_imap_find(CP_IMAP_DEV, a, &got), wrc = dm_find(a, &want);
+            bad += rc != wrc || got.base != want.base || got.size != want.size;
+        }
+        bad += cp_imap__check(CP_IMAP_DEV) < 0;
+        for (int i = live + 15; i >= 16; i--)
+            bad += !dm_same_remove(b0 + (uint64_t)i * step_sz);
     }
     cp_imap_stats(st);
-    CHECK(bad == 0, "lookups inside pending tensors answered (%d wrong)", bad);
-    CHECK(st[CP_IMAP_ST_FLUSH_LOOKUP] == 0 && st[CP_IMAP_ST_MOVED] == 0 && st[CP_IMAP_ST_COMPACT] > 0,
-          "lookups inside tensors compact, never flush (%llu flushes, %llu moved, %llu compactions)",
-          (unsigned long long)st[CP_IMAP_ST_FLUSH_LOOKUP], (unsigned long long)st[CP_IMAP_ST_MOVED],
-          (unsigned long long)st[CP_IMAP_ST_COMPACT]);
+    CHECK(bad == 0, "%d live: lookups inside pending tensors as the model (%d wrong)", live, bad);
+    CHECK(st[CP_IMAP_ST_FLUSH_FULL] + st[CP_IMAP_ST_FLUSH_OTHER] == 0 && st[CP_IMAP_ST_MOVED] == 0 &&
+              (live > 8 ? st[CP_IMAP_ST_INDEX] >= 50 : st[CP_IMAP_ST_COMPACT] > 0),
+          "%d live: lookups inside tensors %s, never flush (%llu flushes, %llu moved, %llu "
+          "compactions, %llu indexed)", live, live > 8 ? "index the log" : "compact",
+          (unsigned long long)(st[CP_IMAP_ST_FLUSH_FULL] + st[CP_IMAP_ST_FLUSH_OTHER]),
+          (unsigned long long)st[CP_IMAP_ST_MOVED], (unsigned long long)st[CP_IMAP_ST_COMPACT],
+          (unsigned long long)st[CP_IMAP_ST_INDEX]);
     cp_imap_reset();
+    dtree_n = dlog_n = didx = 0;
 }
 
 static void test_dev_against_model(void)
 {
     dm_use_cap(256);
-    dtree_n = dlog_n = 0;
+    dtree_n = dlog_n = didx = 0;
     for (int d = 0; d < 4; d++)
         dbytes[d] = dpeak[d] = 0;
     int bad = 0, first_bad = -1, checks = 0;
-    uint64_t x = 0x2545f4914f6cdd1dull;
+    uint64_t x = 0x2545f4914f6cdd1dull, st[CP_IMAP_ST_N], tot[CP_IMAP_ST_N] = { 0 };
     for (int step = 0; step < 300000 && dtree_n < DMODEL_N - 1; step++) {
         x ^= x << 13, x ^= x >> 7, x ^= x << 17;
         /* Mostly sparse bases (distinct ranges, as a driver hands out), one
@@ -485,8 +502,11 @@ static void test_dev_against_model(void)
         cp_range got = { 0 }, want = { 0 };
         int rc, wrc, live = dm_live() + dtree_n;
         if (step % 50000 == 49999) {    /* a forked child */
+            cp_imap_stats(st);
+            for (int i = 0; i < CP_IMAP_ST_N; i++)
+                tot[i] += st[i];
             cp_imap_reset();
-            dtree_n = dlog_n = 0;
+            dtree_n = dlog_n = didx = 0;
             for (int d = 0; d < 4; d++)
                 dbytes[d] = dpeak[d] = 0;
             continue;
@@ -531,8 +551,15 @@ static void test_dev_against_model(void)
     CHECK(bad == 0, "the DEV map agrees with the model (%d misses, first at step %d)", bad,
           first_bad);
     CHECK(checks > 3000, "invariants checked %d times", checks);
+    cp_imap_stats(st);
+    for (int i = 0; i < CP_IMAP_ST_N; i++)
+        tot[i] += st[i];
+    CHECK(tot[CP_IMAP_ST_INDEX] > 100 && tot[CP_IMAP_ST_COMPACT] > 100 && tot[CP_IMAP_ST_FLUSH_FULL] > 10,
+          "every path taken: %llu indexed, %llu compactions, %llu flushes when full",
+          (unsigned long long)tot[CP_IMAP_ST_INDEX], (unsigned long long)tot[CP_IMAP_ST_COMPACT],
+          (unsigned long long)tot[CP_IMAP_ST_FLUSH_FULL]);
     cp_imap_reset();
-    dtree_n = dlog_n = 0;
+    dtree_n = dlog_n = didx = 0;
 }
 
 int main(void)
@@ -543,7 +570,8 @@ int main(void)
     test_dev_room(PEND_LOG_MAX);
     test_dev_steps(PEND_LOG_MAX, 1000, 0);
     test_dev_steps(256, 1000, 1);
-    test_dev_inside();
+    test_dev_inside(4);
+    test_dev_inside(300);
     test_dev_against_model();
     cp_imap__pend_cap(PEND_LOG_MAX);
     cp_range got;
