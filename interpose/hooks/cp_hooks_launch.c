@@ -21,9 +21,14 @@
 #define CP_LC_SLOTS 1024            /* per thread, open addressing */
 #define CP_LC_EMIT_EVERY 4096
 
+/* A slot's count is written by its own thread only, with a plain load and
+ * store: the emitter (any thread, under cp_lc_emit_lock) records the
+ * difference from what it recorded last.  A locked add per launch cost
+ * the launch path a fifth of its time (BENCHMARKS.md 1, fifteenth round c). */
 typedef struct cp_lc_slot {
     _Atomic(uintptr_t) func;
-    atomic_uint_fast64_t pending;   /* launches not yet recorded */
+    _Atomic uint64_t count;         /* launches so far */
+    uint64_t emitted;               /* count when last recorded; under cp_lc_emit_lock */
     uint32_t api;
     uint32_t named_gen;             /* cp_rec_generation() + 1 of the file that
                                      * has func's name from this slot; under
@@ -105,14 +110,15 @@ static void cp_lc_emit_table(cp_lc_table *t)
         uintptr_t f = atomic_load_explicit(&s->func, memory_order_acquire);
         if (!f)
             continue;
-        uint64_t n = atomic_exchange(&s->pending, 0);
+        uint64_t now = atomic_load_explicit(&s->count, memory_order_relaxed), n = now - s->emitted;
         if (!n)
             continue;
         const char *name = s->named_gen == gen ? NULL : cp_launch_name((const void *)f);
         size_t len = name ? strnlen(name, 1024) : 0;
         cp_ev_announce(s->api);
         if (cp_rec_put_launch_count(s->api, f, n, name, len))
-            return;
+            return;     /* not recorded: still pending */
+        s->emitted = now;
         if (name)
             s->named_gen = gen;
     }
@@ -123,8 +129,8 @@ void cp_launch_after_fork(void)
     pthread_mutex_init(&cp_lc_emit_lock, NULL);
     cp_lc_table *t = cp_tls_lc;
     if (t) {
-        for (unsigned i = 0; i < CP_LC_SLOTS; i++)
-            atomic_store(&t->slot[i].pending, 0);
+        for (unsigned i = 0; i < CP_LC_SLOTS; i++)     /* the parent's to record */
+            t->slot[i].emitted = atomic_load_explicit(&t->slot[i].count, memory_order_relaxed);
         t->next = NULL;
     }
     atomic_store(&cp_lc_all, t);
@@ -167,12 +173,13 @@ static inline void cp_lc_count(uint32_t api, const void *func)
         cp_lc_slot *s = &t->slot[h];
         uintptr_t k = atomic_load_explicit(&s->func, memory_order_relaxed);
         if (k == f && s->api == api) {
-            atomic_fetch_add_explicit(&s->pending, 1, memory_order_relaxed);
+            atomic_store_explicit(&s->count, atomic_load_explicit(&s->count, memory_order_relaxed) + 1,
+                                  memory_order_relaxed);
             goto counted;
         }
         if (k == 0) {
             s->api = api;
-            atomic_store_explicit(&s->pending, 1, memory_order_relaxed);
+            atomic_store_explicit(&s->count, 1, memory_order_relaxed);
             atomic_store_explicit(&s->func, f, memory_order_release);
             goto counted;
         }
