@@ -11,7 +11,8 @@
 # threads that run the steps are busy the whole window, so a cost anywhere
 # shows as more samples per step, also one outside the shim's code, e.g.
 # cache misses it causes in the driver or the interpreter).
-#   WORKLOAD (mlp), SECS (4), WARM (2), ROUNDS (2), PIN (taskset -c list);
+#   WORKLOAD (mlp), SECS (4), WARM (2), ROUNDS (2), PIN (taskset -c list),
+#   SYMOFF (1: also TAG-R-symoff.txt, the shim's samples by function+offset);
 #   the allocator is PyTorch's default unless PYTORCH_CUDA_ALLOC_CONF is set.
 # Writes OUTDIR/summary.txt, TAG-R-dso.txt, TAG-R-sym.txt and TAG-R-shim.txt
 # (libcuprobe.so's functions only).
@@ -44,6 +45,11 @@ prof() {    # TAG CMD... : profile one run's timed window
     per_step 3 60 --sort comm,dso,sym >"$OUT/$n-sym.txt"
     # The shim's own functions, all of them (the list above stops at 60).
     per_step 4 80 --dsos libcuprobe.so --sort comm,sym >"$OUT/$n-shim.txt"
+    # Where inside them (SYMOFF=1): the shim's samples by function and
+    # offset, to be read against a disassembly of the same libcuprobe.so
+    # (objdump -d; this host has none).
+    [ "${SYMOFF:-0}" = 1 ] && perf script -i "$T/$n.data" -F comm,ip,sym,symoff,dso 2>/dev/null |
+        awk '/libcuprobe/ { n[$1 " " $3]++ } END { for (k in n) print n[k], k }' | sort -rn >"$OUT/$n-symoff.txt"
     echo "$n steps_per_s ${sps:-FAILED} steps ${steps:-0} samples $(perf report -i "$T/$n.data" --stdio 2>/dev/null | awk '/^# Samples/ {print $3; exit}')" |
         tee -a "$OUT/summary.txt"
     rm -f "$T"/*.data "$T"/*.trace
