@@ -16,58 +16,43 @@
  * deleting daemon threads' states) between our "finalizing?" check and the
  * walk; the window is a few hundred nanoseconds.
  *
- * Caching, and why no reference is kept.  Holding a reference (Py_IncRef)
- * needs the GIL, which we must not take.  Instead resolved call sites are
- * cached by (code object address, instruction index), and every hit is
- * re-validated against the live code object: same co_filename, co_qualname
- * and co_linetable pointers, same co_firstlineno, and the same CPython hash
- * (PyASCIIObject.hash, a content hash) of both strings.  A new code object at
- * a reused address would need identical string objects with identical
- * contents and the same line table object to pass, and then it also resolves
- * to the same file, function and line, so the cached answer stays right.
+ * Call sites are cached by (code object address, instruction index) in
+ * cp_pysite.c, which holds no reference either: its header comment says why
+ * a hit is validated against the live code object, and when the
+ * code-watcher memo (CPython 3.12+, registered by the companion through
+ * cuprobe_py_code_watch below) lets it skip that.  This file keeps the
+ * memo's preconditions: one interpreter, not finalising.
  */
 #include "cp_pystack.h"
 
 #include <dlfcn.h>
+#include <errno.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
 #include "cp_itab.h"
 #include "cp_modules.h"
 #include "cp_pylayout.h"
+#include "cp_pysite.h"
 #include "cp_pystr.h"
 #include "cp_rec.h"
 
-#define PY_STR_BUF CP_PYSTR_BUF
 #define PY_WALK_MAX 128         /* frames per walk */
 #define PY_LINETABLE_MAX (1 << 24)
-#define SITE_LOG2 15
-
-struct py_site {
-    uintptr_t code;
-    int32_t lasti;              /* instruction index, in code units */
-    int32_t line;
-    uintptr_t filename, qualname, linetable;
-    int64_t file_hash, func_hash;
-    int32_t firstlineno;
-    uint32_t file_len, func_len;
-    const char *file, *func;
-    _Atomic uint64_t file_id, func_id;  /* trace string ids, 0 = not yet */
-    /* The frame's trace id and the file epoch its record was last known to
-     * be in: a repeated site skips interning (hash and probe) per frame. */
-    _Atomic uint64_t frame_id, frame_epoch;
-};
 
 struct py_syms {
     void *(*get_tstate)(void);  /* PyGILState_GetThisThreadState */
     int (*is_initialized)(void);
     int (*is_finalizing)(void);
+    /* PyInterpreterState_Head / _Main: the memo's "one interpreter" test;
+     * optional (without them the memo never starts) */
+    void *(*interp_head)(void);
+    void *(*interp_main)(void);
     uintptr_t code_type, unicode_type, bytes_type;
 };
 
@@ -79,10 +64,6 @@ static unsigned long g_version;
 static _Atomic int g_state;
 static _Atomic uint64_t g_checked_adds = UINT64_MAX;
 static pthread_mutex_t g_init_lock = PTHREAD_MUTEX_INITIALIZER;
-
-static _Atomic(struct py_site *) *g_sites;
-static pthread_mutex_t g_site_lock = PTHREAD_MUTEX_INITIALIZER;
-static unsigned g_site_count;
 
 static struct cp_itab g_strs = CP_ITAB_INIT("python string", 16);
 static struct cp_itab g_frames = CP_ITAB_INIT("python frame", 17);
@@ -130,6 +111,8 @@ static void py_probe_locked(void)
     if (!fin)
         fin = dlsym(RTLD_DEFAULT, "_Py_IsFinalizing");
     g_py.is_finalizing = (int (*)(void))fin;
+    g_py.interp_head = (void *(*)(void))dlsym(RTLD_DEFAULT, "PyInterpreterState_Head");
+    g_py.interp_main = (void *(*)(void))dlsym(RTLD_DEFAULT, "PyInterpreterState_Main");
     g_py.code_type = (uintptr_t)dlsym(RTLD_DEFAULT, "PyCode_Type");
     g_py.unicode_type = (uintptr_t)dlsym(RTLD_DEFAULT, "PyUnicode_Type");
     g_py.bytes_type = (uintptr_t)dlsym(RTLD_DEFAULT, "PyBytes_Type");
@@ -144,6 +127,7 @@ static void py_probe_locked(void)
         py_disable(why);
         return;
     }
+    cp_pysite_setup(g_layout, g_py.unicode_type, g_py.bytes_type);
     cp_log(2, "python: CPython %lu.%lu.%lu, layout %s: Python frames on", g_version >> 24,
            (g_version >> 16) & 0xff, (g_version >> 8) & 0xff, g_layout->name);
     atomic_store_explicit(&g_state, 1, memory_order_release);
@@ -170,126 +154,44 @@ static int py_ready(void)
     return atomic_load_explicit(&g_state, memory_order_acquire) > 0;
 }
 
-/* ---- the call-site cache ---------------------------------------------- */
+/* ---- the memo's preconditions ------------------------------------------- */
 
-static int site_valid(const struct py_site *s, uintptr_t code)
+/* Whether the main interpreter is the only one: new interpreters go to the
+ * head of the runtime's list, the main one stays last.  Two plain loads by
+ * CPython's own accessors, no lock: a racing creation is seen by the next
+ * walk, and meanwhile its code objects are not ours to stamp (see
+ * cp_pysite.c). */
+static int py_one_interpreter(void)
 {
-    const struct cp_pylayout *L = g_layout;
-    uintptr_t fn = rd_ptr(code + (uintptr_t)L->co_filename);
-    uintptr_t qn = rd_ptr(code + (uintptr_t)L->co_qualname);
-    return fn == s->filename && qn == s->qualname &&
-           rd_ptr(code + (uintptr_t)L->co_linetable) == s->linetable &&
-           rd_i32(code + (uintptr_t)L->co_firstlineno) == s->firstlineno &&
-           rd_i64(fn + (uintptr_t)L->uni_hash) == s->file_hash &&
-           rd_i64(qn + (uintptr_t)L->uni_hash) == s->func_hash;
+    return g_py.interp_head && g_py.interp_main && g_py.interp_head() == g_py.interp_main();
 }
 
-static uint64_t site_hash(uintptr_t code, int lasti)
+/* Stop the memo when its preconditions fail; a load when they hold. */
+static void py_memo_check(int running)
 {
-    uint64_t h = ((uint64_t)code ^ ((uint64_t)(uint32_t)lasti << 47)) * 0x9e3779b97f4a7c15ull;
-    return h ^ (h >> 29);
+    if (!cp_pysite_memo_on())
+        return;
+    if (!running)
+        cp_pysite_memo_stop("the interpreter is finalising or gone");
+    else if (!py_one_interpreter())
+        cp_pysite_memo_stop("a second interpreter exists");
 }
 
-/* Resolve (code, lasti) from the live objects.  @return : a new site in
- * arena memory, or NULL when something does not look like CPython's. */
-static struct py_site *site_resolve(uintptr_t code, int lasti)
+__attribute__((visibility("default"))) int cuprobe_py_code_watch(int on)
 {
-    const struct cp_pylayout *L = g_layout;
-    struct py_site *s = NULL;
-    long flen, qlen;
-    int64_t fh = 0, qh = 0, lt_size;
-    uintptr_t lt;
-    char *mem, *fbuf, *qbuf;
-
-    lt = rd_ptr(code + (uintptr_t)L->co_linetable);
-    if (!is_type(lt, g_py.bytes_type))
-        return NULL;
-    lt_size = rd_i64(lt + (uintptr_t)L->bytes_size);
-    if (lt_size < 0 || lt_size > PY_LINETABLE_MAX)
-        return NULL;
-    /* Heap, not TLS or stack: this is the rare path, and the shim's static
-     * TLS and the host's thread stacks are better kept small. */
-    fbuf = malloc(2 * PY_STR_BUF);
-    if (!fbuf)
-        return NULL;
-    qbuf = fbuf + PY_STR_BUF;
-    flen = cp_pystr_utf8(g_layout, g_py.unicode_type, rd_ptr(code + (uintptr_t)L->co_filename), fbuf, &fh);
-    qlen = cp_pystr_utf8(g_layout, g_py.unicode_type, rd_ptr(code + (uintptr_t)L->co_qualname), qbuf, &qh);
-    if (flen < 0 || qlen < 0)
-        goto out_free;
-    mem = cp_itab_alloc(sizeof(*s) + (size_t)flen + (size_t)qlen);
-    if (!mem)
-        goto out_free;
-    s = (struct py_site *)mem;
-    memset(s, 0, sizeof(*s));
-    s->code = code;
-    s->lasti = lasti;
-    s->filename = rd_ptr(code + (uintptr_t)L->co_filename);
-    s->qualname = rd_ptr(code + (uintptr_t)L->co_qualname);
-    s->linetable = lt;
-    s->firstlineno = rd_i32(code + (uintptr_t)L->co_firstlineno);
-    s->file_hash = fh;
-    s->func_hash = qh;
-    s->line = cp_pystr_addr2line((const uint8_t *)(lt + (uintptr_t)L->bytes_data), (size_t)lt_size,
-                           s->firstlineno, lasti);
-    memcpy(mem + sizeof(*s), fbuf, (size_t)flen);
-    memcpy(mem + sizeof(*s) + flen, qbuf, (size_t)qlen);
-    s->file = mem + sizeof(*s);
-    s->file_len = (uint32_t)flen;
-    s->func = mem + sizeof(*s) + flen;
-    s->func_len = (uint32_t)qlen;
-out_free:
-    free(fbuf);
-    return s;
-}
-
-static const struct py_site *site_get(uintptr_t code, int lasti)
-{
-    _Atomic(struct py_site *) *slots = atomic_load_explicit(
-        (_Atomic(_Atomic(struct py_site *) *) *)&g_sites, memory_order_acquire);
-    const size_t mask = ((size_t)1 << SITE_LOG2) - 1;
-    uint64_t h = site_hash(code, lasti);
-    struct py_site *s;
-    long slot = -1;
-
-    if (slots) {
-        for (size_t i = 0; i <= mask; i++) {
-            struct py_site *e = atomic_load_explicit(&slots[(h + i) & mask], memory_order_acquire);
-            if (!e)
-                break;
-            if (e->code == code && e->lasti == lasti && site_valid(e, code))
-                return e;
-        }
+    if (!on) {
+        cp_pysite_memo_stop("the interpreter is exiting");
+        return 0;
     }
-    s = site_resolve(code, lasti);
-    if (!s)
-        return NULL;
-    pthread_mutex_lock(&g_site_lock);
-    if (!g_sites) {
-        void *m = mmap(NULL, sizeof(*g_sites) << SITE_LOG2, PROT_READ | PROT_WRITE,
-                       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-        if (m == MAP_FAILED)
-            goto out_unlock;
-        atomic_store_explicit((_Atomic(void *) *)&g_sites, m, memory_order_release);
+    if (!py_ready() || g_version < 0x030c0000)
+        return -ENOSYS;
+    if (!g_py.is_initialized() || g_py.is_finalizing())
+        return -ESRCH;
+    if (!py_one_interpreter()) {
+        cp_pysite_memo_stop("more than one interpreter");
+        return -EXDEV;
     }
-    /* Same key with stale contents (a new code object at a reused address):
-     * replace it; the old site stays readable for whoever holds it. */
-    for (size_t i = 0; i <= mask; i++) {
-        struct py_site *e = atomic_load_explicit(&g_sites[(h + i) & mask], memory_order_relaxed);
-        if (!e || (e->code == code && e->lasti == lasti)) {
-            slot = (long)((h + i) & mask);
-            if (!e && g_site_count >= (3u << SITE_LOG2) / 4)
-                slot = -1;  /* full: answer without caching */
-            else if (!e)
-                g_site_count++;
-            break;
-        }
-    }
-    if (slot >= 0)
-        atomic_store_explicit(&g_sites[slot], s, memory_order_release);
-out_unlock:
-    pthread_mutex_unlock(&g_site_lock);
-    return s;
+    return cp_pysite_memo_start();
 }
 
 /* The innermost frame of the calling thread's interpreter state, or 0 when
@@ -310,17 +212,24 @@ static uintptr_t py_top_frame(const struct cp_pylayout *L)
 
 /* ---- the walk ---------------------------------------------------------- */
 
-static int py_walk_sites(const struct py_site **out, int max)
+static int py_walk_sites(const struct cp_pysite **out, int max)
 {
     const struct cp_pylayout *L;
     uintptr_t fr;
+    uint64_t memo;
     int n = 0, budget;
 
     if (max <= 0 || !py_ready())
         return 0;
     L = g_layout;
-    if (!g_py.is_initialized() || g_py.is_finalizing())
+    if (!g_py.is_initialized() || g_py.is_finalizing()) {
+        py_memo_check(0);
         return 0;
+    }
+    py_memo_check(1);
+    /* Once per walk, after our frames' code objects were made (cp_pysite.c
+     * says why that is enough). */
+    memo = cp_pysite_memo();
     fr = py_top_frame(L);
     /* Skipped frames count against a budget too, so that a corrupt cycle
      * cannot keep us here. */
@@ -330,7 +239,7 @@ static int py_walk_sites(const struct py_site **out, int max)
         uintptr_t code, instr;
         intptr_t lasti;
         int64_t ncode;
-        const struct py_site *s;
+        const struct cp_pysite *s;
 
         if (!ptr_ok(fr))
             break;
@@ -350,16 +259,17 @@ static int py_walk_sites(const struct py_site **out, int max)
         if (L->co_firsttraceable >= 0 && owner != L->owner_generator &&
             lasti < rd_i32(code + (uintptr_t)L->co_firsttraceable))
             continue;
-        s = site_get(code, (int)lasti);
+        s = cp_pysite_get(code, (int)lasti, memo, 1);
         if (s)
             out[n++] = s;
     }
+    cp_pysite_tick();
     return n;
 }
 
 int cp_pystack_walk(cp_pyframe_raw *out, int max)
 {
-    const struct py_site *sites[PY_WALK_MAX];
+    const struct cp_pysite *sites[PY_WALK_MAX];
     int n = py_walk_sites(sites, max < PY_WALK_MAX ? max : PY_WALK_MAX);
     for (int i = 0; i < n; i++) {
         out[i].file = sites[i]->file;
@@ -387,7 +297,7 @@ struct py_frame_key { uint64_t file, func, line; };
 
 static int frame_announce(void *ctx, uint64_t id, const void *key, size_t len)
 {
-    const struct py_site *s = ctx;
+    const struct cp_pysite *s = ctx;
     const struct py_frame_key *k = key;
     (void)len;
     /* The strings must be in this file too (again, if it is a new file);
@@ -409,12 +319,12 @@ static uint64_t site_str_id(_Atomic uint64_t *slot, const char *s, size_t len)
 }
 
 /* Intern resolved sites as trace frame ids.  @return : ids written. */
-static int sites_intern(const struct py_site *const *sites, int n, uint64_t *ids)
+static int sites_intern(const struct cp_pysite *const *sites, int n, uint64_t *ids)
 {
     uint64_t epoch = n ? cp_itab_epoch() : 0;
     int out = 0;
     for (int i = 0; i < n; i++) {
-        struct py_site *s = (struct py_site *)sites[i];
+        struct cp_pysite *s = (struct cp_pysite *)sites[i];
         struct py_frame_key k;
         uint64_t id;
         /* Read before the intern: if a new file starts meanwhile, the older
@@ -442,7 +352,7 @@ static int sites_intern(const struct py_site *const *sites, int n, uint64_t *ids
 
 int cp_pystack_capture(uint64_t *ids, int max)
 {
-    const struct py_site *sites[PY_WALK_MAX];
+    const struct cp_pysite *sites[PY_WALK_MAX];
     int n = py_walk_sites(sites, max < PY_WALK_MAX ? max : PY_WALK_MAX);
     return sites_intern(sites, n, ids);
 }
@@ -504,16 +414,19 @@ static int py_readable(uintptr_t a, size_t n)
 
 int cp_pystack_intern_raw(const cp_pyraw *in, int n, uint64_t *ids, int max)
 {
-    const struct py_site *sites[PY_WALK_MAX];
+    const struct cp_pysite *sites[PY_WALK_MAX];
     const struct cp_pylayout *L = g_layout;
+    uint64_t memo;
     int k = 0;
 
     if (atomic_load_explicit(&g_state, memory_order_acquire) <= 0)
         return 0;
+    py_memo_check(g_py.is_initialized() && !g_py.is_finalizing());
+    memo = cp_pysite_memo();
     for (int i = 0; i < n && k < max && k < PY_WALK_MAX; i++) {
         uintptr_t code = in[i].code, lt, fn, qn;
         intptr_t lasti;
-        const struct py_site *s;
+        const struct cp_pysite *s;
         if (!py_readable(code, (size_t)L->co_code) || !is_type(code, g_py.code_type))
             continue;
         fn = rd_ptr(code + (uintptr_t)L->co_filename);
@@ -530,10 +443,13 @@ int cp_pystack_intern_raw(const cp_pyraw *in, int n, uint64_t *ids, int max)
         lasti = ((intptr_t)in[i].instr - (intptr_t)(code + (uintptr_t)L->co_code)) / 2;
         if (lasti < 0 || lasti >= rd_i64(code + (uintptr_t)L->co_size))
             continue;
-        s = site_get(code, (int)lasti);
+        /* Not held: the frame that ran it may be gone (never stamps; a hit
+         * says what the object was when this batch began). */
+        s = cp_pysite_get(code, (int)lasti, memo, 0);
         if (s)
             sites[k++] = s;
     }
+    cp_pysite_tick();
     return sites_intern(sites, k, ids);
 }
 
@@ -552,7 +468,7 @@ unsigned long cp_pystack_version(void)
 void cp_pystack_atfork_child(void)
 {
     pthread_mutex_init(&g_init_lock, NULL);
-    pthread_mutex_init(&g_site_lock, NULL);
+    cp_pysite_atfork_child();
     cp_itab_atfork_child(&g_strs);
     cp_itab_atfork_child(&g_frames);
 }

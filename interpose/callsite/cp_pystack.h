@@ -65,6 +65,17 @@ int cp_pystack_status(void);
 /*! cp_pystack_version() : PY_VERSION_HEX of the interpreter in use, or 0. */
 unsigned long cp_pystack_version(void);
 
+/*! cuprobe_py_code_watch() : exported for the companion.  on = 1: the
+ *  caller (the main interpreter, GIL held or released) has registered
+ *  cuprobe_py_code_event() with PyCode_AddWatcher, so call-site cache hits
+ *  may skip validation (cp_pysite.c); refused when CPython is older than
+ *  3.12, not running, or not the only interpreter.  on = 0: never again
+ *  (the companion calls it at exit, before finalisation drops watchers).
+ *  @return : 0; -ENOSYS (no usable CPython 3.12+), -ESRCH (finalising),
+ *  -EXDEV (more than one interpreter: the memo is off for good) or
+ *  -ECANCELED (already off for good). */
+int cuprobe_py_code_watch(int on);
+
 /*! cp_pystack_atfork_child() : reset the caches' locks in a forked child. */
 void cp_pystack_atfork_child(void);
 
