@@ -292,7 +292,19 @@ def on_framework(framework, module):
     """Called by the import hook when torch.cuda, cupy or jax has just been
     imported by the program."""
     with _lock:
+        _start_code_watch()
         _on_framework_locked(framework, module)
+
+
+def _start_code_watch():
+    """The shim's code watcher (Python call sites), independent of the
+    companion's own state: its failure or success changes nothing here."""
+    try:
+        from . import _codewatch
+
+        _codewatch.start()
+    except Exception:
+        pass
 
 
 def _on_framework_locked(framework, module):

@@ -45,14 +45,13 @@ def _shim_paths():
         return
 
 
-def _find_entry_points():
-    """(record, log, wait) ctypes functions of the loaded shim, or
-    (None, None, None); wait is None with a shim that predates it."""
+def _shim_libs():
+    """ctypes handles where the loaded shim's exports may be found: the
+    global scope, then the shim itself if it is mapped (never loaded)."""
     import ctypes
 
-    libs = []
     try:
-        libs.append(ctypes.CDLL(None))
+        yield ctypes.CDLL(None)
     except OSError:
         pass
     noload = getattr(os, "RTLD_NOLOAD", 4) | getattr(os, "RTLD_LAZY", 1)
@@ -60,28 +59,58 @@ def _find_entry_points():
         try:
             # RTLD_NOLOAD: only a library already in the process; loading a
             # second copy would start tracing where nobody asked for it.
-            libs.append(ctypes.CDLL(path, mode=noload))
+            yield ctypes.CDLL(path, mode=noload)
         except OSError:
             pass
         break
-    for lib in libs:
+
+
+def _typed(fn, restype, *argtypes):
+    """fn (a ctypes function of the shim, or None) with its C types set."""
+    if fn is not None:
+        fn.argtypes = argtypes
+        fn.restype = restype
+    return fn
+
+
+def _find_entry_points():
+    """(record, log, wait) ctypes functions of the loaded shim, or
+    (None, None, None); wait is None with a shim that predates it."""
+    import ctypes
+
+    for lib in _shim_libs():
         try:
             record = lib.cuprobe_framework_record
             log = lib.cuprobe_framework_log
         except AttributeError:
             continue
-        record.argtypes = (ctypes.c_char_p, ctypes.c_char_p, ctypes.c_size_t)
-        record.restype = ctypes.c_int
-        log.argtypes = (ctypes.c_char_p,)
-        log.restype = ctypes.c_int
+        _typed(record, ctypes.c_int, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_size_t)
+        _typed(log, ctypes.c_int, ctypes.c_char_p)
         # ctypes releases the GIL for the call: the program runs while the
         # sampler thread sleeps in the shim.
-        wait = getattr(lib, "cuprobe_framework_wait", None)
-        if wait is not None:
-            wait.argtypes = (ctypes.c_int,)
-            wait.restype = ctypes.c_int
+        wait = _typed(getattr(lib, "cuprobe_framework_wait", None), ctypes.c_int, ctypes.c_int)
         return record, log, wait
     return None, None, None
+
+
+def find_code_watch():
+    """(event address, watch, log) of the loaded shim's code watcher
+    (interpose/callsite/cp_pysite.h, cp_pystack.h): the address of
+    cuprobe_py_code_event() for PyCode_AddWatcher, and ctypes functions
+    cuprobe_py_code_watch(int) and cuprobe_framework_log(text); or None
+    with a shim that has no code watcher, or none loaded."""
+    import ctypes
+
+    for lib in _shim_libs():
+        try:
+            event = lib.cuprobe_py_code_event
+            watch = lib.cuprobe_py_code_watch
+        except AttributeError:
+            continue
+        _typed(watch, ctypes.c_int, ctypes.c_int)
+        log = _typed(getattr(lib, "cuprobe_framework_log", None), ctypes.c_int, ctypes.c_char_p)
+        return ctypes.cast(event, ctypes.c_void_p).value, watch, log
+    return None
 
 
 class Sink:
