@@ -6,6 +6,11 @@ very line that calls the driver) in a manifest ($CP_MANIFEST, JSON).
 tests/py/check_pystack.py then compares the trace with it.
 
 argv[1]: path of libcthread.so (tests/py/cthread.c) for the C-thread cases.
+
+On CPython 3.12+ the companion's code watcher is registered first (as
+`cuprobe run` does at a framework's import), so the cases also check the
+call-site memo, and case_churn frees and makes code objects at reused
+addresses between allocations.
 """
 import asyncio
 import atexit
@@ -15,23 +20,20 @@ import os
 import sys
 import threading
 
-from pystack_common import frames_of, setup
+from pystack_common import MANIFEST, churn, note, setup
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(
+    os.path.abspath(__file__)))), "scripts", "python"))
+from cuprobe_companion import _codewatch  # noqa: E402
+
+print("code watcher:", "on" if _codewatch.start() else "off")
 
 CUDA = ctypes.CDLL("libcuda.so.1")
 CUDA_GIL = ctypes.PyDLL("libcuda.so.1")     # the same calls, GIL held
 CTHREAD = ctypes.CDLL(sys.argv[1])
 CALLBACK = ctypes.CFUNCTYPE(None)
-MANIFEST = []
 P = ctypes.c_uint64()
 KB = 4096
-
-
-def note(case, size, rc, line):
-    """The caller called the driver on `line`; record its frames."""
-    assert rc == 0, (case, rc)
-    me = sys._getframe(1)
-    frames = [[me.f_code.co_filename, me.f_code.co_qualname, line]] + frames_of(me.f_back)
-    MANIFEST.append({"case": case, "size": size, "frames": frames})
 
 
 def write_manifest():
@@ -109,6 +111,11 @@ def case_c_thread_callback(ctx):
     assert CTHREAD.cpt_call_in_c_thread(fn) == 0
 
 
+def case_churn():
+    churn(CUDA, [(100 + i) * KB for i in range(48)],
+          os.path.dirname(os.path.abspath(os.environ["CP_MANIFEST"])))
+
+
 def case_atexit():
     rc, line = CUDA.cuMemAlloc_v2(ctypes.byref(P), 10 * KB), sys._getframe().f_lineno
     note("atexit", 10 * KB, rc, line)
@@ -125,4 +132,5 @@ case_coroutine()
 case_gil_held()
 case_c_thread(ctx)
 case_c_thread_callback(ctx)
+case_churn()
 atexit.register(case_atexit)

@@ -3,6 +3,9 @@ interpreter.  Every check() calls into C through ctypes (GIL released, as in
 PyTorch), where cuprobe's walker reads this thread's frames; the result must
 equal CPython's own view (sys._getframe: co_filename, co_qualname, f_lineno).
 Any difference prints both and exits with status 3.
+
+On 3.12+ the companion's code watcher is registered first (with the test
+binary's callback), so every walk also goes through the call-site memo.
 """
 import asyncio
 import atexit
@@ -19,6 +22,8 @@ RUN_C_THREAD = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p)(_A["run_c_thread"
 MARK = ctypes.CFUNCTYPE(None, ctypes.c_int)(_A["mark"])
 BENCH = ctypes.CFUNCTYPE(ctypes.c_double, ctypes.c_int, ctypes.c_int)(_A["bench"])
 CALLBACK = ctypes.CFUNCTYPE(None)
+CODE_WATCH = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_int)(_A["code_watch"])
+MEMO_ON = ctypes.CFUNCTYPE(ctypes.c_int)(_A["memo"])
 
 checks = 0
 
@@ -56,6 +61,20 @@ def check(maxf=128, label=""):
         os._exit(3)
     checks += 1
     return got
+
+
+def start_code_watcher():
+    """The companion's registration; on 3.11 it does nothing, and no harm."""
+    sys.path.insert(0, os.path.join(CP_ROOT, "scripts", "python"))  # noqa: F821
+    from cuprobe_companion import _codewatch
+
+    if sys.version_info < (3, 12):
+        assert _codewatch.start() is False
+        assert not MEMO_ON()
+        return False
+    assert _codewatch.register(_A["code_event"], CODE_WATCH) is True
+    assert MEMO_ON()
+    return True
 
 
 # --- cases -------------------------------------------------------------
@@ -224,6 +243,44 @@ def case_unicode_names():
         exec(compile(src, fname, "exec"), {"check": check})
 
 
+CHURN_SRC = """def churn_{i}():
+    return check(label="churn {i}")
+churn_{i}()
+del churn_{i}
+"""
+
+
+def case_churn():
+    # A new module and function each round, freed at its end (no cycle keeps
+    # them): the next round's code objects take the same addresses, with
+    # other names, at the same instruction.
+    for i in range(64):
+        exec(compile(CHURN_SRC.format(i=i), "/tmp/walk_churn_%d.py" % (i % 3), "exec"),
+             {"check": check})
+
+
+def case_second_interpreter():
+    # Watchers are per interpreter: once a second one exists, the memo must
+    # be off for good (the first walk that sees it stops it).
+    if not WATCHING:
+        return
+    try:
+        import _xxsubinterpreters as interpreters
+    except ImportError:
+        try:
+            import _interpreters as interpreters
+        except ImportError:
+            return
+    MARK(3)     # PyGILState_Check() means nothing from here on
+    iid = interpreters.create()
+    try:
+        check(label="second interpreter")
+        assert not MEMO_ON(), "the memo survived a second interpreter"
+    finally:
+        interpreters.destroy(iid)
+    check(label="after the second interpreter")
+
+
 def case_no_thread_state():
     # A thread C started that never ran Python has no frames to report.
     n = WALK_C_THREAD()
@@ -266,6 +323,7 @@ def bench():
                   % (name, depth, res[0][0], res[0][1]))
 
 
+WATCHING = start_code_watcher()
 if CP_BENCH:  # noqa: F821
     bench()
 else:
@@ -283,6 +341,8 @@ else:
     case_unicode_names()
     case_no_thread_state()
     case_callback_from_c_thread()
+    case_churn()
+    case_second_interpreter()
     atexit.register(at_exit_case)
     print("%d walks matched CPython's frames" % checks)
     MARK(1)

@@ -5,7 +5,9 @@
 # allocation's recorded Python frames are CPython's own, down to the exact
 # line (nested functions, a thread, a generator, a coroutine, the GIL held,
 # threads started by C with and without Python, atexit, a forked child's
-# own file).  Runs on every CPython 3.11-3.13 found (Debian's, pyenv's,
+# own file), code objects freed and made again at the same addresses
+# (with the companion's code watcher on 3.12+, whose memo must then be hit).
+# Runs on every CPython 3.11-3.13 found (Debian's, pyenv's,
 # $CUPROBE_TEST_PYTHONS), then once with CUPROBE_PYTHON=0.
 . "$ROOT/tests/sh/lib.sh"
 [ -f "$SHIM" ] || skip "$SHIM not built"
@@ -43,10 +45,18 @@ for p in $cands; do
     case " $seen " in *" $id "*) continue ;; esac
     seen="$seen $id"
     name="py$ran"
-    run "$p" "$name"
+    run "$p" "$name" CUPROBE_LOG=2
     echo "== $id"
     "$p" "$ROOT/tests/py/check_pystack.py" "$TMP/$name.dump" "$TMP/$name.json" ||
         die "Python call sites wrong for $id"
+    # 3.12+: the companion's code watcher is on and hits skip validation.
+    if [ "$minor" -ge 12 ]; then
+        expect_grep "^code watcher: on" "$TMP/$name.out"
+        expect_grep "python sites: [1-9][0-9]* hits without validation.*memo stopped" "$TMP/$name.out"
+    else
+        expect_grep "^code watcher: off" "$TMP/$name.out"
+        expect_grep "python sites: 0 hits without validation.*memo never started" "$TMP/$name.out"
+    fi
     ran=$((ran + 1)); last=$p
 done
 [ $ran -gt 0 ] || skip "no CPython 3.11-3.13 found"

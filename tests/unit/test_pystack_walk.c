@@ -8,6 +8,12 @@
  * walk with CPython's own view of its frames (sys._getframe: file,
  * qualname, f_lineno) and exits non-zero on any difference.
  *
+ * On 3.12+ the script registers the code watcher as the companion does
+ * (with this binary's cuprobe_py_code_event), so the walks also exercise
+ * the call-site memo: it must be hit, give CPython's frames while code
+ * objects die and are made at reused addresses, stop when a second
+ * interpreter appears, and be off after finalisation.
+ *
  * Which Python: $CUPROBE_TEST_PYTHON (an interpreter path), else python3.
  * With CUPROBE_TEST_EXPECT_OFF=1 the interpreter is one the walker must
  * refuse (e.g. 3.10): one log line, no frames, no crash.
@@ -22,6 +28,7 @@
 #include "cp_unit.h"
 #include "test_stack_fakerec.h"
 #include "cp_modules.h"
+#include "cp_pysite.h"
 #include "cp_pystack.h"
 #include "cp_stack.h"
 
@@ -33,7 +40,7 @@ const char *__asan_default_options(void)
     return "detect_leaks=0";
 }
 
-static int g_walks, g_marks, g_with_gil;
+static int g_walks, g_marks, g_with_gil, g_gil_unchecked;
 static int (*g_gil_check)(void);    /* PyGILState_Check */
 static __thread char t_out[1 << 17];
 
@@ -46,7 +53,7 @@ static const char *walk_for_python(int max)
     size_t o = 0;
     __atomic_add_fetch(&g_walks, 1, __ATOMIC_RELAXED);
     /* The point of it all: ctypes released the GIL for this call. */
-    if (g_gil_check && g_gil_check())
+    if (g_gil_check && !__atomic_load_n(&g_gil_unchecked, __ATOMIC_RELAXED) && g_gil_check())
         __atomic_add_fetch(&g_with_gil, 1, __ATOMIC_RELAXED);
     t_out[0] = 0;
     for (int i = 0; i < n; i++) {
@@ -95,9 +102,15 @@ static int run_in_c_thread(void *fn)
     return 0;
 }
 
+/* Python: CFUNCTYPE(None, c_int).  1: end of the script, 2: the atexit
+ * case; 3: a second interpreter comes, after which PyGILState_Check()
+ * answers 1 whoever holds what (CPython turns its check off). */
 static void mark(int what)
 {
-    (void)what;
+    if (what == 3) {
+        __atomic_store_n(&g_gil_unchecked, 1, __ATOMIC_RELAXED);
+        return;
+    }
     __atomic_add_fetch(&g_marks, 1, __ATOMIC_RELAXED);
 }
 
@@ -122,6 +135,12 @@ static double bench(int iters, int mode)
             cp_stack_capture(0, 1);
     }
     return (double)(cp_now_ns() - t0) / iters;
+}
+
+/* Python: CFUNCTYPE(c_int).  1 while the call-site memo is on. */
+static int memo_on(void)
+{
+    return cp_pysite_memo_on();
 }
 
 /* Ask the interpreter where its shared library and home are. */
@@ -182,6 +201,7 @@ int main(int argc, char **argv)
     int do_bench = argc > 1 && strcmp(argv[1], "bench") == 0;
     char lib[PATH_MAX], home[PATH_MAX], script[PATH_MAX], code[4 * PATH_MAX];
     cp_pyframe_raw f[4];
+    struct cp_pysite_stats st;
     void *h;
     void (*init)(int);
     int (*run)(const char *);
@@ -228,16 +248,24 @@ int main(int argc, char **argv)
     snprintf(code, sizeof(code),
              "import builtins, runpy\n"
              "builtins.CP_ADDR = dict(walk=%lu, walk_c_thread=%lu, run_c_thread=%lu, "
-             "mark=%lu, bench=%lu)\n"
+             "mark=%lu, bench=%lu, code_event=%lu, code_watch=%lu, memo=%lu)\n"
              "builtins.CP_BENCH = %d\n"
+             "builtins.CP_ROOT = '%s'\n"
              "runpy.run_path('%s', run_name='__main__')\n",
              (unsigned long)(uintptr_t)walk_for_python, (unsigned long)(uintptr_t)walk_in_c_thread,
              (unsigned long)(uintptr_t)run_in_c_thread, (unsigned long)(uintptr_t)mark,
-             (unsigned long)(uintptr_t)bench, do_bench, script);
+             (unsigned long)(uintptr_t)bench, (unsigned long)(uintptr_t)cuprobe_py_code_event,
+             (unsigned long)(uintptr_t)cuprobe_py_code_watch, (unsigned long)(uintptr_t)memo_on,
+             do_bench, root, script);
     CHECK(run(code) == 0);
     /* Finalisation runs the atexit case (it must still see its frames). */
     CHECK(fin() == 0);
     CHECK(cp_pystack_walk(f, 4) == 0);  /* after Py_FinalizeEx: nothing */
+    CHECK(!cp_pysite_memo_on());        /* stopped at exit, for good */
+    cp_pysite_stats(&st);
+    printf("call sites: %llu hits without validation, %llu validations\n",
+           (unsigned long long)st.memo_hits, (unsigned long long)st.validations);
+    CHECK((st.memo_hits > 0) == (cp_pystack_version() >= 0x030c0000));
     if (!do_bench) {
         printf("%d walks, %d marks\n", g_walks, g_marks);
         CHECK(g_walks >= 20);
