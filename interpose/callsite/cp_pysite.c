@@ -37,6 +37,18 @@
  * alive when its batch began: as good an answer for a code object that may
  * be gone as validation's) but never stamps.
  *
+ * The walker's first look (cp_pysite_memo_get).  With the memo on, a walk
+ * looks a frame's (code, lasti) up before it reads anything of the code
+ * object.  A site stamped with the walk's epoch was checked by a walk that
+ * held this very object, at this instruction: a code object, the
+ * instruction in range, CPython's traceback rule (lasti >=
+ * co_firsttraceable).  None of that can change for the same object, so the
+ * frame is taken as the full checks would take it, and the code object's
+ * lines are not read at all.  The rule also depends on the frame's owner (a
+ * generator's frame is taken whatever its instruction), so the stamp
+ * records whether the instruction passes it, and a frame of another owner
+ * takes the hit only then.
+ *
  * What keeps it safe beyond one interpreter's life (cp_pystack.c enforces):
  *  - Watchers are per interpreter.  The memo starts only when the main
  *    interpreter is the only one, and stops for good as soon as a walk sees
@@ -60,6 +72,7 @@
 #include "cp_pysite.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -298,8 +311,11 @@ const struct cp_pysite *cp_pysite_get(uintptr_t code, int lasti, uint64_t memo, 
         t_stat[ST_VALIDATE]++;
         if (site_valid(s, code)) {
             /* Here the stamp differs: written only when it changes. */
-            if (held && memo)
-                atomic_store_explicit(&s->memo_epoch, memo, memory_order_relaxed);
+            if ((held & CP_PYSITE_HELD) && memo) {
+                atomic_store_explicit(&s->traceable, !!(held & CP_PYSITE_TRACEABLE),
+                                      memory_order_relaxed);
+                atomic_store_explicit(&s->memo_epoch, memo, memory_order_release);
+            }
             return s;
         }
     }
@@ -307,9 +323,26 @@ const struct cp_pysite *cp_pysite_get(uintptr_t code, int lasti, uint64_t memo, 
     s = site_resolve(code, lasti);
     if (!s)
         return NULL;
-    if (held && memo)
+    if ((held & CP_PYSITE_HELD) && memo) {
+        atomic_init(&s->traceable, !!(held & CP_PYSITE_TRACEABLE));
         atomic_init(&s->memo_epoch, memo);
+    }
     site_insert(s, h);
+    return s;
+}
+
+const struct cp_pysite *cp_pysite_memo_get(uintptr_t code, intptr_t lasti, uint64_t memo,
+                                           int generator)
+{
+    struct cp_pysite *s;
+    if (!memo || lasti < 0 || lasti > INT32_MAX)
+        return NULL;
+    s = site_find(code, (int)lasti, site_hash(code, (int)lasti));
+    /* Acquire: the traceable flag written before this stamp. */
+    if (!s || atomic_load_explicit(&s->memo_epoch, memory_order_acquire) != memo ||
+        (!generator && !atomic_load_explicit(&s->traceable, memory_order_relaxed)))
+        return NULL;
+    t_stat[ST_MEMO_HIT]++;
     return s;
 }
 

@@ -23,6 +23,9 @@ struct cp_pysite {
      * walker holding the code object); on the first line, which a hit
      * reads anyway. */
     _Atomic uint64_t memo_epoch;
+    /* With the stamp: lasti passes CPython's traceback rule (lasti >=
+     * co_firsttraceable), so a memo hit needs no look at the code object. */
+    _Atomic uint32_t traceable;
     uintptr_t filename, qualname, linetable;
     int64_t file_hash, func_hash;
     int32_t firstlineno;
@@ -44,14 +47,28 @@ void cp_pysite_setup(const struct cp_pylayout *L, uintptr_t unicode_type, uintpt
  *  hold were made (at the start of the walk); 0 when the memo is off. */
 uint64_t cp_pysite_memo(void);
 
+#define CP_PYSITE_HELD 1        /* the caller's frame holds the code object */
+#define CP_PYSITE_TRACEABLE 2   /* and lasti >= its co_firsttraceable (or none) */
+
 /*! cp_pysite_get() : the site of instruction lasti of the code object at
  *  `code`, from the cache or resolved now.  `memo`: cp_pysite_memo() of
  *  this batch; a cached site stamped with it is answered without
- *  validation.  `held`: the caller's own frame holds a reference to the code
- *  object (it is alive during the call); only such lookups stamp a site.
- *  The caller has checked that `code` is a readable code object.
+ *  validation.  `held`: 0, or CP_PYSITE_HELD when the caller's own frame
+ *  holds a reference to the code object (it is alive during the call), plus
+ *  CP_PYSITE_TRACEABLE as the case may be; only held lookups stamp a site.
+ *  The caller has checked that `code` is a readable code object and lasti
+ *  one of its instructions.
  *  @return : the site, or NULL when the objects do not look like CPython's. */
 const struct cp_pysite *cp_pysite_get(uintptr_t code, int lasti, uint64_t memo, int held);
+
+/*! cp_pysite_memo_get() : for a walker, before it looks at the code
+ *  object: the site of (code, lasti) when it is stamped with `memo` (not 0),
+ *  i.e. when a walk holding this very code object checked it at this
+ *  instruction and no code object died since; unless its instruction fails
+ *  the traceback rule and the frame is not a generator's.  Reads nothing of
+ *  the code object.  @return : the site, or NULL (look as before). */
+const struct cp_pysite *cp_pysite_memo_get(uintptr_t code, intptr_t lasti, uint64_t memo,
+                                           int generator);
 
 /*! cp_pysite_tick() : once per batch of lookups: publishes the calling
  *  thread's counters now and then (cp_pysite_stats). */

@@ -235,7 +235,7 @@ static int py_walk_sites(const struct cp_pysite **out, int max)
      * cannot keep us here. */
     budget = 4 * max + 64;
     for (; fr && n < max && budget > 0; budget--, fr = rd_ptr(fr + (uintptr_t)L->fr_previous)) {
-        int owner;
+        int owner, held;
         uintptr_t code, instr;
         intptr_t lasti;
         int64_t ncode;
@@ -247,10 +247,17 @@ static int py_walk_sites(const struct cp_pysite **out, int max)
         if (owner == L->owner_cstack)
             continue;   /* the C-stack entry shim between Python frames */
         code = rd_ptr(fr + (uintptr_t)L->fr_code);
-        if (!is_type(code, g_py.code_type))
-            continue;
         instr = rd_ptr(fr + (uintptr_t)L->fr_instr);
         lasti = ((intptr_t)instr - (intptr_t)(code + (uintptr_t)L->co_code)) / 2;
+        /* A memo hit: this very code object passed the checks below at this
+         * instruction in an earlier walk, so none of them can fail now, and
+         * its lines need not be read. */
+        if (memo && (s = cp_pysite_memo_get(code, lasti, memo, owner == L->owner_generator))) {
+            out[n++] = s;
+            continue;
+        }
+        if (!is_type(code, g_py.code_type))
+            continue;
         ncode = rd_i64(code + (uintptr_t)L->co_size);
         /* Incomplete frames (pushed, first instruction not run yet) are
          * skipped, as CPython's own tracebacks do. */
@@ -259,7 +266,13 @@ static int py_walk_sites(const struct cp_pysite **out, int max)
         if (L->co_firsttraceable >= 0 && owner != L->owner_generator &&
             lasti < rd_i32(code + (uintptr_t)L->co_firsttraceable))
             continue;
-        s = cp_pysite_get(code, (int)lasti, memo, 1);
+        held = CP_PYSITE_HELD | CP_PYSITE_TRACEABLE;
+        /* A generator's frame is taken either way; its stamp must say
+         * whether the instruction passes the rule for other frames. */
+        if (owner == L->owner_generator && memo && L->co_firsttraceable >= 0 &&
+            lasti < rd_i32(code + (uintptr_t)L->co_firsttraceable))
+            held = CP_PYSITE_HELD;
+        s = cp_pysite_get(code, (int)lasti, memo, held);
         if (s)
             out[n++] = s;
     }

@@ -110,7 +110,7 @@ static void delta(uint64_t *hits, uint64_t *valid, uint64_t *resolved)
                    (unsigned long long)r_);                                      \
     } while (0)
 
-static struct fake_code g_a, g_b, g_c;
+static struct fake_code g_a, g_b, g_c, g_d;
 
 /* Without the memo (3.11, or no watcher slot): as before it existed. */
 static void memo_off(void)
@@ -184,7 +184,28 @@ static void memo_on(void)
     code_init(&g_c, "r.py", "h");
     CHECK(names(get(&g_c, 0, 0), "r.py", "h", 10));
     CHECK(names(get(&g_c, 0, 0), "r.py", "h", 10));
+    CHECK(!cp_pysite_memo_get((uintptr_t)g_c.b, 0, cp_pysite_memo(), 1));
     EXPECT(0, 1, 1);
+
+    /* The walker's first look, before it reads the code object: a site
+     * stamped at a traceable instruction answers any frame; one stamped by
+     * a generator's frame before the rule's instruction (CPython's
+     * co_firsttraceable) only generator frames; nothing unstamped, with the
+     * memo off, or after a death. */
+    code_init(&g_d, "w.py", "k");
+    m = cp_pysite_memo();
+    CHECK(!cp_pysite_memo_get((uintptr_t)g_d.b, 0, m, 0));
+    CHECK(names(cp_pysite_get((uintptr_t)g_d.b, 0, m, CP_PYSITE_HELD | CP_PYSITE_TRACEABLE),
+                "w.py", "k", 10));
+    CHECK(cp_pysite_memo_get((uintptr_t)g_d.b, 0, m, 0) != NULL);
+    CHECK(!cp_pysite_memo_get((uintptr_t)g_d.b, 0, 0, 0));
+    CHECK(!cp_pysite_memo_get((uintptr_t)g_d.b, -1, m, 0));
+    CHECK(names(cp_pysite_get((uintptr_t)g_d.b, 9, m, CP_PYSITE_HELD), "w.py", "k", 12));
+    CHECK(!cp_pysite_memo_get((uintptr_t)g_d.b, 9, m, 0));
+    CHECK(cp_pysite_memo_get((uintptr_t)g_d.b, 9, m, 1) != NULL);
+    CHECK(cuprobe_py_code_event(1, g_d.b) == 0);
+    CHECK(!cp_pysite_memo_get((uintptr_t)g_d.b, 0, cp_pysite_memo(), 0));
+    EXPECT(2, 0, 2);
 
     /* A code object dies while a walk validates: the site is stamped with
      * the epoch the walk read at its start, so the next walk validates
