@@ -124,6 +124,20 @@ static uint32_t gw_used_at(const cp_gr *s, uint32_t j)
     return j;
 }
 
+/* Is `now` a rise over *ref, the level at the last rise or the lowest
+ * since: by more than CP_GROWTH_STEP, so that a creep of a few bytes a
+ * step is flat but adds up until it is not.  Moves *ref. */
+static int gw_rise(uint64_t *ref, uint64_t now)
+{
+    if (now <= *ref || now - *ref <= CP_GROWTH_STEP) {
+        if (now < *ref)
+            *ref = now;
+        return 0;
+    }
+    *ref = now;
+    return 1;
+}
+
 /* Where the growth starts (see the top of the file): the first rise after
  * the last flat stretch of more than an eighth of the window's buckets
  * that ends in its first half.  lv: the level of each bucket.  A rise at a
@@ -132,10 +146,11 @@ static uint32_t gw_used_at(const cp_gr *s, uint32_t j)
 static void gw_start(const cp_gr *s, gwin *g, const uint64_t *lv)
 {
     uint32_t eighth = (g->end + 1) / GSEG, last_rise = 0;
+    uint64_t ref = lv[0];
     g->start = 0;
     g->base = g->floor[0];
     for (uint32_t j = 1; j <= g->end && 2 * j <= g->end + 1; j++) {
-        if (lv[j] <= lv[j - 1])
+        if (!gw_rise(&ref, lv[j]))
             continue;
         if (j - last_rise > eighth && lv[j - 1] < g->floor[GSEG - 1]) {
             g->start = s->b[j].used ? j : j - 1;    /* j > eighth >= 2 */
@@ -168,7 +183,8 @@ int gw_window(cp_gr *s, gwin *g)
         if (b->used)
             level = b->last;
     }
-    int rises = 0;
+    int rises = 0, last = 0;
+    uint64_t ref = UINT64_MAX;
     g->first_rise = -1;
     for (int i = 0; i < GSEG; i++) {
         uint32_t a = (uint32_t)((uint64_t)i * (g->end + 1) / GSEG);
@@ -176,15 +192,18 @@ int gw_window(cp_gr *s, gwin *g)
         g->floor[i] = UINT64_MAX;
         for (uint32_t j = a; j < e; j++)
             g->floor[i] = u64_min(g->floor[i], lv[j]);
-        if (i && g->floor[i] != UINT64_MAX && g->floor[i - 1] != UINT64_MAX &&
-            g->floor[i] > g->floor[i - 1]) {
+        if (g->floor[i] == UINT64_MAX)
+            continue;
+        if (ref != UINT64_MAX && gw_rise(&ref, g->floor[i])) {
             rises++;
+            last = i == GSEG - 1;
             if (g->first_rise < 0)
                 g->first_rise = i - 1;
+        } else if (ref == UINT64_MAX) {
+            ref = g->floor[i];
         }
     }
-    if (g->floor[0] == UINT64_MAX || rises < GSEG - 2 ||
-        g->floor[GSEG - 1] <= g->floor[GSEG - 2] ||
+    if (g->floor[0] == UINT64_MAX || rises < GSEG - 2 || !last ||
         g->floor[GSEG - 1] < g->floor[0] + CP_GROWTH_MIN)
         return 0;
     gw_start(s, g, lv);
