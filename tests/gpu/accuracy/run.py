@@ -10,7 +10,8 @@ Writes OUTDIR/accuracy.md (one table row per run: expected, what the report
 said, verdict; totals: recall and false warnings/errors), and per run the
 traces, NAME.json, NAME.txt and NAME.out (the program's output).
 Workloads whose framework cannot be imported, or that need more GPUs than
-the machine has, are skipped with the reason (not counted).
+the machine has, are skipped with the reason (not counted).  ACCURACY_ONLY
+(names, space-separated) runs only those.
 """
 import json
 import os
@@ -162,7 +163,11 @@ def main():
     mods = {}
     rows, planted, found, false_alarms, skipped = [], 0, 0, 0, 0
     t_all = time.time()
+    # ACCURACY_ONLY="name ...": only those workloads (a short device call).
+    only = os.environ.get("ACCURACY_ONLY", "").split()
     for name, script, env, needs, ngpu_needed, launcher in WORKLOADS:
+        if only and name not in only:
+            continue
         why = None
         if ngpu < ngpu_needed:
             why = "needs %d GPUs, this machine has %d" % (ngpu_needed, ngpu)
