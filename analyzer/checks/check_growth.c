@@ -27,6 +27,11 @@
  * (reserved rising while allocated does not) is info: the allocator gives
  * that memory back before an allocation fails.
  *
+ * When the whole window fails that rule, its second half is tried: a
+ * warm-up whose floors rise and fall (a JIT compiler's first steps) may
+ * take up to half of the work; the growth is then measured from the
+ * second half's start.
+ *
  * The growth starts where the warm-up's plateau ends: the first rise after
  * the last stretch of more than an eighth of the work in which memory held
  * did not rise, when that stretch ends in the first half of the work (a
@@ -334,11 +339,20 @@ static void gr_finish(cp_proc *p, void *st, cp_report *rep)
     f->t_to = t_end;
     cp_finding_retitle(f, "device memory held grew by %s while the program kept working, "
                        "%s (%s/s over %s)", cp_fmt_bytes(growth, b1, sizeof b1),
-                       g.start ? "after its warm-up plateau, to the end" : "with no plateau",
+                       g.half    ? "after its warm-up (the first half of the work), to the end"
+                       : g.start ? "after its warm-up plateau, to the end"
+                                 : "with no plateau",
                        cp_fmt_bytes(cp_rate_u64(rate, 1.0), b2, sizeof b2),
                        cp_fmt_ns(t_end - t_start, tb, sizeof tb));
     int fwk = cp_advice_fw(p);
-    if (g.start)
+    if (g.half)
+        cp_finding_line(f, "Lowest memory held in each eighth of the second half of the work "
+                        "(kernel launches; the first half was its warm-up): from %s to %s, "
+                        "rising to the end; the sites below are where the memory added since "
+                        "was allocated and stayed.",
+                        cp_fmt_bytes(g.floor[0], b1, sizeof b1),
+                        cp_fmt_bytes(g.floor[GSEG - 1], b3, sizeof b3));
+    else if (g.start)
         cp_finding_line(f, "After the warm-up, memory held stayed at %s for %s, then rose "
                         "again %s into the run and did not stop: lowest in the last eighth of "
                         "the work (kernel launches) %s; the sites below are where the memory "

@@ -89,6 +89,7 @@ typedef struct gwin {
     uint64_t floor[GSEG];
     int first_rise;
     int teardown;
+    int half;                   /* 1: the floors are those of the window's second half */
 } gwin;
 
 /*! gw_index() : the bucket of work clock value w (>= s->w0), merging the
