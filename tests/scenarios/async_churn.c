@@ -13,15 +13,11 @@ int main(void)
     CUstream s;
     sc_start(0);
     CK(cuStreamCreate(&s, 0));
-    CUfunction fill = sc_kernel("fake_fill_u32");
-    unsigned v = 1;
-    size_t n = 1024;
     for (int step = 0; step < STEPS; step++) {
         CUdeviceptr a, b;
         CK(cuMemAllocAsync(&a, 64 * MIB, s));
         CK(cuMemAllocAsync(&b, 64 * MIB, s));
-        void *p[] = { &a, &v, &n };
-        CK(cuLaunchKernel(fill, 4, 1, 1, 256, 1, 1, 0, s, p, NULL));
+        sc_fill(s, &a);
         CK(cuMemFreeAsync(a, s));
         CK(cuMemFreeAsync(b, s));
     }

@@ -34,6 +34,19 @@ static inline CUfunction sc_kernel(const char *name)
     return f;
 }
 
+/* One launch of the fake driver's fill kernel over 1024 words at *buf, in
+ * stream s (the module is loaded at the first). */
+static inline void sc_fill(CUstream s, CUdeviceptr *buf)
+{
+    static CUfunction fill;
+    static unsigned v = 1;
+    static size_t n = 1024;
+    if (!fill)
+        fill = sc_kernel("fake_fill_u32");
+    void *p[] = { buf, &v, &n };
+    CK(cuLaunchKernel(fill, 4, 1, 1, 256, 1, 1, 0, s, p, NULL));
+}
+
 /* A training loop: `steps` steps of three fill kernels on a 1 MiB buffer,
  * take(step) first in each (the allocation schedule under test), then a
  * synchronisation.  @return : the buffer, which the caller frees last. */

@@ -19,17 +19,13 @@ int main(void)
     CUstream s;
     sc_start(0);
     CK(cuStreamCreate(&s, 0));
-    CUfunction fill = sc_kernel("fake_fill_u32");
-    unsigned v = 1;
-    size_t n = 1024;
     CUdeviceptr weights, state = 0, act[ACTS], loss[STEPS];
     CK(cuMemAllocAsync(&weights, 30 * MIB, s));
     for (int step = 0; step < STEPS; step++) {
         for (int i = 0; i < ACTS; i++) {
             CK(cuMemAllocAsync(&act[i], MIB, s));
-            void *p[] = { &act[i], &v, &n };
             for (int k = 0; k < KERNELS / 10; k++)
-                CK(cuLaunchKernel(fill, 4, 1, 1, 256, 1, 1, 0, s, p, NULL));
+                sc_fill(s, &act[i]);
         }
         if (!state)     /* the optimizer's state, at its first step */
             CK(cuMemAllocAsync(&state, 60 * MIB, s));
