@@ -130,32 +130,29 @@ int cp_ipidx__check(const cp_range *log, unsigned n)
     if (!g_ix.on)
         return 0;
     uint32_t cnt[CP_IPIDX_CLASSES] = { 0 };
-    unsigned live = 0, seen = 0;
-    for (unsigned i = 0; i < n; i++) {
-        if (!log[i].base)
-            continue;
-        live++;
-        unsigned k = cp_ix_class(log[i].size);
-        cnt[k]++;
-        const cp_ibucket *b = cp_ix_bucket(k, log[i].base >> k);
-        int found = 0;
-        for (unsigned e = b->gen == g_ix.gen ? b->head : 0, hops = 0; e && hops <= n;
-             e = g_ix.next[e - 1], hops++)
-            found |= e - 1 == i;
-        if (!found)
-            return -1;
-    }
+    uint8_t seen[CP_IPIDX_CAP] = { 0 };
+    if (n > CP_IPIDX_CAP)
+        return -1;
+    /* Every chained entry once (a cycle meets one twice), live, in the
+     * bucket of its own range, its successor linked back to it. */
     for (unsigned h = 0; h < CP_IPIDX_BUCKETS; h++) {
         const cp_ibucket *b = &g_ix.bkt[h];
-        for (unsigned e = b->gen == g_ix.gen ? b->head : 0, hops = 0; e && hops <= n;
-             e = g_ix.next[e - 1], hops++) {
-            if (e - 1 >= n || !log[e - 1].base || (g_ix.next[e - 1] && g_ix.prev[g_ix.next[e - 1] - 1] != e))
+        for (unsigned e = b->gen == g_ix.gen ? b->head : 0; e; e = g_ix.next[e - 1]) {
+            const cp_range *r = &log[e - 1];
+            if (e - 1 >= n || seen[e - 1] || !r->base ||
+                cp_ix_bucket(cp_ix_class(r->size), r->base >> cp_ix_class(r->size)) != b ||
+                (g_ix.next[e - 1] && g_ix.prev[g_ix.next[e - 1] - 1] != e))
                 return -1;
-            seen++;
+            seen[e - 1] = 1;
+            cnt[cp_ix_class(r->size)]++;
         }
     }
+    /* ... and every live entry chained. */
+    for (unsigned i = 0; i < n; i++)
+        if (log[i].base && !seen[i])
+            return -1;
     for (unsigned k = 0; k < CP_IPIDX_CLASSES; k++)
         if (cnt[k] != g_ix.cnt[k] || !!cnt[k] != !!(g_ix.classes & (1ull << k)))
             return -1;
-    return seen == live ? 0 : -1;
+    return 0;
 }
