@@ -148,6 +148,23 @@ CP_EXPORT __attribute__((noreturn)) void _Exit(int status)
         syscall(SYS_exit_group, status);
 }
 
+/* ---- timing the recorder against itself ----------------------------------- */
+
+/* For benchmarks only (bench/gpu_steps.py toggle): one process alternates
+ * turns with recording on and paused, so that the comparison carries none
+ * of the few percent by which two identical processes differ on a busy
+ * host (BENCHMARKS.md 2k).  Returns 0, or -ENODEV when not recording. */
+CP_EXPORT int cuprobe_bench_pause(int paused)
+{
+    static int said;
+    if (paused && !said && cp_rec_on()) {
+        said = 1;
+        cp_log(1, "cuprobe_bench_pause(): recording paused for timing; events while paused "
+                  "are missing from this trace");
+    }
+    return cp__rec_pause(paused);
+}
+
 /* ---- fork --------------------------------------------------------------- */
 
 CP_EXPORT pid_t fork(void)

@@ -24,6 +24,7 @@
 #include "cp_env.h"
 #include "cp_rec.h"
 #include "cp_rec_int.h"
+#include "cp_spin.h"
 #include "cp_writer.h"
 
 #define CP_GEN_NONE 0xffffffffu
@@ -475,26 +476,13 @@ int cp__rec_start_now(void)
     return rc < 0 ? rc : 0;
 }
 
-/* Timed lock that never blocks forever: exit paths may run in a signal
- * handler that interrupted a holder of this very mutex. */
-static int cp_lock_bounded(pthread_mutex_t *mu, unsigned ms)
-{
-    struct timespec ns = {0, 1000000};
-    for (unsigned i = 0; i <= ms; i++) {
-        if (pthread_mutex_trylock(mu) == 0)
-            return 1;
-        nanosleep(&ns, NULL);
-    }
-    return 0;
-}
-
 void cp__rec_shutdown(int reason, int64_t status, int final, unsigned wait_ms)
 {
     if (!cp__rec_owner())
         return;
     if (reason != CP_END_SIGNAL && cp__rec_running() && !g_out->is_self())
         cp__rec_run_flush_hooks(atomic_load(&g_on));
-    if (!cp_lock_bounded(&g_start_mu, wait_ms))
+    if (!cp_mutex_lock_bounded(&g_start_mu, wait_ms))
         return;
     atomic_store(&g_on, 0);
     int was = g_state;
@@ -524,6 +512,19 @@ void cp__rec_resume(void)
         atomic_store(&g_on, 1);
     }
     pthread_mutex_unlock(&g_start_mu);
+}
+
+int cp__rec_pause(int paused)
+{
+    /* g_on is what every wrapper already tests (cp_rec_on()): pausing adds
+     * nothing to the hot path.  Only a live recorder is paused or resumed, so
+     * a shutdown or a failed writer is never undone. */
+    pthread_mutex_lock(&g_start_mu);
+    int live = g_state == CP_ST_LAZY || g_state == CP_ST_RUNNING;
+    if (live)
+        atomic_store(&g_on, !paused);
+    pthread_mutex_unlock(&g_start_mu);
+    return live ? 0 : -ENODEV;
 }
 
 void cp__rec_fork_child(void)

@@ -42,6 +42,18 @@ void cp__rec_shutdown(int reason, int64_t status, int final, unsigned wait_ms);
  *  cp__rec_shutdown(final=0) suspended tracing. */
 void cp__rec_resume(void);
 
+/*! cp__rec_pause() : paused != 0: every wrapper passes straight through (as
+ *  with CUPROBE_DISABLE) until cp__rec_pause(0).  For timing the recorder
+ *  against itself in one process (cuprobe_bench_pause()); events meanwhile
+ *  are lost, so the trace is incomplete.
+ *  @return : 0, or -ENODEV when the recorder is off or shut down. */
+int cp__rec_pause(int paused);
+
+/*! cuprobe_bench_pause() : exported (cp_lifecycle.c) for benchmarks that
+ *  find it with dlsym(RTLD_DEFAULT): cp__rec_pause(paused), with a one-time
+ *  log line saying the trace is incomplete.  @return : as cp__rec_pause(). */
+int cuprobe_bench_pause(int paused);
+
 /*! cp__rec_running() : non-zero while a trace file is open. */
 int cp__rec_running(void);
 

@@ -11,7 +11,11 @@
  *   exit N        allocate, then exit(N) (atexit handlers and destructors run)
  *   return N      allocate, then return N from main
  *   term          allocate, then raise SIGTERM (default action: killed)
+ *   pause         allocate 1 KiB, pause recording (cuprobe_bench_pause),
+ *                 allocate 2 KiB, resume, allocate 3 KiB; prints what the
+ *                 two calls returned (-19 without the shim: not found)
  */
+#include <dlfcn.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -100,7 +104,19 @@ int main(int argc, char **argv)
         raise(SIGTERM);
         return 0;
     }
+    if (strcmp(mode, "pause") == 0) {
+        int (*pause_fn)(int) = (int (*)(int))dlsym(RTLD_DEFAULT, "cuprobe_bench_pause");
+        CUdeviceptr d[3];
+        setup();
+        CK(cuMemAlloc_v2(&d[0], 1024));
+        int a = pause_fn ? pause_fn(1) : -19;
+        CK(cuMemAlloc_v2(&d[1], 2048));
+        int b = pause_fn ? pause_fn(0) : -19;
+        CK(cuMemAlloc_v2(&d[2], 3072));
+        printf("pause %d resume %d\n", a, b);
+        return 0;
+    }
     fprintf(stderr, "usage: shim_lifecycle fork-cuda|fork-nocuda|exec|_exit|loop|segv|"
-                    "exit N|return N|term\n");
+                    "exit N|return N|term|pause\n");
     return 2;
 }

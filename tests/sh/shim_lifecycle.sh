@@ -48,4 +48,16 @@ run segv 2>/dev/null; rc=$?
 "$ANA" dump "$TMP"/segv/*.trace >"$TMP/segv.txt" 2>&1
 expect_grep '^SIGNAL .*signo=11' "$TMP/segv.txt"
 expect_grep '^ALLOC .*size=4096' "$TMP/segv.txt"
+# cuprobe_bench_pause(): what happens while paused is not recorded, and
+# recording resumes; the trace says it is incomplete.
+mkdir -p "$TMP/pause"
+out=$(run pause) || die "pause failed"
+[ "$out" = "pause 0 resume 0" ] || die "pause: the calls returned '$out'"
+"$ANA" dump "$TMP"/pause/*.trace >"$TMP/pause.txt" || die "pause: trace incomplete"
+expect_grep '^ALLOC .*size=1024' "$TMP/pause.txt"
+expect_no_grep '^ALLOC .*size=2048' "$TMP/pause.txt"
+expect_grep '^ALLOC .*size=3072' "$TMP/pause.txt"
+expect_grep 'recording paused for timing' "$TMP/pause.txt"
+out=$(CUPROBE_DISABLE=1 LD_PRELOAD="$PRELOAD" "$P" pause) || die "pause (disabled) failed"
+[ "$out" = "pause -19 resume -19" ] || die "pause with CUPROBE_DISABLE=1: '$out', expected -ENODEV"
 echo "lifecycle ok"
