@@ -32,6 +32,10 @@
  * zero_grad(set_to_none=True)); every allocation then lives 1 to 2 * ACT - 1
  * allocations.
  *
+ * BENCH_PAUSE=1 under the shim: recording paused (cuprobe_bench_pause)
+ * before the timed loops, so each figure is the wrappers' pass-through
+ * cost: what bench/gpu_steps.py's toggle mode has in its paused turns.
+ *
  * Against a real libcuda (no "fake" module to load) the launch line is
  * skipped and the other paths run on device memory of GPU 0.
  *
@@ -40,6 +44,7 @@
  * (or the trace writer ran on the same core) is an outlier, and the median
  * drops it instead of smearing it over the whole run.
  */
+#include <dlfcn.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -319,6 +324,10 @@ int main(int argc, char **argv)
                       cuModuleGetFunction(&noop, m, "fake_noop") == CUDA_SUCCESS;
     CK(cuMemAlloc_v2(&dev, 4096));
     CK(cuMemHostAlloc(&pinned, 4096, 0));
+    const char *pause_env = getenv("BENCH_PAUSE");
+    int (*pause_fn)(int) = (int (*)(int))dlsym(RTLD_DEFAULT, "cuprobe_bench_pause");
+    if (pause_env && atoi(pause_env) && pause_fn)
+        pause_fn(1);
 
     if (have_kernel)
         printf("launch %.1f\n", median_ns(run_launch, n));

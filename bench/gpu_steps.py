@@ -17,7 +17,18 @@ then for each line "run SECS" on stdin time SECS seconds of steps and print
 "steps_per_s X cpu_us_per_step Y" (Y: the process's CPU time per step, all
 its threads); "quit" (or end of input) prints the loss and exits.  Several
 such processes, plain and traced, then take turns on one GPU without paying
-torch's start-up between measurements."""
+torch's start-up between measurements.
+
+`toggle [seconds] [block]` (under `cuprobe run` only): one traced process
+times blocks of `block` steps (default 10) for `seconds` (default 20),
+recording on and paused (cuprobe_bench_pause) in turn, ABBA, and prints
+"toggle ratio R se S pairs N": R = median over adjacent pairs of
+(paused block's time / recording block's time), i.e. traced/plain as a rate;
+S its standard error (from the spread of the pairs' logs).  Both states share
+one process, so R carries none of the few percent by which two processes
+differ (BENCHMARKS.md 2k); the paused state still pays the wrappers'
+pass-through (BENCHMARKS.md 1, BENCH_PAUSE=1).  TOGGLE_AA=1 never pauses:
+the same figures for two identical states (A/A)."""
 import os
 import sys
 import time
@@ -111,6 +122,51 @@ def serve(step, kind):
         print("loss %.6f" % loss.item(), flush=True)
 
 
+def toggle(step, kind, secs, block):
+    import ctypes
+    import math
+    try:
+        pause = ctypes.CDLL(None).cuprobe_bench_pause
+    except AttributeError:
+        sys.exit("gpu_steps.py toggle: cuprobe_bench_pause not found (run it under cuprobe run)")
+    pause.argtypes = [ctypes.c_int]
+    aa = os.environ.get("TOGGLE_AA") == "1"
+    times = {0: [], 1: []}      # state 1: paused
+    pairs = []
+    t_end = time.perf_counter() + secs
+    i = 0
+    while time.perf_counter() < t_end:
+        order = (0, 1) if i % 2 == 0 else (1, 0)
+        got = {}
+        for st in order:
+            if pause(st and not aa) != 0:
+                sys.exit("gpu_steps.py toggle: cuprobe_bench_pause failed (not recording?)")
+            torch.cuda.synchronize()
+            t0 = time.perf_counter()
+            for _ in range(block):
+                step()
+            torch.cuda.synchronize()
+            got[st] = time.perf_counter() - t0
+            times[st].append(got[st])
+        pairs.append(got[1] / got[0])
+        i += 1
+    pause(0)
+    pairs.sort()
+    n = len(pairs)
+    med = (pairs[(n - 1) // 2] + pairs[n // 2]) / 2
+    logs = [math.log(r) for r in pairs]
+    mean = sum(logs) / n
+    sd = math.sqrt(sum((x - mean) ** 2 for x in logs) / (n - 1))
+    # The median's standard error for a roughly normal spread: 1.2533 sd/sqrt(n).
+    se = med * 1.2533 * sd / math.sqrt(n)
+    for st, name in ((0, "recording"), (1, "paused")):
+        t = sorted(times[st])
+        print("toggle %s blocks %d median_ms_per_step %.4f" %
+              (name, len(t), 1e3 * t[len(t) // 2] / block))
+    print("toggle ratio %.4f se %.4f pairs %d aa %d mean_ratio %.4f" %
+          (med, se, n, int(aa), math.exp(mean)), flush=True)
+
+
 def main():
     kind = sys.argv[1]
     arg = sys.argv[2] if len(sys.argv) > 2 else None
@@ -118,6 +174,11 @@ def main():
     warm_up(step, kind)
     if arg == "serve":
         serve(step, kind)
+        return
+    if arg == "toggle":
+        secs = float(sys.argv[3]) if len(sys.argv) > 3 else 20.0
+        block = int(sys.argv[4]) if len(sys.argv) > 4 else 10
+        toggle(step, kind, secs, block)
         return
     secs = float(arg) if arg else (15.0 if kind == "gpt2" else 8.0)
     # GPU_STEPS_PERF_CTL: a perf --control fifo; perf samples the timed window
