@@ -12,7 +12,7 @@
  *                                 "async_step NS", "async_deep NS",
  *                                 "async_fan NS", "async_memset NS",
  *                                 "async_inside NS", "async_view NS",
- *                                 "async_2t NS"
+ *                                 "async_2t NS", "ctx_current NS"
  *                                 (per call / per pair)
  *
  * async_live: a stream-ordered free of the oldest of LIVE allocations and
@@ -76,6 +76,16 @@ static void run_launch(long n)
 {
     for (long i = 0; i < n; i++)
         CK(cuLaunchKernel(noop, 1, 1, 1, 1, 1, 1, 0, NULL, NULL, NULL));
+}
+
+/* The query each recorded event makes (cp_ev_ctx): its price on a real
+ * driver is part of an event's cost that perf puts in libcuda, not in the
+ * shim (not wrapped: the same in both runs). */
+static void run_ctx_current(long n)
+{
+    CUcontext c;
+    for (long i = 0; i < n; i++)
+        CK(cuCtxGetCurrent(&c));
 }
 
 static void run_htod(long n)
@@ -331,6 +341,7 @@ int main(int argc, char **argv)
 
     if (have_kernel)
         printf("launch %.1f\n", median_ns(run_launch, n));
+    printf("ctx_current %.1f\n", median_ns(run_ctx_current, n));
     printf("htod_pinned %.1f\n", median_ns(run_htod, n / 10));
     printf("alloc_free %.1f\n", median_ns(run_alloc_free, n / 10));
     printf("async_pair %.1f\n", median_ns(run_async_pair, n / 10));

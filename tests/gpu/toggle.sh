@@ -9,7 +9,9 @@
 # Usage: OUT=dir bash tests/gpu/toggle.sh
 #   RUNS  one run a line: "LABEL MODE KIND SECS BLOCK [VAR=value ...]",
 #         MODE default|expandable|async (PYTORCH_CUDA_ALLOC_CONF), the VARs
-#         set for that run (e.g. CUPROBE_STACK_DEPTH=0, TOGGLE_AA=1); the
+#         set for that run (e.g. CUPROBE_STACK_DEPTH=0, TOGGLE_AA=1;
+#         RUN_CP=PATH: another build's front end, next to its own
+#         libcuprobe.so); the
 #         default: the MLP in the three modes, defaults and depth 0, REPS
 #         (default 2) processes each in rotated order, then an A/A run and
 #         GPT-2 under cudaMallocAsync.
@@ -58,11 +60,13 @@ while read -r label mode kind secs block vars; do
         break
     fi
     conf=$(conf_of "$mode")
+    cp=$CP envs=
+    for v in $vars; do case $v in RUN_CP=*) cp=$PWD/${v#RUN_CP=} ;; *) envs+=" $v" ;; esac; done
     pre=()
     [ -n "$PIN" ] && pre=(taskset -c "$PIN")
     # shellcheck disable=SC2086  # vars: words VAR=value
-    res=$("${pre[@]}" env -u PYTORCH_CUDA_ALLOC_CONF ${conf:+PYTORCH_CUDA_ALLOC_CONF=$conf} $vars \
-        "$CP" run -o "$T/t-%p.trace" -- python3 bench/gpu_steps.py "$kind" toggle "$secs" "$block" \
+    res=$("${pre[@]}" env -u PYTORCH_CUDA_ALLOC_CONF ${conf:+PYTORCH_CUDA_ALLOC_CONF=$conf} $envs \
+        "$cp" run -o "$T/t-%p.trace" -- python3 bench/gpu_steps.py "$kind" toggle "$secs" "$block" \
         2>>"$OUT/stderr.txt" | tr '\n' ' ')
     rm -f "$T"/t-*.trace
     echo "$label $mode $kind ${vars:--} :: ${res:-FAILED}" | tee -a "$OUT/toggle.txt"
