@@ -212,25 +212,92 @@ static uintptr_t py_top_frame(const struct cp_pylayout *L)
 
 /* ---- the walk ---------------------------------------------------------- */
 
-static int py_walk_sites(const struct cp_pysite **out, int max)
+/* One frame into a walk's fingerprint (a 64-bit mix; see cp_pystack_fp). */
+static inline uint64_t py_fp_add(uint64_t h, uintptr_t code, uintptr_t instr, int generator)
 {
-    const struct cp_pylayout *L;
-    uintptr_t fr;
-    uint64_t memo;
-    int n = 0, budget;
+    h = (h ^ code) * 0x9E3779B97F4A7C15ull;
+    h = (h ^ (h >> 31) ^ instr ^ (uint64_t)generator) * 0xBF58476D1CE4E5B9ull;
+    return h ^ (h >> 29);
+}
 
-    if (max <= 0 || !py_ready())
+/* A walk's start: the calling thread's innermost frame, or 0 when there is
+ * nothing to walk.  *memo: the code watcher's epoch, read once per walk,
+ * after our frames' code objects were made (cp_pysite.c says why that is
+ * enough); 0 when off. */
+static uintptr_t py_walk_start(uint64_t *memo)
+{
+    *memo = 0;
+    if (!py_ready())
         return 0;
-    L = g_layout;
     if (!g_py.is_initialized() || g_py.is_finalizing()) {
         py_memo_check(0);
         return 0;
     }
     py_memo_check(1);
-    /* Once per walk, after our frames' code objects were made (cp_pysite.c
-     * says why that is enough). */
-    memo = cp_pysite_memo();
-    fr = py_top_frame(L);
+    *memo = cp_pysite_memo();
+    return py_top_frame(g_layout);
+}
+
+int cp_pystack_fp(int max, uint64_t *fp, uint64_t *memo)
+{
+    const struct cp_pylayout *L;
+    uint64_t h = 0x243F6A8885A308D3ull;
+    int n = 0, budget;
+
+    *fp = 0;
+    *memo = 0;
+    if (max <= 0)
+        return 0;
+    if (max > PY_WALK_MAX)
+        max = PY_WALK_MAX;
+    uintptr_t fr = py_walk_start(memo);
+    if (!fr)
+        return 0;
+    L = g_layout;   /* read after py_ready() (in py_walk_start) said it is set */
+    if (!*memo)
+        return -1;  /* no watcher: a fingerprint would prove nothing */
+    /* The walk below, minus everything it reads of code objects: the
+     * frames' own lines only (the interpreter just used them).  It stops
+     * where py_walk_sites() stops when that one took every frame. */
+    budget = 4 * max + 64;
+    for (; fr && n < max && budget > 0; budget--, fr = rd_ptr(fr + (uintptr_t)L->fr_previous)) {
+        int owner;
+        if (!ptr_ok(fr))
+            break;
+        owner = *(const signed char *)(fr + (uintptr_t)L->fr_owner);
+        if (owner == L->owner_cstack)
+            continue;
+        h = py_fp_add(h, rd_ptr(fr + (uintptr_t)L->fr_code), rd_ptr(fr + (uintptr_t)L->fr_instr),
+                      owner == L->owner_generator);
+        n++;
+    }
+    if (budget <= 0)
+        return -1;
+    *fp = n ? (h ^ (uint64_t)n) | 1 : 0;
+    return n;
+}
+
+/* The walk.  *fp (when fp is not NULL): the fingerprint cp_pystack_fp()
+ * gives for the same frames, when this walk took every frame it met (then
+ * the frames alone decide its result, as long as none of their code
+ * objects died: see cp_pystack_fp), else 0. */
+static int py_walk_sites(const struct cp_pysite **out, int max, uint64_t *fp, uint64_t *memo_out)
+{
+    const struct cp_pylayout *L;
+    uintptr_t fr;
+    uint64_t memo, h = 0x243F6A8885A308D3ull;
+    int n = 0, budget, all = 1;
+
+    if (fp)
+        *fp = 0;
+    if (memo_out)
+        *memo_out = 0;
+    if (max <= 0)
+        return 0;
+    fr = py_walk_start(&memo);
+    L = g_layout;   /* read after py_ready() (in py_walk_start) said it is set */
+    if (memo_out)
+        *memo_out = memo;
     /* Skipped frames count against a budget too, so that a corrupt cycle
      * cannot keep us here. */
     budget = 4 * max + 64;
@@ -248,6 +315,7 @@ static int py_walk_sites(const struct cp_pysite **out, int max)
             continue;   /* the C-stack entry shim between Python frames */
         code = rd_ptr(fr + (uintptr_t)L->fr_code);
         instr = rd_ptr(fr + (uintptr_t)L->fr_instr);
+        h = py_fp_add(h, code, instr, owner == L->owner_generator);
         lasti = ((intptr_t)instr - (intptr_t)(code + (uintptr_t)L->co_code)) / 2;
         /* A memo hit: this very code object passed the checks below at this
          * instruction in an earlier walk, so none of them can fail now, and
@@ -256,16 +324,22 @@ static int py_walk_sites(const struct cp_pysite **out, int max)
             out[n++] = s;
             continue;
         }
-        if (!is_type(code, g_py.code_type))
+        if (!is_type(code, g_py.code_type)) {
+            all = 0;
             continue;
+        }
         ncode = rd_i64(code + (uintptr_t)L->co_size);
         /* Incomplete frames (pushed, first instruction not run yet) are
          * skipped, as CPython's own tracebacks do. */
-        if (lasti < 0 || lasti >= ncode)
+        if (lasti < 0 || lasti >= ncode) {
+            all = 0;
             continue;
+        }
         if (L->co_firsttraceable >= 0 && owner != L->owner_generator &&
-            lasti < rd_i32(code + (uintptr_t)L->co_firsttraceable))
+            lasti < rd_i32(code + (uintptr_t)L->co_firsttraceable)) {
+            all = 0;
             continue;
+        }
         held = CP_PYSITE_HELD | CP_PYSITE_TRACEABLE;
         /* A generator's frame is taken either way; its stamp must say
          * whether the instruction passes the rule for other frames. */
@@ -275,15 +349,19 @@ static int py_walk_sites(const struct cp_pysite **out, int max)
         s = cp_pysite_get(code, (int)lasti, memo, held);
         if (s)
             out[n++] = s;
+        else
+            all = 0;
     }
     cp_pysite_tick();
+    if (fp && all && budget > 0 && n)
+        *fp = (h ^ (uint64_t)n) | 1;
     return n;
 }
 
 int cp_pystack_walk(cp_pyframe_raw *out, int max)
 {
     const struct cp_pysite *sites[PY_WALK_MAX];
-    int n = py_walk_sites(sites, max < PY_WALK_MAX ? max : PY_WALK_MAX);
+    int n = py_walk_sites(sites, max < PY_WALK_MAX ? max : PY_WALK_MAX, NULL, NULL);
     for (int i = 0; i < n; i++) {
         out[i].file = sites[i]->file;
         out[i].file_len = sites[i]->file_len;
@@ -363,11 +441,14 @@ static int sites_intern(const struct cp_pysite *const *sites, int n, uint64_t *i
     return out;
 }
 
-int cp_pystack_capture(uint64_t *ids, int max)
+int cp_pystack_capture(uint64_t *ids, int max, uint64_t *fp, uint64_t *memo)
 {
     const struct cp_pysite *sites[PY_WALK_MAX];
-    int n = py_walk_sites(sites, max < PY_WALK_MAX ? max : PY_WALK_MAX);
-    return sites_intern(sites, n, ids);
+    int n = py_walk_sites(sites, max < PY_WALK_MAX ? max : PY_WALK_MAX, fp, memo);
+    int got = sites_intern(sites, n, ids);
+    if (got != n && fp)
+        *fp = 0;    /* a frame not interned: not a walk to repeat */
+    return got;
 }
 
 /* ---- raw snapshots (the launch ring) ------------------------------------ */

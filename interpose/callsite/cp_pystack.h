@@ -35,8 +35,26 @@ int cp_pystack_walk(cp_pyframe_raw *out, int max);
 /*! cp_pystack_capture() : as cp_pystack_walk(), but interns each frame as a
  *  trace id: new strings (CP_REC_STRING) and frames (CP_REC_PYFRAME) are
  *  recorded first.  Must not be called between cp_rec_begin and commit.
+ *  fp, memo (either may be NULL): the walk's fingerprint, as
+ *  cp_pystack_fp() would give it, when the frames alone decided the ids
+ *  (every frame met was taken), else 0; and the code-watcher epoch the walk
+ *  read at its start (cp_pysite_memo(), 0 when off).
  *  @return : the number of ids written to ids (0..max). */
-int cp_pystack_capture(uint64_t *ids, int max);
+int cp_pystack_capture(uint64_t *ids, int max, uint64_t *fp, uint64_t *memo);
+
+/*! cp_pystack_fp() : a 64-bit fingerprint of the calling thread's Python
+ *  frames, those cp_pystack_capture(ids, max) would meet, without reading
+ *  any code object: each frame's code address, instruction pointer and
+ *  whether a generator owns it.  Why equal fingerprints give equal ids: a
+ *  capture with fingerprint F took every frame it met; the same code
+ *  addresses hold the same code objects while the code watcher's epoch
+ *  (*memo) has not moved (cp_pysite.c), and the same object at the same
+ *  instruction and owner resolves to the same site.  A false match needs
+ *  two different frame chains whose 64-bit mixes collide.
+ *  @return : the frames counted (0: none, *fp = 0), or -1 (*fp = 0) when
+ *  the walk's budget ran out or the code watcher is off (*memo = 0: then
+ *  there are frames, but a fingerprint would prove nothing). */
+int cp_pystack_fp(int max, uint64_t *fp, uint64_t *memo);
 
 /* A frame as the launch path keeps it: the code object and the instruction
  * pointer, resolved only if ever needed (cp_pystack_intern_raw). */

@@ -57,9 +57,10 @@ struct cp_scache_set {
 };
 
 /* What the tables did, by kind (CUPROBE_LOG=2 prints the sums at exit). */
-enum { SC_FIND, SC_HIT, SC_FILL, SC_REFUSED, SC_EVICT, SC_GROW, SC_N };
+enum { SC_FIND, SC_HIT, SC_FILL, SC_REFUSED, SC_EVICT, SC_GROW, SC_PY_MEMO, SC_PY_WALK, SC_N };
 static const char *const g_stat_name[SC_N] = { "finds", "hits", "fills", "refused", "evictions",
-                                               "growths" };
+                                               "growths", "python chains repeated",
+                                               "python walks" };
 
 struct cp_scache {
     uintptr_t stack_lo, stack_hi;   /* this thread's stack; 0, 0 if unknown */
@@ -247,6 +248,13 @@ struct cp_scache_ent *cp_scache_find(uintptr_t sp, uintptr_t tag, uint64_t epoch
     return NULL;
 }
 
+void cp_scache_count_py(int repeated)
+{
+    struct cp_scache *c = t_cache;
+    if (c)
+        c->stat[repeated ? SC_PY_MEMO : SC_PY_WALK]++;
+}
+
 unsigned cp_scache_sets(void)
 {
     return t_cache ? 1u << t_cache->bits : 0;
@@ -303,6 +311,10 @@ static struct cp_scache *scache_get(void)
     return c;
 }
 
+/* Fills on this thread: an entry's serial, so that a memo of Python walks
+ * (cp_stack.c) can tell a refilled entry from the walk it was made on. */
+static __thread uint64_t t_fills;
+
 /* Store the walk in sp's entry, reading every slot back (sps[i] is the
  * stack pointer frame i's caller has after the return). */
 __attribute__((no_sanitize("address", "thread")))
@@ -330,6 +342,7 @@ static struct cp_scache_ent *scache_put(struct cp_scache *c, uintptr_t sp, uintp
     e->n_native = (uint16_t)n_native;
     e->id = 0;
     e->py_key = NULL;
+    e->serial = ++t_fills;
     e->tag = tag;
     e->epoch = epoch;
     e->sp = sp;
@@ -370,7 +383,7 @@ struct cp_scache_ent *cp_scache_fill(uintptr_t sp, uintptr_t tag, uint64_t epoch
  * current one, at exit: how well the cache served (CUPROBE_LOG=2). */
 __attribute__((destructor)) static void scache_report(void)
 {
-    char line[256];
+    char line[320];
     int n = 0;
     if (t_cache)
         scache_stat_flush(t_cache);

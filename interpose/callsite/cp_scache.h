@@ -36,6 +36,7 @@ struct cp_scache_ent {
     uint64_t id;                /* stack id without Python frames, 0 = not known yet */
     const void *py_key;         /* the last full key with Python frames (interned copy) */
     uint64_t py_len, py_id;     /* its length in bytes and id */
+    uint64_t serial;            /* this thread's fill count when filled: names the native walk */
     uint16_t n_slots;           /* return-address slots checked */
     uint16_t first;             /* slot index of the first frame the stack keeps */
     uint16_t n_native;          /* frames the stack keeps */
@@ -76,6 +77,11 @@ void cp_scache_learn(uintptr_t sp, const uintptr_t *ips, const uintptr_t *sps, i
  *  every capture unwinds), for the tests that compare the two; without
  *  it, CUPROBE_STACK_CACHE decides (default on, x86-64 only). */
 void cp_scache_enable(int on);
+
+/*! cp_scache_count_py() : count, on the calling thread's cache, a Python
+ *  chain found repeated (repeated != 0: cp_stack.c's walk memo answered)
+ *  or walked in full at a cache hit; summed into the exit line. */
+void cp_scache_count_py(int repeated);
 
 /*! cp_scache_enabled() : whether the calling thread looks up its cache. */
 int cp_scache_enabled(void);

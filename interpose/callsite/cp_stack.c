@@ -190,12 +190,42 @@ static uint64_t stack_finish(const struct cp_stack_cfg *cfg, uint64_t *key, int 
 {
     int n_py = 0;
     if (with_python && cfg->python && cfg->py_depth > 0) {
-        n_py = cp_pystack_capture(&key[2 + n_native], cfg->py_depth);
+        n_py = cp_pystack_capture(&key[2 + n_native], cfg->py_depth, NULL, NULL);
         if (n_py < 0)
             n_py = 0;
     }
     *n_py_out = n_py;
     return stack_intern(key, n_native, n_py, 1, NULL);
+}
+
+/* Per thread: Python walks by fingerprint (cp_pystack_fp), for the call
+ * sites the stack cache knows.  A hit must match the fingerprint, the
+ * native walk (the cache entry and its fill serial), the code watcher's
+ * epoch and the interning epoch; then the stack id is the one the full
+ * walk made.  Direct-mapped, allocated at a thread's first use. */
+#define PY_MEMO_SLOTS 512
+struct py_memo_ent {
+    uint64_t fp, serial, memo, epoch, id;
+    uintptr_t ent;
+};
+static __thread struct py_memo_ent *t_py_memo;
+static __thread int t_py_memo_failed;
+
+static struct py_memo_ent *py_memo_slot(uint64_t fp)
+{
+    struct py_memo_ent *t = t_py_memo;
+    if (__builtin_expect(t == NULL, 0)) {
+        if (t_py_memo_failed)
+            return NULL;
+        /* Not freed at thread exit: a few pages per thread that ever
+         * recorded a Python call site. */
+        t = t_py_memo = calloc(PY_MEMO_SLOTS, sizeof(*t));
+        if (!t) {
+            t_py_memo_failed = 1;
+            return NULL;
+        }
+    }
+    return &t[(fp >> 17) & (PY_MEMO_SLOTS - 1)];
 }
 
 __attribute__((noinline)) uint64_t cp_stack_capture(int skip, int with_python)
@@ -229,12 +259,28 @@ __attribute__((noinline)) uint64_t cp_stack_capture(int skip, int with_python)
             /* Same frames as the walk that filled it: only Python frames
              * can differ.  The key is rebuilt from the slots (no module
              * sync: done in this epoch at fill). */
-            uint64_t id;
+            uint64_t id, fp = 0, memo = 0, wfp = 0, wmemo = 0;
             const void *stored = NULL;
+            struct py_memo_ent *m = NULL;
             size_t len;
             n_py = 0;
-            if (with_python && cfg->python && cfg->py_depth > 0)
-                n_py = cp_pystack_capture(&key[2 + e->n_native], cfg->py_depth);
+            if (with_python && cfg->python && cfg->py_depth > 0) {
+                /* A repeated Python call chain: its fingerprint (the frames'
+                 * own lines only) finds the stack id the last full walk
+                 * made, without the two cache lines per frame that a site
+                 * lookup reads (BENCHMARKS.md 2o). */
+                int seen = cp_pystack_fp(cfg->py_depth, &fp, &memo);
+                if (seen == 0 && e->id)
+                    return e->id;
+                if (fp && memo && (m = py_memo_slot(fp)) != NULL && m->fp == fp &&
+                    m->ent == (uintptr_t)e && m->serial == e->serial && m->memo == memo &&
+                    m->epoch == epoch) {
+                    cp_scache_count_py(1);
+                    return m->id;
+                }
+                cp_scache_count_py(0);
+                n_py = cp_pystack_capture(&key[2 + e->n_native], cfg->py_depth, &wfp, &wmemo);
+            }
             if (n_py < 0)
                 n_py = 0;
             if (n_py == 0 && e->id)
@@ -247,8 +293,21 @@ __attribute__((noinline)) uint64_t cp_stack_capture(int skip, int with_python)
             /* The same Python frames as last time here: one memcmp against
              * the interned key instead of hashing ~90 words. */
             if (n_py && e->py_key && e->py_len == len && memcmp(e->py_key, key, len) == 0)
-                return e->py_id;
-            id = stack_intern(key, e->n_native, n_py, 0, &stored);
+                id = e->py_id;
+            else
+                id = stack_intern(key, e->n_native, n_py, 0, &stored);
+            /* Only a walk that saw the frames the fingerprint was taken of,
+             * under the same code-watcher epoch, may answer for it. */
+            if (m && id && n_py && wfp == fp && wmemo == memo) {
+                m->fp = fp;
+                m->ent = (uintptr_t)e;
+                m->serial = e->serial;
+                m->memo = memo;
+                m->epoch = epoch;
+                m->id = id;
+            }
+            if (n_py && e->py_key && id == e->py_id)
+                return id;
             if (n_py == 0) {
                 e->id = id;
             } else if (stored) {

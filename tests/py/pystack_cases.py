@@ -50,6 +50,30 @@ def case_nested():
     outer()
 
 
+def repeat_leaf(size, which):
+    if which:
+        rc, line = CUDA.cuMemAlloc_v2(ctypes.byref(P), size), sys._getframe().f_lineno
+    else:
+        rc, line = CUDA.cuMemAlloc_v2(ctypes.byref(P), size), sys._getframe().f_lineno
+    note("repeat %d" % size, size, rc, line)
+
+
+def repeat_deeper(size, which):
+    repeat_leaf(size, which)
+
+
+def case_repeat():
+    # A training loop's chains again and again: on 3.12+ the walk memo
+    # (cp_stack.c) answers for them.  Two lines in turn, and a deeper chain
+    # through the same two lines, must each keep their own frames.
+    for i in range(12):
+        repeat_leaf((200 + i) * KB, i % 2)
+    for i in range(12):
+        repeat_deeper((220 + i) * KB, i % 2)
+    for i in range(4):
+        repeat_leaf((240 + i) * KB, i % 2)
+
+
 def case_thread(ctx):
     def work():
         assert CUDA.cuCtxSetCurrent(ctx) == 0
@@ -126,6 +150,7 @@ ctx = setup(CUDA)
 rc, line = CUDA.cuMemAlloc_v2(ctypes.byref(P), 1 * KB), sys._getframe().f_lineno
 note("module level", 1 * KB, rc, line)
 case_nested()
+case_repeat()
 case_thread(ctx)
 case_generator()
 case_coroutine()

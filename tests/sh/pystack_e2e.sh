@@ -53,9 +53,13 @@ for p in $cands; do
     if [ "$minor" -ge 12 ]; then
         expect_grep "^code watcher: on" "$TMP/$name.out"
         expect_grep "python sites: [1-9][0-9]* hits without validation.*memo stopped" "$TMP/$name.out"
+        # ... and repeated chains take the walk memo (cp_stack.c), which
+        # check_pystack.py above proved right, line for line.
+        expect_grep "stack cache: .*python chains repeated [1-9][0-9]*, python walks [1-9]" "$TMP/$name.out"
     else
         expect_grep "^code watcher: off" "$TMP/$name.out"
         expect_grep "python sites: 0 hits without validation.*memo never started" "$TMP/$name.out"
+        expect_grep "stack cache: .*python chains repeated 0," "$TMP/$name.out"
     fi
     ran=$((ran + 1)); last=$p
 done

@@ -128,7 +128,7 @@ static double bench(int iters, int mode)
         if (mode == 0)
             cp_pystack_walk(f, 64);
         else if (mode == 1)
-            cp_pystack_capture(ids, 64);
+            cp_pystack_capture(ids, 64, NULL, NULL);
         else if (mode == 3)
             cp_pystack_raw(raw, 6);
         else
