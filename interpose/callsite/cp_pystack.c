@@ -242,18 +242,29 @@ int cp_pystack_fp(int max, uint64_t *fp, uint64_t *memo)
 {
     const struct cp_pylayout *L;
     uint64_t h = 0x243F6A8885A308D3ull;
+    uintptr_t fr;
     int n = 0, budget;
 
     *fp = 0;
     *memo = 0;
-    if (max <= 0)
+    if (max <= 0 || !py_ready())
         return 0;
     if (max > PY_WALK_MAX)
         max = PY_WALK_MAX;
-    uintptr_t fr = py_walk_start(memo);
+    /* None of py_walk_start()'s calls into libpython (each a few cold
+     * lines of its code and data): a fingerprint only finds what a full
+     * walk stored, and a full walk stores only under a memo it saw on with
+     * one interpreter, initialised and not finalising.  The memo stays on
+     * (cp_pysite_memo() != 0) only until the companion's atexit or a walk
+     * that sees a second interpreter or the end, and a hit needs the
+     * epoch unchanged: no code object died, so every address holds the
+     * object the full walk saw.  This thread's own frames stay readable
+     * while it runs, as for the full walk. */
+    *memo = cp_pysite_memo();
+    L = g_layout;   /* read after py_ready() said it is set */
+    fr = py_top_frame(L);
     if (!fr)
         return 0;
-    L = g_layout;   /* read after py_ready() (in py_walk_start) said it is set */
     if (!*memo)
         return -1;  /* no watcher: a fingerprint would prove nothing */
     /* The walk below, minus everything it reads of code objects: the
