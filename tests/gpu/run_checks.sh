@@ -9,6 +9,7 @@
 #   build's, e.g. build/oldshim/cuprobe, whose libcuprobe.so lies beside it);
 #   the reports always come from build/cuprobe.
 OUT=${OUT:-validation-out}
+. tests/gpu/analyzer_ready.sh
 mkdir -p "$OUT"
 CP="$PWD/build/cuprobe"
 RUN_CP=${RUN_CP:-$CP}

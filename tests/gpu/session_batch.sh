@@ -112,15 +112,7 @@ fw0 run CUPROBE_FRAMEWORK=0" bash tests/gpu/parts.sh "$d" ;;
     many) DIR=/tmp/many sh bench/report_many.sh 64 1000000 3 >"$d/report_many.txt" 2>&1; tail -n 30 "$d/report_many.txt" ;;
     esac
 }
-# The analyzer links elfutils dynamically; a GPU machine without libdw gets
-# the copies carried in build/gpulib (the analyzer only, not the traced programs).
-# (A warm machine keeps the .bin of the last call: wrap whenever the carried
-# analyzer is the ELF binary itself.)
-if [ -d build/gpulib ] && ! ldconfig -p | grep -q libdw.so.1 && head -c 4 build/cuprobe-analyze | grep -q ELF; then
-    mv build/cuprobe-analyze build/cuprobe-analyze.bin
-    printf '#!/bin/sh\nLD_LIBRARY_PATH="%s/build/gpulib" exec "%s/build/cuprobe-analyze.bin" "$@"\n' "$PWD" "$PWD" >build/cuprobe-analyze
-    chmod +x build/cuprobe-analyze
-fi
+. tests/gpu/analyzer_ready.sh
 build/cuprobe-analyze --help 2>&1 | head -n 2
 nvidia-smi -L; python3 -c 'import torch; print("torch", torch.__version__, torch.cuda.device_count(), "GPU")'
 # BATCH_LIMIT (default 570 s, inside the device tool's 600 s per command):
