@@ -473,7 +473,12 @@ int cp_pystack_raw(cp_pyraw *out, int max)
     if (max <= 0 || atomic_load_explicit(&g_state, memory_order_relaxed) <= 0)
         return 0;
     L = g_layout;
-    if (!g_py.is_initialized() || g_py.is_finalizing())
+    /* With the code watcher's memo on, the interpreter is initialised and
+     * not finalising: the memo starts only in a running interpreter and
+     * stops for good at the companion's atexit, which CPython runs before
+     * it marks itself finalising.  Two calls into libpython (cold lines of
+     * its code and data) saved on every launch. */
+    if (!cp_pysite_memo() && (!g_py.is_initialized() || g_py.is_finalizing()))
         return 0;
     fr = py_top_frame(L);
     budget = 2 * max + 16;
@@ -483,9 +488,11 @@ int cp_pystack_raw(cp_pyraw *out, int max)
             break;
         if (*(const signed char *)(fr + (uintptr_t)L->fr_owner) == L->owner_cstack)
             continue;
+        /* Not checked for a code object here: cp_pystack_intern_raw()
+         * checks what it resolves (the object may be gone by then anyway),
+         * and the check would read a line of every frame's code object on
+         * every launch. */
         code = rd_ptr(fr + (uintptr_t)L->fr_code);
-        if (!is_type(code, g_py.code_type))
-            continue;
         out[n].code = code;
         out[n].instr = rd_ptr(fr + (uintptr_t)L->fr_instr);
         n++;
