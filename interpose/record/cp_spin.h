@@ -19,21 +19,6 @@ static inline void cp_cpu_relax(void)
     __builtin_ia32_pause();
 #elif defined(__aarch64__)
     __asm__ __volatile__("yield");
-/*! cp_mutex_lock_bounded() : lock mu, trying every millisecond for at most
- *  ms milliseconds.  Exit paths use it: they may run in a signal handler
- *  that interrupted a holder of this very mutex, and must never block forever.
- *  @return : 1 when locked, 0 when it gave up. */
-static inline int cp_mutex_lock_bounded(pthread_mutex_t *mu, unsigned ms)
-{
-    struct timespec ns = {0, 1000000};
-    for (unsigned i = 0; i <= ms; i++) {
-        if (pthread_mutex_trylock(mu) == 0)
-            return 1;
-        nanosleep(&ns, NULL);
-    }
-    return 0;
-}
-
 #endif
 }
 
