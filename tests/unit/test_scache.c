@@ -218,7 +218,10 @@ static uint64_t (*const g_fan[6])(int) = { fan_1, fan_2, fan_3, fan_4, fan_5, fa
 #define CYCLE 300
 static __attribute__((noinline)) uint64_t cycled(int i, int cached)
 {
-    volatile char *pad = __builtin_alloca(16 + (size_t)(i % CYCLE) * 16);
+    /* 64-byte steps: ASan rounds an alloca up to 32 bytes, and 16-byte
+     * steps then gave only 150 stack pointers, which 32 sets could hold
+     * or not depending on where the thread's stack began (session 18). */
+    volatile char *pad = __builtin_alloca(16 + (size_t)(i % CYCLE) * 64);
     pad[0] = 0;
     uint64_t id = chain(40, cached);
     NOTAIL;
