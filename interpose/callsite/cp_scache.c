@@ -67,6 +67,7 @@ struct cp_scache {
     unsigned bits;                  /* 1 << bits sets */
     uint32_t stat[SC_N];            /* in the current window (SC_FIND counts it) */
     struct cp_scache_set *set;
+    void *aux;                      /* cp_scache_aux(): freed with the table */
 };
 
 /* Process-wide sums, added a window at a time: no shared line is written
@@ -141,6 +142,7 @@ static void scache_free(void *p)
     if (t_cache == c)
         t_cache = NULL;
     free(c->set);
+    free(c->aux);
     free(c);
 }
 
@@ -246,6 +248,12 @@ struct cp_scache_ent *cp_scache_find(uintptr_t sp, uintptr_t tag, uint64_t epoch
         }
     }
     return NULL;
+}
+
+void **cp_scache_aux(void)
+{
+    struct cp_scache *c = t_cache;
+    return c ? &c->aux : NULL;
 }
 
 void cp_scache_count_py(int repeated)

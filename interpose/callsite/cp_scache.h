@@ -78,6 +78,12 @@ void cp_scache_learn(uintptr_t sp, const uintptr_t *ips, const uintptr_t *sps, i
  *  it, CUPROBE_STACK_CACHE decides (default on, x86-64 only). */
 void cp_scache_enable(int on);
 
+/*! cp_scache_aux() : a pointer slot on the calling thread's cache for a
+ *  caller's own per-thread table (cp_stack.c's walk memo), freed with the
+ *  cache when the thread ends (free()).  @return : NULL when the thread
+ *  has no cache yet. */
+void **cp_scache_aux(void);
+
 /*! cp_scache_count_py() : count, on the calling thread's cache, a Python
  *  chain found repeated (repeated != 0: cp_stack.c's walk memo answered)
  *  or walked in full at a cache hit; summed into the exit line. */

@@ -202,28 +202,26 @@ static uint64_t stack_finish(const struct cp_stack_cfg *cfg, uint64_t *key, int 
  * sites the stack cache knows.  A hit must match the fingerprint, the
  * native walk (the cache entry and its fill serial), the code watcher's
  * epoch and the interning epoch; then the stack id is the one the full
- * walk made.  Direct-mapped, allocated at a thread's first use. */
+ * walk made.  Direct-mapped, allocated at a thread's first use and freed
+ * with the thread's stack cache (cp_scache_aux), so threads that come and
+ * go do not leave their tables behind. */
 #define PY_MEMO_SLOTS 512
 struct py_memo_ent {
     uint64_t fp, serial, memo, epoch, id;
     uintptr_t ent;
 };
-static __thread struct py_memo_ent *t_py_memo;
-static __thread int t_py_memo_failed;
 
 static struct py_memo_ent *py_memo_slot(uint64_t fp)
 {
-    struct py_memo_ent *t = t_py_memo;
+    void **aux = cp_scache_aux();
+    if (!aux)
+        return NULL;
+    struct py_memo_ent *t = *aux;
     if (__builtin_expect(t == NULL, 0)) {
-        if (t_py_memo_failed)
+        t = calloc(PY_MEMO_SLOTS, sizeof(*t));
+        if (!t)
             return NULL;
-        /* Not freed at thread exit: a few pages per thread that ever
-         * recorded a Python call site. */
-        t = t_py_memo = calloc(PY_MEMO_SLOTS, sizeof(*t));
-        if (!t) {
-            t_py_memo_failed = 1;
-            return NULL;
-        }
+        *aux = t;
     }
     return &t[(fp >> 17) & (PY_MEMO_SLOTS - 1)];
 }
