@@ -290,10 +290,8 @@ __attribute__((noinline)) uint64_t cp_stack_capture(int skip, int with_python)
             len = (size_t)(2 + e->n_native + n_py) * sizeof(uint64_t);
             /* The same Python frames as last time here: one memcmp against
              * the interned key instead of hashing ~90 words. */
-            if (n_py && e->py_key && e->py_len == len && memcmp(e->py_key, key, len) == 0)
-                id = e->py_id;
-            else
-                id = stack_intern(key, e->n_native, n_py, 0, &stored);
+            int same = n_py && e->py_key && e->py_len == len && memcmp(e->py_key, key, len) == 0;
+            id = same ? e->py_id : stack_intern(key, e->n_native, n_py, 0, &stored);
             /* Only a walk that saw the frames the fingerprint was taken of,
              * under the same code-watcher epoch, may answer for it. */
             if (m && id && n_py && wfp == fp && wmemo == memo) {
@@ -304,7 +302,7 @@ __attribute__((noinline)) uint64_t cp_stack_capture(int skip, int with_python)
                 m->epoch = epoch;
                 m->id = id;
             }
-            if (n_py && e->py_key && id == e->py_id)
+            if (same)
                 return id;
             if (n_py == 0) {
                 e->id = id;
