@@ -138,13 +138,15 @@ int cp_ipidx__check(const cp_range *log, unsigned n)
     for (unsigned h = 0; h < CP_IPIDX_BUCKETS; h++) {
         const cp_ibucket *b = &g_ix.bkt[h];
         for (unsigned e = b->gen == g_ix.gen ? b->head : 0; e; e = g_ix.next[e - 1]) {
+            if (e - 1 >= n || seen[e - 1] || !log[e - 1].base)
+                return -1;
             const cp_range *r = &log[e - 1];
-            if (e - 1 >= n || seen[e - 1] || !r->base ||
-                cp_ix_bucket(cp_ix_class(r->size), r->base >> cp_ix_class(r->size)) != b ||
+            unsigned k = cp_ix_class(r->size);
+            if (cp_ix_bucket(k, r->base >> k) != b ||
                 (g_ix.next[e - 1] && g_ix.prev[g_ix.next[e - 1] - 1] != e))
                 return -1;
             seen[e - 1] = 1;
-            cnt[cp_ix_class(r->size)]++;
+            cnt[k]++;
         }
     }
     /* ... and every live entry chained. */
