@@ -12,6 +12,7 @@
 #include <errno.h>
 #include <pthread.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
@@ -156,12 +157,10 @@ CP_EXPORT __attribute__((noreturn)) void _Exit(int status)
  * host (BENCHMARKS.md 2k).  Returns 0, or -ENODEV when not recording. */
 CP_EXPORT int cuprobe_bench_pause(int paused)
 {
-    static int said;
-    if (paused && !said && cp_rec_on()) {
-        said = 1;
+    static atomic_int said;
+    if (paused && cp_rec_on() && !atomic_exchange(&said, 1))
         cp_log(1, "cuprobe_bench_pause(): recording paused for timing; events while paused "
                   "are missing from this trace");
-    }
     return cp__rec_pause(paused);
 }
 
