@@ -29,8 +29,7 @@ int main(void)
 {
     sc_start(0);
     CUdeviceptr work = sc_train(STEPS, take);
-    for (int i = 0; i < nkept; i++)
-        CK(cuMemFree_v2(kept[i]));
+    sc_free_all(kept, nkept);
     CK(cuMemFree_v2(work));
     return 0;
 }

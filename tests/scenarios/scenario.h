@@ -47,6 +47,13 @@ static inline void sc_fill(CUstream s, CUdeviceptr *buf)
     CK(cuLaunchKernel(fill, 4, 1, 1, 256, 1, 1, 0, s, p, NULL));
 }
 
+/* Free d[0..n-1] in order (what a scenario kept, at its end). */
+static inline void sc_free_all(const CUdeviceptr *d, int n)
+{
+    for (int i = 0; i < n; i++)
+        CK(cuMemFree_v2(d[i]));
+}
+
 /* A training loop: `steps` steps of three fill kernels on a 1 MiB buffer,
  * take(step) first in each (the allocation schedule under test), then a
  * synchronisation.  @return : the buffer, which the caller frees last. */

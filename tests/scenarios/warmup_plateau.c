@@ -22,8 +22,7 @@ int main(void)
 {
     sc_start(0);
     CUdeviceptr work = sc_train(STEPS, take);
-    for (int i = 0; i < k; i++)
-        CK(cuMemFree_v2(seg[i]));
+    sc_free_all(seg, k);
     CK(cuMemFree_v2(work));
     return 0;
 }
