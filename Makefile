@@ -217,6 +217,16 @@ gpulib: $(ANALYZER)
 	$(Q)ls $(B)/gpulib
 
 .PHONY: install
+## selftime: a benchmark build of the shim into $(B)/st/bin (with scripts/python beside it) whose
+##   wrappers time each call and the recording path's parts (-DCP_SELFTIME; bench/gpu_steps.py
+##   toggle TOGGLE_SELFTIME=1, BENCHMARKS.md 2p); shares $(B)'s libunwind
+.PHONY: selftime
+selftime: $(UNW_LIB)
+	$(Q)$(MAKE) --no-print-directory B=$(B)/st UNW_DIR=$(abspath $(UNW_DIR)) \
+	    EXTRA_CFLAGS="$(EXTRA_CFLAGS) -DCP_SELFTIME" $(B)/st/libcuprobe.so $(B)/st/cuprobe
+	$(Q)mkdir -p $(B)/st/bin $(B)/st/scripts && cp $(B)/st/libcuprobe.so $(B)/st/cuprobe $(B)/st/bin/
+	$(Q)rm -rf $(B)/st/scripts/python && cp -r scripts/python $(B)/st/scripts/
+
 ## install: install into $(PREFIX) (bin/, lib/cuprobe/, share/cuprobe/); builds only those
 install: $(SHIM) $(ANALYZER) $(FRONT)
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/cuprobe $(DESTDIR)$(PREFIX)/share/cuprobe

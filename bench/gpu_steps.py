@@ -133,6 +133,29 @@ def toggle(step, kind, secs, block):
     aa = os.environ.get("TOGGLE_AA") == "1"
     times = {0: [], 1: []}      # state 1: paused
     pairs = []
+    # TOGGLE_PMU=1: hardware counters per block (bench/pmu.py); =soft: the
+    # software task clock only (checks the plumbing where no PMU is exposed).
+    pmu_mode = os.environ.get("TOGGLE_PMU")
+    pmu = None
+    # TOGGLE_SELFTIME=1 under a -DCP_SELFTIME build: time in the wrappers
+    # and in the driver per block (bench/pmu.py SelfTime).
+    st_timer = None
+    if pmu_mode or os.environ.get("TOGGLE_SELFTIME") == "1":
+        sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+        import pmu as pmu_mod
+    if os.environ.get("TOGGLE_SELFTIME") == "1":
+        try:
+            st_timer = pmu_mod.SelfTime()
+        except AttributeError:
+            sys.exit("gpu_steps.py toggle: cuprobe_bench_selftime not found (a -DCP_SELFTIME build)")
+        st_sums = {0: None, 1: None}
+        st_steps = {0: 0, 1: 0}
+        st_wall = {0: 0.0, 1: 0.0}
+    if pmu_mode:
+        pmu = pmu_mod.Counters(soft_only=(pmu_mode == "soft"))
+        print("pmu counters %s missing %s" % (pmu.names(), pmu.missing), flush=True)
+        sums = {0: {}, 1: {}}
+        nsteps = {0: 0, 1: 0}
     t_end = time.perf_counter() + secs
     i = 0
     while time.perf_counter() < t_end:
@@ -142,11 +165,28 @@ def toggle(step, kind, secs, block):
             if pause(st and not aa) != 0:
                 sys.exit("gpu_steps.py toggle: cuprobe_bench_pause failed (not recording?)")
             torch.cuda.synchronize()
+            c0 = pmu.read() if pmu else None
+            s0 = st_timer.read() if st_timer else None
             t0 = time.perf_counter()
             for _ in range(block):
                 step()
             torch.cuda.synchronize()
             got[st] = time.perf_counter() - t0
+            if st_timer:
+                s1 = st_timer.read()
+                d = [[b - a for a, b in zip(x, y)] for x, y in zip(s0, s1)]
+                acc = st_sums[st]
+                st_sums[st] = d if acc is None else [[a + b for a, b in zip(x, y)]
+                                                     for x, y in zip(acc, d)]
+                st_steps[st] += block
+                st_wall[st] += got[st] * 1e9
+            if pmu:
+                d = pmu_mod.delta(c0, pmu.read())
+                acc = sums[st]
+                for k, (v, m) in d.items():
+                    a, am = acc.get(k, (0.0, False))
+                    acc[k] = (a + v, am or m)
+                nsteps[st] += block
             times[st].append(got[st])
         pairs.append(got[1] / got[0])
         i += 1
@@ -165,6 +205,12 @@ def toggle(step, kind, secs, block):
               (name, len(t), 1e3 * t[len(t) // 2] / block))
     print("toggle ratio %.4f se %.4f pairs %d aa %d mean_ratio %.4f" %
           (med, se, n, int(aa), math.exp(mean)), flush=True)
+    if pmu:
+        pmu_mod.report(sums, nsteps, lambda line: print(line, flush=True))
+        pmu.close()
+    if st_timer and st_sums[0] and st_sums[1]:
+        pmu_mod.selftime_report(st_sums, st_steps, st_wall, st_timer.api,
+                                lambda line: print(line, flush=True))
 
 
 def main():

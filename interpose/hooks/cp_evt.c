@@ -105,6 +105,7 @@ int cp_ctx_device(CUcontext ctx)
 
 void cp_ev_ctx(cp_where *w, int want_stack)
 {
+    CP_ST_T(t0);
     w->ctx = cp_tls_ctx;
     w->dev = -1;
     w->stack = 0;
@@ -127,8 +128,12 @@ void cp_ev_ctx(cp_where *w, int want_stack)
     } else {
         w->dev = cp_ctx_device(w->ctx);
     }
-    if (want_stack)
+    CP_ST_P(CP_ST_CTX, t0);
+    if (want_stack) {
+        CP_ST_T(t1);
         w->stack = cp_stack_capture(0, 1);
+        CP_ST_P(CP_ST_SITE, t1);
+    }
 }
 
 /* --- API announcements and the EV prefix -------------------------------------- */

@@ -312,10 +312,16 @@ void cp_hook_launch(cp_call *c, CUfunction f, unsigned int gx, unsigned int gy, 
                     CUstream s, void **params, void **extra)
 {
     const unsigned g[3] = { gx, gy, gz }, b[3] = { bx, by, bz };
+    CP_ST_T(t0);
     cp_lc_count(c->api, f);
+    CP_ST_P(CP_ST_LCOUNT, t0);
+    CP_ST_T(t1);
     if (c->res == CUDA_SUCCESS)
         cp_inflight_launch(c, f, g, b, shmem, s);
+    CP_ST_P(CP_ST_INFLIGHT, t1);
+    CP_ST_T(t2);
     cp_xdev_check(c, f, s, params, extra);
+    CP_ST_P(CP_ST_XDEV, t2);
 }
 
 void cp_hook_launch_ex(cp_call *c, const CUlaunchConfig *config, CUfunction f, void **params,

@@ -52,16 +52,20 @@ void cp_mem_alloc_ev(const cp_call *c, CUstream s, const cp_range *r, uint64_t f
     else if (live.dev >= 0)
         w.dev = live.dev;   /* cuMemCreate names its device: the record says it */
     int grew = 1;
+    CP_ST_T(t0);
     if (c->res == CUDA_SUCCESS && which >= 0)
         grew = cp_imap_insert(which, &live);
+    CP_ST_P(CP_ST_MAP, t0);
     /* Device memory at a new high: the companion samples the framework's
      * allocator.  Not at every allocation: under cudaMallocAsync every
      * tensor is one, and a sample takes the GIL (docs/framework.md,
      * torch.segment).  A range the map could not keep (-ENOMEM) wakes it. */
     if (c->res == CUDA_SUCCESS && which != CP_IMAP_HOST && grew != 0)
         cp_fw_watch_note();
+    CP_ST_T(t1);
     cp_ev_put_alloc(c, &w, s, live.kind, live.base, which == CP_IMAP_HANDLE ? live.aux : live.size,
                     flags, (uint64_t)(uintptr_t)pool, cp_launch_total());
+    CP_ST_P(CP_ST_REC, t1);
     if (c->res == CUDA_ERROR_OUT_OF_MEMORY) {
         uint64_t want = which == CP_IMAP_HANDLE ? live.aux : live.size;
         if (live.kind == CP_MK_ASYNC || live.kind == CP_MK_POOL)
@@ -76,13 +80,20 @@ void cp_mem_free_ev(const cp_call *c, CUstream s, int which, uint64_t ptr, int k
     cp_range r = { .kind = (uint8_t)kind };
     int known = 0;
     cp_ev_ctx(&w, 0);
+    CP_ST_T(t0);
     if (c->res == CUDA_SUCCESS && ptr)
         known = cp_imap_remove(which, ptr, &r) == 0;
+    CP_ST_P(CP_ST_MAP, t0);
     /* Only a large free's site is used (CP_FREE_SITE_MIN_BYTES); PyTorch
      * frees every tensor, so the small ones skip the capture. */
-    if (!known || (which == CP_IMAP_HANDLE ? r.aux : r.size) >= CP_FREE_SITE_MIN_BYTES)
+    if (!known || (which == CP_IMAP_HANDLE ? r.aux : r.size) >= CP_FREE_SITE_MIN_BYTES) {
+        CP_ST_T(t1);
         w.stack = cp_stack_capture(0, 1);
+        CP_ST_P(CP_ST_SITE, t1);
+    }
+    CP_ST_T(t2);
     cp_ev_put_free(c, &w, s, r.kind, ptr, which == CP_IMAP_HANDLE ? r.aux : r.size);
+    CP_ST_P(CP_ST_REC, t2);
 }
 
 /* How often the device map left its fast paths, at exit (CUPROBE_LOG=2):

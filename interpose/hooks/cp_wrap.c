@@ -65,6 +65,101 @@ static inline void cp_call_stop(cp_call *c, CUresult r, int mode)
     }
 }
 
+#ifdef CP_SELFTIME
+/* Benchmark builds only (`make B=build-st EXTRA_CFLAGS=-DCP_SELFTIME`): each
+ * thread counts, per API, its calls and the nanoseconds spent in the wrapper
+ * and in the driver's function, so that a benchmark can tell the shim's own
+ * time from the driver's and from time lost outside the calls
+ * (cuprobe_bench_selftime(), read by bench/gpu_steps.py's toggle mode).
+ * Not in normal builds: three more clock reads a call. */
+#include <stdlib.h>
+struct cp_st {
+    /* calls, ns in the wrapper, ns in the driver; then the parts: times, ns */
+    uint64_t v[CP_ID_COUNT + CP_ST_PARTS][3];
+};
+#define CP_ST_THREADS 512
+static struct cp_st *cp_st_tab[CP_ST_THREADS];
+static atomic_int cp_st_used;
+static __thread struct cp_st *cp_st_mine;
+
+static struct cp_st *cp_st_get(void)
+{
+    if (!cp_st_mine) {
+        int i = atomic_fetch_add(&cp_st_used, 1);
+        if (i >= CP_ST_THREADS)
+            return NULL;
+        cp_st_mine = calloc(1, sizeof *cp_st_mine);
+        __atomic_store_n(&cp_st_tab[i], cp_st_mine, __ATOMIC_RELEASE);
+    }
+    return cp_st_mine;
+}
+
+static inline void cp_st_add(struct cp_st *st, uint32_t id, uint64_t t0, uint64_t r0, uint64_t r1)
+{
+    if (!st)
+        return;
+    uint64_t t1 = cp_now_ns();
+    uint64_t *v = st->v[id];
+    /* Relaxed single-writer updates: cuprobe_bench_selftime() reads them
+     * from another thread. */
+    __atomic_store_n(&v[0], v[0] + 1, __ATOMIC_RELAXED);
+    __atomic_store_n(&v[1], v[1] + (t1 - t0), __ATOMIC_RELAXED);
+    __atomic_store_n(&v[2], v[2] + (r1 - r0), __ATOMIC_RELAXED);
+}
+
+uint64_t cp_st_now(void)
+{
+    return cp_now_ns();
+}
+
+void cp_st_part(unsigned part, uint64_t t0)
+{
+    struct cp_st *st = cp_st_get();
+    if (!st || part >= CP_ST_PARTS)
+        return;
+    uint64_t *v = st->v[CP_ID_COUNT + part];
+    __atomic_store_n(&v[0], v[0] + 1, __ATOMIC_RELAXED);
+    __atomic_store_n(&v[1], v[1] + (cp_now_ns() - t0), __ATOMIC_RELAXED);
+}
+
+/*! cuprobe_bench_selftime() : every thread's counts summed into
+ *  out[3 * id + k] (k: calls, ns in the wrapper, ns in the driver) for the
+ *  first cap / 3 APIs, then the parts (k: times, ns).  @return : the
+ *  number of rows (API ids, then parts). */
+CP_EXPORT int cuprobe_bench_selftime(uint64_t *out, int cap);
+int cuprobe_bench_selftime(uint64_t *out, int cap)
+{
+    int n = atomic_load(&cp_st_used);
+    memset(out, 0, (size_t)cap * sizeof *out);
+    for (int i = 0; i < n && i < CP_ST_THREADS; i++) {
+        struct cp_st *st = __atomic_load_n(&cp_st_tab[i], __ATOMIC_ACQUIRE);
+        for (int id = 0; st && id < CP_ID_COUNT + CP_ST_PARTS && 3 * id + 2 < cap; id++)
+            for (int k = 0; k < 3; k++)
+                out[3 * id + k] += __atomic_load_n(&st->v[id][k], __ATOMIC_RELAXED);
+    }
+    return CP_ID_COUNT + CP_ST_PARTS;
+}
+
+/*! cuprobe_bench_api() : the name of API id (cuprobe_bench_selftime's rows). */
+CP_EXPORT const char *cuprobe_bench_api(int id);
+const char *cuprobe_bench_api(int id)
+{
+    static const char *const parts[CP_ST_PARTS] = {
+        "part:context", "part:call-site", "part:map", "part:record", "part:launch-count",
+        "part:in-flight", "part:xdev-check" };
+    if (id >= CP_ID_COUNT && id < CP_ID_COUNT + CP_ST_PARTS)
+        return parts[id - CP_ID_COUNT];
+    return id >= 0 && id < CP_ID_COUNT ? cp_api_name((uint32_t)id) : "";
+}
+#define CP_ST_ENTER struct cp_st *st_ = cp_st_get(); uint64_t st_t0_ = cp_now_ns(), st_r0_, st_r1_;
+#define CP_ST_REAL(r, call) do { st_r0_ = cp_now_ns(); r = call; st_r1_ = cp_now_ns(); } while (0)
+#define CP_ST_LEAVE(id) cp_st_add(st_, id, st_t0_, st_r0_, st_r1_)
+#else
+#define CP_ST_ENTER
+#define CP_ST_REAL(r, call) (r = call)
+#define CP_ST_LEAVE(id) ((void)0)
+#endif
+
 static CUresult cp_no_real(uint32_t id)
 {
     static atomic_int logged;
@@ -83,8 +178,13 @@ static CUresult cp_no_real(uint32_t id)
         cp_fn_##name real_ = (cp_fn_##name)cp_real_fn(CP_ID_##name);       \
         if (__builtin_expect(real_ == NULL, 0))                            \
             return cp_no_real(CP_ID_##name);                               \
-        if (!cp_enter())                                                   \
-            return real_ args;                                             \
+        CUresult r_;                                                       \
+        CP_ST_ENTER                                                        \
+        if (!cp_enter()) {                                                 \
+            CP_ST_REAL(r_, real_ args);                                    \
+            CP_ST_LEAVE(CP_ID_##name);                                     \
+            return r_;                                                     \
+        }                                                                  \
         cp_call c_;                                                        \
         cp_call_start(&c_, CP_ID_##name, mode);                            \
         c_.ret = (uintptr_t)__builtin_return_address(0);                   \
@@ -92,7 +192,7 @@ static CUresult cp_no_real(uint32_t id)
             cp_call_stop(&c_, CUDA_SUCCESS, CP_M_LITE);                    \
             cp_hook_##hook CP_CALL_ARGS args;                              \
         }                                                                  \
-        CUresult r_ = real_ args;                                          \
+        CP_ST_REAL(r_, real_ args);                                        \
         cp_call_stop(&c_, r_, mode);                                       \
         if (mode != CP_M_PRE)                                              \
             cp_hook_##hook CP_CALL_ARGS args;                              \
@@ -101,6 +201,7 @@ static CUresult cp_no_real(uint32_t id)
         if (__builtin_expect(cp_inflight_sticky(r_), 0))                   \
             cp_inflight_error(&c_);                                        \
         cp_leave(&c_);                                                     \
+        CP_ST_LEAVE(CP_ID_##name);                                         \
         return r_;                                                         \
     }
 #define CP_API0(name, pfn, mode, hook)                                     \

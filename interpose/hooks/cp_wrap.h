@@ -52,6 +52,22 @@ typedef struct cp_call {
 #undef CP_API
 #undef CP_API0
 
+/* Benchmark builds only (-DCP_SELFTIME, cp_wrap.c): nanoseconds of the
+ * event path's parts, summed per thread, read by cuprobe_bench_selftime()
+ * after the APIs' rows.  CP_ST_T(v) reads the clock into v;
+ * CP_ST_P(part, v) adds the time since v to part. */
+enum cp_st_part_id { CP_ST_CTX, CP_ST_SITE, CP_ST_MAP, CP_ST_REC, CP_ST_LCOUNT,
+                     CP_ST_INFLIGHT, CP_ST_XDEV, CP_ST_PARTS };
+#ifdef CP_SELFTIME
+void cp_st_part(unsigned part, uint64_t t0);
+uint64_t cp_st_now(void);
+#define CP_ST_T(v) uint64_t v = cp_st_now()
+#define CP_ST_P(part, v) cp_st_part(part, v)
+#else
+#define CP_ST_T(v) ((void)0)
+#define CP_ST_P(part, v) ((void)0)
+#endif
+
 /*! cp_pre_failed() : a CP_M_PRE call failed after its hook recorded it:
  *  record the failure (a CP_REC_CALL with the driver's result). */
 void cp_pre_failed(cp_call *c);
