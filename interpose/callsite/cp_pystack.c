@@ -23,6 +23,7 @@
  * cuprobe_py_code_watch below) lets it skip that.  This file keeps the
  * memo's preconditions: one interpreter, not finalising.
  */
+#include "cp_hot.h"
 #include "cp_pystack.h"
 
 #include <dlfcn.h>
@@ -134,7 +135,7 @@ static void py_probe_locked(void)
 }
 
 /* @return : 1 when frames can be read, else 0. */
-static int py_ready(void)
+CP_HOT static int py_ready(void)
 {
     int st = atomic_load_explicit(&g_state, memory_order_acquire);
     uint64_t adds;
@@ -238,7 +239,7 @@ static uintptr_t py_walk_start(uint64_t *memo)
     return py_top_frame(g_layout);
 }
 
-int cp_pystack_fp(int max, uint64_t *fp, uint64_t *memo)
+CP_HOT int cp_pystack_fp(int max, uint64_t *fp, uint64_t *memo)
 {
     const struct cp_pylayout *L;
     uint64_t h = 0x243F6A8885A308D3ull;

@@ -24,6 +24,7 @@
  * cudaMallocAsync, whose stacks miss often, 2.5x slower on an H200
  * (BENCHMARKS.md 2b; `test_scache bench` measures both).
  */
+#include "cp_hot.h"
 #include "cp_scache.h"
 
 #include "cp_env.h"
@@ -222,7 +223,7 @@ static void scache_window(struct cp_scache *c)
  * thread, above our own frame, never poisoned; but keep the sanitizers
  * from instrumenting a read they cannot reason about. */
 __attribute__((no_sanitize("address", "thread")))
-struct cp_scache_ent *cp_scache_find(uintptr_t sp, uintptr_t tag, uint64_t epoch)
+CP_HOT struct cp_scache_ent *cp_scache_find(uintptr_t sp, uintptr_t tag, uint64_t epoch)
 {
     struct cp_scache *c = t_cache;
     if (!c)

@@ -12,6 +12,7 @@
  * return address (cp_scache.c); each distinct stack is written once per
  * trace file.
  */
+#include "cp_hot.h"
 #include "cp_stack.h"
 
 #include <libunwind.h>
@@ -226,7 +227,7 @@ static struct py_memo_ent *py_memo_slot(uint64_t fp)
     return &t[(fp >> 17) & (PY_MEMO_SLOTS - 1)];
 }
 
-__attribute__((noinline)) uint64_t cp_stack_capture(int skip, int with_python)
+CP_HOT __attribute__((noinline)) uint64_t cp_stack_capture(int skip, int with_python)
 {
     const struct cp_stack_cfg *cfg = stack_cfg();
     void *ips[CP_STACK_MAX_NATIVE + 64 + CP_STACK_SELF_SLACK];

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "cp_hot.h"
 #include "cp_evt.h"
 #include "cp_imap.h"
 #include "cp_launch.h"
@@ -54,7 +55,7 @@ static unsigned cp_ctx_slot(CUcontext ctx)
     return (unsigned)((v >> 4) ^ (v >> 13)) & (CP_CTX_SLOTS - 1);
 }
 
-void cp_ctx_learn(CUcontext ctx, int dev)
+CP_HOT void cp_ctx_learn(CUcontext ctx, int dev)
 {
     if (!ctx)
         return;
@@ -88,7 +89,7 @@ void cp_ctx_forget(CUcontext ctx)
     }
 }
 
-int cp_ctx_device(CUcontext ctx)
+CP_HOT int cp_ctx_device(CUcontext ctx)
 {
     if (!ctx)
         return -1;
@@ -103,7 +104,7 @@ int cp_ctx_device(CUcontext ctx)
     return -1;
 }
 
-void cp_ev_ctx(cp_where *w, int want_stack)
+CP_HOT void cp_ev_ctx(cp_where *w, int want_stack)
 {
     CP_ST_T(t0);
     w->ctx = cp_tls_ctx;
@@ -187,8 +188,8 @@ void cp_ev_announce(uint32_t api)
         cp_ev_announce_slow(api, gen, seen);
 }
 
-uint8_t *cp_ev_begin(unsigned type, const cp_call *c, const cp_where *w, CUstream stream,
-                     size_t extra)
+CP_HOT uint8_t *cp_ev_begin(unsigned type, const cp_call *c, const cp_where *w,
+                            CUstream stream, size_t extra)
 {
     cp_ev_announce(c->api);
     uint8_t *p = cp_rec_begin(type, CP_EV_MAX + extra);

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cp_hot.h"
 #include "cp_evt.h"
 #include "cp_imap.h"
 #include "cp_inflight.h"
@@ -138,7 +139,7 @@ void cp_launch_after_fork(void)
     cp_tls_taken = 0;
 }
 
-void cp_launch_flush(void)
+CP_HOT void cp_launch_flush(void)
 {
     pthread_mutex_lock(&cp_lc_emit_lock);
     for (cp_lc_table *t = atomic_load(&cp_lc_all); t; t = t->next)
@@ -161,7 +162,7 @@ uint64_t cp_launch_total(void)
     return cp_tls_launches;
 }
 
-static inline void cp_lc_count(uint32_t api, const void *func)
+CP_HOT static inline void cp_lc_count(uint32_t api, const void *func)
 {
     cp_tls_launches++;
     cp_lc_table *t = cp_lc_mine();
@@ -271,8 +272,8 @@ static void cp_xdev_rec(const cp_call *c, CUstream s, const void *f, unsigned id
                    len);
 }
 
-static void cp_xdev_check(const cp_call *c, const void *f, CUstream s, void **params,
-                          void **extra)
+CP_HOT static void cp_xdev_check(const cp_call *c, const void *f, CUstream s,
+                                 void **params, void **extra)
 {
     uint64_t mask = cp_imap_dev_mask();
     if (!(mask & (mask - 1)))

@@ -7,6 +7,7 @@
  * is recorded too, followed by an OOM snapshot when the driver said
  * CUDA_ERROR_OUT_OF_MEMORY.
  */
+#include "cp_hot.h"
 #include "cp_evt.h"
 #include "cp_framework.h"
 #include "cp_imap.h"
@@ -41,8 +42,8 @@ static void cp_pool_attrs_at_failure(const cp_call *c, const cp_where *w, CUstre
     }
 }
 
-void cp_mem_alloc_ev(const cp_call *c, CUstream s, const cp_range *r, uint64_t flags,
-                     CUmemoryPool pool, int which)
+CP_HOT void cp_mem_alloc_ev(const cp_call *c, CUstream s, const cp_range *r,
+                            uint64_t flags, CUmemoryPool pool, int which)
 {
     cp_where w;
     cp_ev_ctx(&w, 1);
@@ -74,7 +75,7 @@ void cp_mem_alloc_ev(const cp_call *c, CUstream s, const cp_range *r, uint64_t f
     }
 }
 
-void cp_mem_free_ev(const cp_call *c, CUstream s, int which, uint64_t ptr, int kind)
+CP_HOT void cp_mem_free_ev(const cp_call *c, CUstream s, int which, uint64_t ptr, int kind)
 {
     cp_where w;
     cp_range r = { .kind = (uint8_t)kind };

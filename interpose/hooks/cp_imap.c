@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cp_hot.h"
 #include "cp_imap.h"
 #include "cp_ipidx.h"
 #include "cp_rwspin.h"
@@ -268,7 +269,7 @@ static inline unsigned cp_p_probe(uint64_t base)
 
 /* Empty slot h: the later members of its run whose probe passes h move
  * back, so that every probe still reaches its base before an empty slot. */
-static void cp_p_unslot(unsigned h)
+CP_HOT static void cp_p_unslot(unsigned h)
 {
     for (unsigned j = h;;) {
         j = (j + 1) & (CP_PEND_SLOTS - 1);
@@ -328,7 +329,7 @@ static void cp_p_compact(cp_imap *m)
 /* Insert into a map without the pending layer (HOST, HANDLE).  DEV has its
  * own: with `which` a variable, the map's address was recomputed around the
  * device accounts (1,499 against 1,479 instructions an async pair). */
-static int cp_insert(cp_imap *m, const cp_range *r)
+CP_HOT static int cp_insert(cp_imap *m, const cp_range *r)
 {
     cp_rw_wlock(&m->lock);
     cp_tnode *n = cp_node_get(m, r);
@@ -358,7 +359,7 @@ static inline __attribute__((always_inline)) int cp_remove(cp_imap *m, int dev, 
 /* DEV: into the pending layer, unless its base is 0 (an empty slot's) or
  * already pending (a free never seen: flushed first, so the new range
  * replaces it in the tree). */
-static int cp_dev_insert(const cp_range *r)
+CP_HOT static int cp_dev_insert(const cp_range *r)
 {
     cp_imap *m = &cp_maps[CP_IMAP_DEV];
     cp_rw_wlock(&m->lock);
@@ -393,7 +394,7 @@ static int cp_dev_insert(const cp_range *r)
     return grew;
 }
 
-static int cp_dev_remove(uint64_t base, cp_range *out)
+CP_HOT static int cp_dev_remove(uint64_t base, cp_range *out)
 {
     cp_imap *m = &cp_maps[CP_IMAP_DEV];
     int rc;
@@ -423,7 +424,7 @@ static int cp_dev_remove(uint64_t base, cp_range *out)
     return rc;
 }
 
-int cp_imap_insert(int which, const cp_range *r)
+CP_HOT int cp_imap_insert(int which, const cp_range *r)
 {
     if (which == CP_IMAP_DEV)
         return cp_dev_insert(r);
@@ -433,7 +434,7 @@ int cp_imap_insert(int which, const cp_range *r)
     return rc < 0 ? rc : which == CP_IMAP_HANDLE;
 }
 
-int cp_imap_remove(int which, uint64_t base, cp_range *out)
+CP_HOT int cp_imap_remove(int which, uint64_t base, cp_range *out)
 {
     if (which == CP_IMAP_DEV)
         return cp_dev_remove(base, out);

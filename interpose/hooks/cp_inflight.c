@@ -27,6 +27,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cp_hot.h"
 #include "cp_evt.h"
 #include "cp_inflight.h"
 #include "cp_launch.h"
@@ -81,8 +82,9 @@ static cp_if_ring *cp_if_mine(void)
     return r;
 }
 
-void cp_inflight_launch(const cp_call *c, const void *func, const unsigned grid[3],
-                        const unsigned block[3], unsigned shmem, CUstream s)
+CP_HOT void cp_inflight_launch(const cp_call *c, const void *func,
+                               const unsigned grid[3], const unsigned block[3],
+                               unsigned shmem, CUstream s)
 {
     cp_if_ring *r = cp_if_mine();
     if (!r)

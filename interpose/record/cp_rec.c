@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "cp_env.h"
+#include "cp_hot.h"
 #include "cp_rec.h"
 #include "cp_rec_int.h"
 #include "cp_spin.h"
@@ -212,7 +213,7 @@ static inline void cp_rec_maybe_help(uint64_t ts)
         g_out->help();
 }
 
-void cp_rec_commit_at(uint8_t *end, uint64_t ts)
+CP_HOT void cp_rec_commit_at(uint8_t *end, uint64_t ts)
 {
     /* A given time was read before this record opened, so a definition
      * (API name, stack, string, module, thread) that this record uses may
@@ -243,7 +244,7 @@ void cp_rec_commit_at(uint8_t *end, uint64_t ts)
     cp_rec_maybe_help(ts);
 }
 
-void cp_rec_commit(uint8_t *end)
+CP_HOT void cp_rec_commit(uint8_t *end)
 {
     struct cp_tbuf *t = t_buf;
     /* A definition's clock read and publication happen under the buffer
@@ -376,7 +377,7 @@ fail:
     return NULL;
 }
 
-uint8_t *cp_rec_begin(unsigned type, size_t max)
+CP_HOT uint8_t *cp_rec_begin(unsigned type, size_t max)
 {
     struct cp_tbuf *t = t_buf;
     if (__builtin_expect(!t || t->open ||
