@@ -28,7 +28,12 @@ S its standard error (from the spread of the pairs' logs).  Both states share
 one process, so R carries none of the few percent by which two processes
 differ (BENCHMARKS.md 2k); the paused state still pays the wrappers'
 pass-through (BENCHMARKS.md 1, BENCH_PAUSE=1).  TOGGLE_AA=1 never pauses:
-the same figures for two identical states (A/A)."""
+the same figures for two identical states (A/A).  TOGGLE_SELFTIME=1 (under
+`make selftime`'s build/st/bin/cuprobe): per step, each wrapped API's calls
+and time in the wrapper and in the driver, recording against paused, the
+recording path's parts, and the time outside the calls (BENCHMARKS.md 2p).
+TOGGLE_PMU=1: hardware counters per block where the machine has them
+(bench/pmu.py; =soft: the task clock only)."""
 import os
 import sys
 import time
