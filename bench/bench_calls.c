@@ -51,22 +51,9 @@
 #include <time.h>
 
 #include "fake_api.h"
+#include "bench_util.h"
 
-#define CK(x) do { if ((x) != CUDA_SUCCESS) { fprintf(stderr, "%s failed\n", #x); exit(1); } } while (0)
 #define BATCHES 100
-
-static double now(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return t.tv_sec * 1e9 + t.tv_nsec;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
 
 static CUfunction noop;
 static CUdeviceptr dev;
@@ -326,12 +313,7 @@ int main(int argc, char **argv)
 {
     long n = argc > 1 ? atol(argv[1]) : 1000000;
     CUcontext ctx;
-    CUmodule m;
-    CK(cuInit(0));
-    CK(cuDevicePrimaryCtxRetain(&ctx, 0));
-    CK(cuCtxSetCurrent(ctx));
-    int have_kernel = cuModuleLoadData(&m, "fake") == CUDA_SUCCESS &&
-                      cuModuleGetFunction(&noop, m, "fake_noop") == CUDA_SUCCESS;
+    int have_kernel = bench_start(&ctx, &noop);
     CK(cuMemAlloc_v2(&dev, 4096));
     CK(cuMemHostAlloc(&pinned, 4096, 0));
     const char *pause_env = getenv("BENCH_PAUSE");

@@ -31,21 +31,8 @@
 #include <time.h>
 
 #include "fake_api.h"
+#include "bench_util.h"
 
-#define CK(x) do { if ((x) != CUDA_SUCCESS) { fprintf(stderr, "%s failed\n", #x); exit(1); } } while (0)
-
-static double now(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return t.tv_sec * 1e9 + t.tv_nsec;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
 
 static void (*sled)(void);
 static volatile uint8_t *dirty;
@@ -107,12 +94,7 @@ int main(int argc, char **argv)
     dirty_len = (e ? strtoul(e, NULL, 10) : 4096) << 10;
     dirty = calloc(1, dirty_len ? dirty_len : 1);
     CUcontext ctx;
-    CUmodule m;
-    CK(cuInit(0));
-    CK(cuDevicePrimaryCtxRetain(&ctx, 0));
-    CK(cuCtxSetCurrent(ctx));
-    int have_kernel = cuModuleLoadData(&m, "fake") == CUDA_SUCCESS &&
-                      cuModuleGetFunction(&noop, m, "fake_noop") == CUDA_SUCCESS;
+    int have_kernel = bench_start(&ctx, &noop);
     for (int i = 0; i < PARAMS; i++)
         CK(cuMemAllocAsync(&params[i], 4096 + 256 * (i % 7), NULL));
     double *ta = calloc((size_t)n, sizeof *ta), *tf = calloc((size_t)n, sizeof *tf),
