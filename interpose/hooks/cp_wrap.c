@@ -66,7 +66,7 @@ static inline void cp_call_stop(cp_call *c, CUresult r, int mode)
 }
 
 #ifdef CP_SELFTIME
-/* Benchmark builds only (`make B=build-st EXTRA_CFLAGS=-DCP_SELFTIME`): each
+/* Benchmark builds only (`make selftime`: -DCP_SELFTIME into build/st): each
  * thread counts, per API, its calls and the nanoseconds spent in the wrapper
  * and in the driver's function, so that a benchmark can tell the shim's own
  * time from the driver's and from time lost outside the calls
