@@ -8,7 +8,10 @@
 # (anadiag: tests/gpu/analyzer_diag.sh, the report's variants and a profile);
 # (steady: tests/gpu/profile_steady.sh, samples per step of the timed window;
 # clock: tests/gpu/host_clock.sh, a clock read's cost on this host;
-# events: tests/gpu/step_events.sh, records and call-site depths per step);
+# events: tests/gpu/step_events.sh, records and call-site depths per step;
+# selfparts: `make selftime`'s build (build/st/bin, carried or built there) in
+# the MLP's three settings and GPT-2, each wrapped call's time and the
+# recording path's parts per step, BENCHMARKS.md 2p's call 4);
 # (shimab: bench_calls on the real driver, build/oldshim/libcuprobe.so against build/;
 # fakehost: the same two shims on the fake driver (build/fakecuda), on this
 # host's CPUs, 9 alternating rounds, defaults and CUPROBE_STACK_DEPTH=0;
@@ -33,7 +36,7 @@ mkdir -p "$OUT"
 export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1
 export PYTHONUNBUFFERED=1
 limit_of() {
-    case $1 in accuracy) echo 330 ;; bench|many) echo 560 ;; watch|checks|gpt2ab|gpt2bisect|gpt2parts) echo 300 ;; cacheab) echo 420 ;; pingpong) echo 540 ;; pinspread|checkrep) echo 300 ;; cachechecks|mlpasync) echo 560 ;; mlpcontrol) echo 400 ;; anahost) echo 200 ;; anadiag) echo 260 ;; steady) echo 400 ;; events) echo 240 ;; clock) echo 90 ;; fakehost) echo 120 ;; *) echo 150 ;; esac
+    case $1 in accuracy) echo 330 ;; bench|many) echo 560 ;; watch|checks|gpt2ab|gpt2bisect|gpt2parts) echo 300 ;; cacheab) echo 420 ;; pingpong) echo 540 ;; pinspread|checkrep) echo 300 ;; cachechecks|mlpasync) echo 560 ;; mlpcontrol) echo 400 ;; anahost) echo 200 ;; anadiag) echo 260 ;; steady) echo 400 ;; events|selfparts) echo 240 ;; clock) echo 90 ;; fakehost) echo 120 ;; *) echo 150 ;; esac
 }
 run_part() {
     local d="$OUT/$1"; mkdir -p "$d"
@@ -109,6 +112,15 @@ fw0 run CUPROBE_FRAMEWORK=0" bash tests/gpu/parts.sh "$d" ;;
     steady) bash tests/gpu/profile_steady.sh "$d" ;;
     clock) bash tests/gpu/host_clock.sh "$d" ;;
     events) bash tests/gpu/step_events.sh "$d" ;;
+    selfparts) [ -x build/st/bin/cuprobe ] || make -s selftime >"$d/make.log" 2>&1 || { cat "$d/make.log"; exit 1; }
+               S="TOGGLE_SELFTIME=1 RUN_CP=build/st/bin/cuprobe"
+               RUNS="async-def async mlp 20 10 $S
+async-nopy async mlp 20 10 CUPROBE_PYTHON=0 $S
+async-bare async mlp 20 10 CUPROBE_STACK_DEPTH=0 CUPROBE_PYTHON=0 $S
+default-def default mlp 15 10 $S
+gpt2-async-def async gpt2 25 1 $S" OUT="$d" BUDGET=230 bash tests/gpu/toggle.sh >/dev/null
+               sed 's/ \(toggle\|pmu\|self\) /\n  \1 /g' "$d/toggle.txt" >"$d/toggle-lines.txt"
+               grep -E "^[a-z0-9]|toggle ratio|self cuMem|self cuLaunchKernel |self part|self total" "$d/toggle-lines.txt" ;;
     many) DIR=/tmp/many sh bench/report_many.sh 64 1000000 3 >"$d/report_many.txt" 2>&1; tail -n 30 "$d/report_many.txt" ;;
     esac
 }
