@@ -16,6 +16,9 @@
  *   bench_cold [iterations]   prints "cold_alloc NS", "cold_free NS",
  *                             "cold_launch NS" (median per call)
  *   SLED_KB (default 96), EVICT_KB (default 4096): what runs between calls.
+ *   COLD_DEPTH=N (default 0): make every call from N more nested frames of
+ *   7 sizes (64-448 bytes each), as PyTorch's allocator is reached under some
+ *   30 native frames: the call site's cached walk then checks as many.
  *   COLD_MARKS=1: print the markers' addresses and this process's maps to
  *   stderr, for bench/footprint.py (which lines each call touches, under
  *   valgrind's lackey).
@@ -85,6 +88,71 @@ static void evict(void)
 #define ACT 48
 static CUdeviceptr params[PARAMS], act[ACT], grad[ACT];
 static CUfunction noop;
+static int have_kernel;
+static double *ta, *tf, *tl;
+static long nf;
+
+/* One step of the lifetimes: an allocation, a free (but in the first
+ * step), a launch, each timed alone after the caches are emptied.  i < 0:
+ * the warm-up step, not kept. */
+static void one_step(long i)
+{
+    unsigned k = (unsigned)((i + 2 * ACT) % (2 * ACT));
+    CUdeviceptr *make = &act[k], *drop = &grad[k];  /* forward */
+    if (k >= ACT) {                                 /* backward, last layer first */
+        k = 2 * ACT - 1 - k;
+        make = &grad[k], drop = &act[k];
+    }
+    evict();
+    mark_alloc();
+    double t0 = now();
+    CK(cuMemAllocAsync(make, 1024 + 256 * (k % 7), NULL));
+    double t1 = now();
+    mark_end();
+    if (*drop) {
+        evict();
+        mark_free();
+        double t2 = now();
+        CK(cuMemFreeAsync(*drop, NULL));
+        double t3 = now();
+        mark_end();
+        if (i >= 0)
+            tf[nf++] = t3 - t2;
+        *drop = 0;
+    }
+    double t4 = 0, t5 = 0;
+    if (have_kernel) {
+        evict();
+        mark_launch();
+        t4 = now();
+        CK(cuLaunchKernel(noop, 1, 1, 1, 1, 1, 1, 0, NULL, NULL, NULL));
+        t5 = now();
+        mark_end();
+    }
+    if (i >= 0) {
+        ta[i] = t1 - t0;
+        tl[i] = t5 - t4;
+    }
+}
+
+/* COLD_DEPTH's frames: fixed sizes (the stack cache learns a function's
+ * frame size once; a variable one is never cached), taken in turn. */
+typedef void nest_fn(int d, long i);
+static nest_fn *const nest_tab[7];
+#define NEST_FN(k)                                                      \
+    __attribute__((noinline)) static void nest_##k(int d, long i)       \
+    {                                                                   \
+        volatile char pad[64 * (k + 1)];                                \
+        pad[0] = (char)d;                                               \
+        if (d <= 0)                                                     \
+            one_step(i);                                                \
+        else                                                            \
+            nest_tab[(d - 1) % 7](d - 1, i);                            \
+        __asm__ volatile("" ::: "memory");  /* no tail call */          \
+        (void)pad[0];                                                   \
+    }
+NEST_FN(0) NEST_FN(1) NEST_FN(2) NEST_FN(3) NEST_FN(4) NEST_FN(5) NEST_FN(6)
+static nest_fn *const nest_tab[7] = { nest_0, nest_1, nest_2, nest_3, nest_4, nest_5, nest_6 };
 
 int main(int argc, char **argv)
 {
@@ -93,55 +161,25 @@ int main(int argc, char **argv)
     sled_make(s ? strtoul(s, NULL, 10) : 96);
     dirty_len = (e ? strtoul(e, NULL, 10) : 4096) << 10;
     dirty = calloc(1, dirty_len ? dirty_len : 1);
+    const char *dep = getenv("COLD_DEPTH");
+    int depth = dep ? atoi(dep) : 0;
     CUcontext ctx;
-    int have_kernel = bench_start(&ctx, &noop);
+    have_kernel = bench_start(&ctx, &noop);
     for (int i = 0; i < PARAMS; i++)
         CK(cuMemAllocAsync(&params[i], 4096 + 256 * (i % 7), NULL));
-    double *ta = calloc((size_t)n, sizeof *ta), *tf = calloc((size_t)n, sizeof *tf),
-           *tl = calloc((size_t)n, sizeof *tl);
-    long nf = 0;
+    ta = calloc((size_t)n, sizeof *ta);
+    tf = calloc((size_t)n, sizeof *tf);
+    tl = calloc((size_t)n, sizeof *tl);
     /* One warm-up step (first-use announcements, the call sites' first
      * walks), then the timed steps. */
     const char *marks = getenv("COLD_MARKS");
     if (marks && atoi(marks))
         print_marks();
     for (long i = -2 * ACT; i < n; i++) {
-        unsigned k = (unsigned)((i + 2 * ACT) % (2 * ACT));
-        CUdeviceptr *make = &act[k], *drop = &grad[k];  /* forward */
-        if (k >= ACT) {                                 /* backward, last layer first */
-            k = 2 * ACT - 1 - k;
-            make = &grad[k], drop = &act[k];
-        }
-        evict();
-        mark_alloc();
-        double t0 = now();
-        CK(cuMemAllocAsync(make, 1024 + 256 * (k % 7), NULL));
-        double t1 = now();
-        mark_end();
-        if (*drop) {
-            evict();
-            mark_free();
-            double t2 = now();
-            CK(cuMemFreeAsync(*drop, NULL));
-            double t3 = now();
-            mark_end();
-            if (i >= 0)
-                tf[nf++] = t3 - t2;
-            *drop = 0;
-        }
-        double t4 = 0, t5 = 0;
-        if (have_kernel) {
-            evict();
-            mark_launch();
-            t4 = now();
-            CK(cuLaunchKernel(noop, 1, 1, 1, 1, 1, 1, 0, NULL, NULL, NULL));
-            t5 = now();
-            mark_end();
-        }
-        if (i >= 0) {
-            ta[i] = t1 - t0;
-            tl[i] = t5 - t4;
-        }
+        if (depth > 0)
+            nest_tab[depth % 7](depth, i);
+        else
+            one_step(i);
     }
     qsort(ta, (size_t)n, sizeof *ta, cmp_double);
     qsort(tf, (size_t)nf, sizeof *tf, cmp_double);
