@@ -44,15 +44,14 @@ for line in err.splitlines():
         marks[int(w[2], 16)] = w[1]
     elif w[:1] == ["map"]:
         lo, hi = (int(x, 16) for x in w[1].split("-"))
-        name = w[6] if len(w) > 6 else ("[anon]" if len(w) < 7 else w[6])
+        name = w[6] if len(w) > 6 else "[anon]"
         maps.append((lo, hi, w[2], os.path.basename(name) if name.startswith("/") else name))
 maps.sort()
 shim_name = os.path.basename(shim)
 
 
 def region(addr):
-    # bisect by hand: maps are few
-    for lo, hi, perm, name in maps:
+    for lo, hi, perm, name in maps:     # few: a scan does
         if lo <= addr < hi:
             if name == shim_name:
                 return "shim-" + ("text" if "x" in perm else "data")
@@ -68,14 +67,9 @@ def region(addr):
     return "anon"     # mmapped after the maps were printed: chunks, tables
 
 
-# The shim's symbols, to name its code lines.
-base = min(lo - int(perm_off, 16) for lo, hi, perm_off, name in
-           [(m[0], m[1], "0", m[3]) for m in maps if m[3] == shim_name] or [(0, 0, "0", "")])
-offs = {}
-for lo, hi, perm, name in maps:
-    if name == shim_name:
-        offs.setdefault("base", lo)
-shim_base = offs.get("base", 0)
+# The shim's symbols, to name its lines: offsets from its first mapping
+# (the ELF file's offset 0 for a shared object linked at 0).
+shim_base = next((lo for lo, hi, perm, name in maps if name == shim_name), 0)
 syms, dsyms = [], []
 nm = subprocess.run(["nm", "--defined-only", "-S", shim], capture_output=True,
                     text=True).stdout if shim != "none" else ""
@@ -110,7 +104,6 @@ ilines, dlines = set(), {}      # dlines: line -> the first instruction that tou
 cur = 0
 ibytes = {}
 shim_bytes = collections.defaultdict(list)
-seen_marks = collections.Counter()
 with open(tmp + "/lackey") as f:
     for line in f:
         if line[0] == "I":
