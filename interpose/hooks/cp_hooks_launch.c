@@ -308,16 +308,18 @@ CP_HOT static void cp_xdev_check(const cp_call *c, const void *f, CUstream s,
     }
 }
 
-void cp_hook_launch(cp_call *c, CUfunction f, unsigned int gx, unsigned int gy, unsigned int gz,
-                    unsigned int bx, unsigned int by, unsigned int bz, unsigned int shmem,
-                    CUstream s, void **params, void **extra)
+/* What every launch records, whichever entry point: its count, its entry
+ * in the in-flight ring when the driver took it (g, b: the grid and block;
+ * NULL for a cuLaunchKernelEx without a config), the cross-device check. */
+CP_HOT static inline void cp_launch_ev(const cp_call *c, CUfunction f, const unsigned *g,
+                                       const unsigned *b, unsigned shmem, CUstream s,
+                                       void **params, void **extra)
 {
-    const unsigned g[3] = { gx, gy, gz }, b[3] = { bx, by, bz };
     CP_ST_T(t0);
     cp_lc_count(c->api, f);
     CP_ST_P(CP_ST_LCOUNT, t0);
     CP_ST_T(t1);
-    if (c->res == CUDA_SUCCESS)
+    if (c->res == CUDA_SUCCESS && g)
         cp_inflight_launch(c, f, g, b, shmem, s);
     CP_ST_P(CP_ST_INFLIGHT, t1);
     CP_ST_T(t2);
@@ -325,16 +327,24 @@ void cp_hook_launch(cp_call *c, CUfunction f, unsigned int gx, unsigned int gy, 
     CP_ST_P(CP_ST_XDEV, t2);
 }
 
+void cp_hook_launch(cp_call *c, CUfunction f, unsigned int gx, unsigned int gy, unsigned int gz,
+                    unsigned int bx, unsigned int by, unsigned int bz, unsigned int shmem,
+                    CUstream s, void **params, void **extra)
+{
+    const unsigned g[3] = { gx, gy, gz }, b[3] = { bx, by, bz };
+    cp_launch_ev(c, f, g, b, shmem, s, params, extra);
+}
+
 void cp_hook_launch_ex(cp_call *c, const CUlaunchConfig *config, CUfunction f, void **params,
                        void **extra)
 {
-    cp_lc_count(c->api, f);
-    if (c->res == CUDA_SUCCESS && config) {
-        const unsigned g[3] = { config->gridDimX, config->gridDimY, config->gridDimZ };
-        const unsigned b[3] = { config->blockDimX, config->blockDimY, config->blockDimZ };
-        cp_inflight_launch(c, f, g, b, config->sharedMemBytes, config->hStream);
+    if (!config) {
+        cp_launch_ev(c, f, NULL, NULL, 0, NULL, params, extra);
+        return;
     }
-    cp_xdev_check(c, f, config ? config->hStream : NULL, params, extra);
+    const unsigned g[3] = { config->gridDimX, config->gridDimY, config->gridDimZ };
+    const unsigned b[3] = { config->blockDimX, config->blockDimY, config->blockDimZ };
+    cp_launch_ev(c, f, g, b, config->sharedMemBytes, config->hStream, params, extra);
 }
 
 void cp_hook_launch_coop(cp_call *c, CUfunction f, unsigned int gx, unsigned int gy,
@@ -342,10 +352,7 @@ void cp_hook_launch_coop(cp_call *c, CUfunction f, unsigned int gx, unsigned int
                          unsigned int shmem, CUstream s, void **params)
 {
     const unsigned g[3] = { gx, gy, gz }, b[3] = { bx, by, bz };
-    cp_lc_count(c->api, f);
-    if (c->res == CUDA_SUCCESS)
-        cp_inflight_launch(c, f, g, b, shmem, s);
-    cp_xdev_check(c, f, s, params, NULL);
+    cp_launch_ev(c, f, g, b, shmem, s, params, NULL);
 }
 
 /* A graph replays its captured copies and launches with no API call: count
