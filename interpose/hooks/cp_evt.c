@@ -55,7 +55,7 @@ static unsigned cp_ctx_slot(CUcontext ctx)
     return (unsigned)((v >> 4) ^ (v >> 13)) & (CP_CTX_SLOTS - 1);
 }
 
-CP_HOT void cp_ctx_learn(CUcontext ctx, int dev)
+void cp_ctx_learn(CUcontext ctx, int dev)
 {
     if (!ctx)
         return;

@@ -139,7 +139,7 @@ void cp_launch_after_fork(void)
     cp_tls_taken = 0;
 }
 
-CP_HOT void cp_launch_flush(void)
+void cp_launch_flush(void)
 {
     pthread_mutex_lock(&cp_lc_emit_lock);
     for (cp_lc_table *t = atomic_load(&cp_lc_all); t; t = t->next)
