@@ -213,12 +213,24 @@ static uintptr_t py_top_frame(const struct cp_pylayout *L)
 
 /* ---- the walk ---------------------------------------------------------- */
 
+/* A walk's fingerprint: the mix starts at PY_FP_SEED, takes each frame
+ * (py_fp_add) and ends with py_fp_end.  cp_pystack_fp() and py_walk_sites()
+ * must compute it alike. */
+#define PY_FP_SEED 0x243F6A8885A308D3ull
+
 /* One frame into a walk's fingerprint (a 64-bit mix; see cp_pystack_fp). */
 static inline uint64_t py_fp_add(uint64_t h, uintptr_t code, uintptr_t instr, int generator)
 {
     h = (h ^ code) * 0x9E3779B97F4A7C15ull;
     h = (h ^ (h >> 31) ^ instr ^ (uint64_t)generator) * 0xBF58476D1CE4E5B9ull;
     return h ^ (h >> 29);
+}
+
+/* A walk's fingerprint from its mix h over n frames (n > 0): never 0, which
+ * means "none". */
+static inline uint64_t py_fp_end(uint64_t h, int n)
+{
+    return (h ^ (uint64_t)n) | 1;
 }
 
 /* A walk's start: the calling thread's innermost frame, or 0 when there is
@@ -242,7 +254,7 @@ static uintptr_t py_walk_start(uint64_t *memo)
 CP_HOT int cp_pystack_fp(int max, uint64_t *fp, uint64_t *memo)
 {
     const struct cp_pylayout *L;
-    uint64_t h = 0x243F6A8885A308D3ull;
+    uint64_t h = PY_FP_SEED;
     uintptr_t fr;
     int n = 0, budget;
 
@@ -285,7 +297,7 @@ CP_HOT int cp_pystack_fp(int max, uint64_t *fp, uint64_t *memo)
     }
     if (budget <= 0)
         return -1;
-    *fp = n ? (h ^ (uint64_t)n) | 1 : 0;
+    *fp = n ? py_fp_end(h, n) : 0;
     return n;
 }
 
@@ -297,7 +309,7 @@ static int py_walk_sites(const struct cp_pysite **out, int max, uint64_t *fp, ui
 {
     const struct cp_pylayout *L;
     uintptr_t fr;
-    uint64_t memo, h = 0x243F6A8885A308D3ull;
+    uint64_t memo, h = PY_FP_SEED;
     int n = 0, budget, all = 1;
 
     if (fp)
@@ -366,7 +378,7 @@ static int py_walk_sites(const struct cp_pysite **out, int max, uint64_t *fp, ui
     }
     cp_pysite_tick();
     if (fp && all && budget > 0 && n)
-        *fp = (h ^ (uint64_t)n) | 1;
+        *fp = py_fp_end(h, n);
     return n;
 }
 
