@@ -232,19 +232,14 @@ static void run_async_deep(long n)
 
 /* async_step: one allocation and one free per pair, 2 * ACT pairs a step;
  * the pair before the first frees nothing. */
-#define ACT 48
 static CUdeviceptr act[ACT], grad[ACT];
 static unsigned step_at;
 
 static void run_async_step(long n)
 {
     for (long i = 0; i < n; i++) {
-        unsigned k = step_at++ % (2 * ACT);
-        CUdeviceptr *make = &act[k], *drop = &grad[k];  /* forward */
-        if (k >= ACT) {                                 /* backward, last layer first */
-            k = 2 * ACT - 1 - k;
-            make = &grad[k], drop = &act[k];
-        }
+        CUdeviceptr *make, *drop;
+        unsigned k = bench_step_pick(step_at++, act, grad, &make, &drop);
         CK(cuMemAllocAsync(make, 1024 + 256 * (k % 7), NULL));
         if (*drop)
             CK(cuMemFreeAsync(*drop, NULL));

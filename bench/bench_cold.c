@@ -85,7 +85,6 @@ static void evict(void)
 }
 
 #define PARAMS 256
-#define ACT 48
 static CUdeviceptr params[PARAMS], act[ACT], grad[ACT];
 static CUfunction noop;
 static int have_kernel;
@@ -97,12 +96,8 @@ static long nf;
  * the warm-up step, not kept. */
 static void one_step(long i)
 {
-    unsigned k = (unsigned)((i + 2 * ACT) % (2 * ACT));
-    CUdeviceptr *make = &act[k], *drop = &grad[k];  /* forward */
-    if (k >= ACT) {                                 /* backward, last layer first */
-        k = 2 * ACT - 1 - k;
-        make = &grad[k], drop = &act[k];
-    }
+    CUdeviceptr *make, *drop;
+    unsigned k = bench_step_pick((unsigned)(i + 2 * ACT), act, grad, &make, &drop);
     evict();
     mark_alloc();
     double t0 = now();

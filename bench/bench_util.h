@@ -28,6 +28,23 @@ static inline int cmp_double(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
+/* async_step's lifetimes (bench_calls.c): pair `at` of a step of 2 * ACT
+ * makes activation k and drops gradient k going forward, then makes
+ * gradient k and drops activation k going backward, last layer first.
+ * Sets *make and *drop; @return : the layer k. */
+#define ACT 48
+static inline unsigned bench_step_pick(unsigned at, CUdeviceptr act[ACT], CUdeviceptr grad[ACT],
+                                       CUdeviceptr **make, CUdeviceptr **drop)
+{
+    unsigned k = at % (2 * ACT);
+    *make = &act[k], *drop = &grad[k];      /* forward */
+    if (k >= ACT) {                         /* backward, last layer first */
+        k = 2 * ACT - 1 - k;
+        *make = &grad[k], *drop = &act[k];
+    }
+    return k;
+}
+
 /* Initialise the driver, make device 0's primary context current (*ctx) and
  * load the fake driver's no-op kernel into *noop.  @return : 1 when the
  * kernel is there (the fake driver), 0 on a driver without it. */
