@@ -114,11 +114,24 @@ enum cp_end_reason {
 };
 
 /* A CP_REC_FREE carries a call site (EV stack) only when the freed range
- * is at least this large, or its size is unknown: the fragmentation check
- * points at the free of a large block that is allocated again at the same
- * size; nothing reads the site of a small free, and PyTorch frees every
- * tensor, so a site there would cost an unwind on the hottest path.  A
- * failed free always has a site (its CP_REC_CALL). */
+ * is unknown (a failed free, whose site its CP_REC_CALL needs) or is one
+ * the fragmentation check can name a free site for: a block of a kind that
+ * costs a driver round trip to get back (cp_free_site_kind) and at least
+ * CP_FREE_SITE_MIN_BYTES large, freed and allocated again at the same size.
+ * Nothing reads any other free's site, and PyTorch frees every tensor (under
+ * cudaMallocAsync each one through the driver: GPT-2 small's frees of 2 MiB
+ * and more took a site capture each, about 600 ns on an H200), so a site
+ * there would cost a capture on the hottest path for nothing. */
 #define CP_FREE_SITE_MIN_BYTES (2ull << 20)
+
+/* Whether a free of this cp_mem_kind can be a fragmentation churn's free:
+ * cuMemAlloc blocks and VMM physical allocations, which a caching
+ * allocator releases and gets back at a driver call's cost.  Stream-ordered
+ * pools (ASYNC, POOL) keep freed memory in the pool; host and managed
+ * memory is not the device's. */
+static inline int cp_free_site_kind(uint64_t kind)
+{
+    return kind == CP_MK_DEVICE || kind == CP_MK_VMM_PHYS;
+}
 
 #endif /* CP_TRACE_H */

@@ -73,11 +73,8 @@ typedef struct cp_fr {
     cp_map retry_sites;         /* stack -> cp_agg_val */
 } cp_fr;
 
-/* Churn is a round trip to the driver: memory a pool serves is not. */
-static int fr_churn_kind(uint64_t kind)
-{
-    return kind == CP_MK_DEVICE || kind == CP_MK_VMM_PHYS;
-}
+/* Churn is a round trip to the driver (cp_free_site_kind): memory a pool
+ * serves is not. */
 
 /* Frees of one size on one device not yet followed by an allocation of it. */
 typedef struct fr_pend {
@@ -169,7 +166,7 @@ fr_rec_full(cp_proc *p, void *st, const cp_record *r)
         fr_dev *d = &s->d[l->dev];
         if (d->in_retry)
             d->pending_release += l->size;
-        if (l->size >= FR_CHURN_MIN_SIZE && fr_churn_kind(l->kind)) {
+        if (l->size >= FR_CHURN_MIN_SIZE && cp_free_site_kind(l->kind)) {
             fr_pend *n = cp_map_put(&s->pending, ((uint64_t)l->dev << 56) | l->size, NULL);
             if (n) {
                 n->n++;
@@ -212,7 +209,7 @@ fr_rec_full(cp_proc *p, void *st, const cp_record *r)
     d->in_retry = 0;
     d->pending_release = 0;
     uint64_t key = ((uint64_t)dev << 56) | r->u.alloc.size;
-    fr_pend *n = r->u.alloc.size >= FR_CHURN_MIN_SIZE && fr_churn_kind(r->u.alloc.kind)
+    fr_pend *n = r->u.alloc.size >= FR_CHURN_MIN_SIZE && cp_free_site_kind(r->u.alloc.kind)
                      ? cp_map_get(&s->pending, key) : NULL;
     if (n && n->n) {
         n->n--;
@@ -239,7 +236,7 @@ cp_check_frag_rec(cp_proc *p, void *st, const cp_record *r)
     uint64_t dev = (uint64_t)r->ev.dev;     /* -1 (none) is out of range too */
     if (r->type == CP_REC_ALLOC && r->ev.result == 0 && dev < CP_MAX_DEV &&
         !s->d[dev].in_retry &&
-        (r->u.alloc.size < FR_CHURN_MIN_SIZE || !fr_churn_kind(r->u.alloc.kind)))
+        (r->u.alloc.size < FR_CHURN_MIN_SIZE || !cp_free_site_kind(r->u.alloc.kind)))
         return;
     fr_rec_full(p, st, r);
 }

@@ -85,9 +85,11 @@ CP_HOT void cp_mem_free_ev(const cp_call *c, CUstream s, int which, uint64_t ptr
     if (c->res == CUDA_SUCCESS && ptr)
         known = cp_imap_remove(which, ptr, &r) == 0;
     CP_ST_P(CP_ST_MAP, t0);
-    /* Only a large free's site is used (CP_FREE_SITE_MIN_BYTES); PyTorch
-     * frees every tensor, so the small ones skip the capture. */
-    if (!known || (which == CP_IMAP_HANDLE ? r.aux : r.size) >= CP_FREE_SITE_MIN_BYTES) {
+    /* Only a failed free's site and a large driver block's are read
+     * (cp_trace.h, CP_FREE_SITE_MIN_BYTES); PyTorch frees every tensor, so
+     * the rest skip the capture. */
+    if (!known || (cp_free_site_kind(r.kind) &&
+                   (which == CP_IMAP_HANDLE ? r.aux : r.size) >= CP_FREE_SITE_MIN_BYTES)) {
         CP_ST_T(t1);
         w.stack = cp_stack_capture(0, 1);
         CP_ST_P(CP_ST_SITE, t1);

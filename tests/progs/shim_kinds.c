@@ -91,6 +91,13 @@ int main(void)
     CK(cuMemHostUnregister(reg));
     CK(cuMemFreeAsync(dp, s));
     CK(cuMemFreeAsync(da, s));
+    /* Large frees: a pool's keeps no site, a cuMemAlloc block's does
+     * (cp_free_site_kind). */
+    CUdeviceptr big_a, big_d;
+    CK(cuMemAllocAsync(&big_a, 4 << 20, s));
+    CK(cuMemFreeAsync(big_a, s));
+    CK(cuMemAlloc_v2(&big_d, 4 << 20));
+    CK(cuMemFree_v2(big_d));
     CK(cuMemPoolTrimTo(pool, 0));
     CK(cuMemPoolDestroy(pool));
     CK(cuMemFree_v2(dm));

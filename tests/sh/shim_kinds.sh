@@ -21,11 +21,15 @@ expect_grep '^VMM .*op=addr_free' "$d"
 expect_grep '^FREE .*api=cuMemRelease .*kind=vmm_phys .*size=2097152' "$d"
 expect_grep '^FREE .*api=cuMemHostUnregister .*size=65536' "$d"
 expect_grep '^FREE .*api=cuMemFreeAsync .*size=65536' "$d"
-# A free carries a call site only from CP_FREE_SITE_MIN_BYTES (2 MiB) up:
-# the allocations have one, small frees none, the 2 MiB release has one.
+# A free carries a call site only from CP_FREE_SITE_MIN_BYTES (2 MiB) up,
+# and only for a kind the fragmentation check reads (cp_free_site_kind):
+# the allocations have one, small frees none, the 2 MiB release and the
+# 4 MiB cuMemFree one, the 4 MiB stream-ordered free none.
 expect_grep '^ALLOC .*api=cuMemAllocAsync .*stack=[1-9]' "$d"
 expect_grep '^FREE .*api=cuMemRelease .*stack=[1-9].*size=2097152' "$d"
 expect_grep '^FREE .*api=cuMemFreeAsync .*stack=0 .*size=65536' "$d"
+expect_grep '^FREE .*api=cuMemFree_v2 .*stack=[1-9].*size=4194304' "$d"
+expect_grep '^FREE .*api=cuMemFreeAsync .*stack=0 .*size=4194304' "$d"
 grep '^FREE ' "$d" | grep -v 'size=[0-9]\{7,\}' | grep -qv 'stack=0 ' && die "a small free has a call site"
 expect_grep '^POOL .*op=create' "$d"
 expect_grep '^POOL .*op=trim' "$d"
