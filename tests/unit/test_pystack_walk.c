@@ -1,4 +1,4 @@
-// link: build/interpose/callsite/cp_pystack.o build/interpose/callsite/cp_pysite.o build/interpose/callsite/cp_pystr.o build/interpose/callsite/cp_pylayout.o build/interpose/callsite/cp_itab.o build/interpose/callsite/cp_modules.o build/interpose/callsite/cp_stack.o build/interpose/callsite/cp_scache.o
+// link: build/interpose/callsite/cp_pystack.o build/interpose/callsite/cp_pyintern.o build/interpose/callsite/cp_pysite.o build/interpose/callsite/cp_pystr.o build/interpose/callsite/cp_pylayout.o build/interpose/callsite/cp_itab.o build/interpose/callsite/cp_modules.o build/interpose/callsite/cp_stack.o build/interpose/callsite/cp_scache.o
 /*
  * test_pystack_walk.c - the GIL-free Python frame walker against a real
  * interpreter.  The binary loads libpython at run time (dlopen, so the build

@@ -1,4 +1,4 @@
-// link: build/interpose/callsite/cp_stack.o build/interpose/callsite/cp_scache.o build/interpose/callsite/cp_itab.o build/interpose/callsite/cp_modules.o build/interpose/callsite/cp_pystack.o build/interpose/callsite/cp_pysite.o build/interpose/callsite/cp_pystr.o build/interpose/callsite/cp_pylayout.o
+// link: build/interpose/callsite/cp_stack.o build/interpose/callsite/cp_scache.o build/interpose/callsite/cp_itab.o build/interpose/callsite/cp_modules.o build/interpose/callsite/cp_pystack.o build/interpose/callsite/cp_pyintern.o build/interpose/callsite/cp_pysite.o build/interpose/callsite/cp_pystr.o build/interpose/callsite/cp_pylayout.o
 /*
  * test_scache.c - the per-thread call-site cache returns exactly the stack a
  * fresh unwind gives: for sites that share a long prefix and differ only

@@ -1,4 +1,4 @@
-// link: build/interpose/callsite/cp_stack.o build/interpose/callsite/cp_scache.o build/interpose/callsite/cp_itab.o build/interpose/callsite/cp_modules.o build/interpose/callsite/cp_pystack.o build/interpose/callsite/cp_pysite.o build/interpose/callsite/cp_pystr.o build/interpose/callsite/cp_pylayout.o
+// link: build/interpose/callsite/cp_stack.o build/interpose/callsite/cp_scache.o build/interpose/callsite/cp_itab.o build/interpose/callsite/cp_modules.o build/interpose/callsite/cp_pystack.o build/interpose/callsite/cp_pyintern.o build/interpose/callsite/cp_pysite.o build/interpose/callsite/cp_pystr.o build/interpose/callsite/cp_pylayout.o
 /*
  * test_stack.c - native call-site capture: frame attribution (skip, -1),
  * interning (one STACK record per distinct stack, ids from 1), the module
