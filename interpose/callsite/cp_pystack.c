@@ -211,6 +211,45 @@ static uintptr_t py_top_frame(const struct cp_pylayout *L)
 
 /* ---- the walk ---------------------------------------------------------- */
 
+/* The frames this thread's last walk visited, innermost first.  A walk is a
+ * chain of dependent loads (a frame's address is in the one before it), and
+ * between two events PyTorch and the driver evict the frames from the near
+ * caches, so every frame cost a miss after the previous one's (GPT-2 small:
+ * ~430 ns a walk of ~30 frames, BENCHMARKS.md 2p).  The next walk finds most
+ * frames at the same addresses (the outer ones are the same activations, and
+ * a sibling call reuses the same data-stack slots): prefetched together
+ * before the walk, their misses overlap.  A hint only: a stale address is
+ * never read, and a prefetch cannot fault. */
+#define PY_HINT_MAX 64
+static __thread uintptr_t t_hint[PY_HINT_MAX];
+static __thread unsigned t_hint_n;
+
+static inline void py_hint_prefetch(int max)
+{
+    unsigned n = t_hint_n < (unsigned)max ? t_hint_n : (unsigned)max;
+    for (unsigned i = 0; i < n; i++) {
+        /* A frame's fields span two lines (3.12: owner at +70). */
+        __builtin_prefetch((const void *)t_hint[i]);
+        __builtin_prefetch((const void *)(t_hint[i] + 64));
+    }
+}
+
+static inline void py_hint_put(unsigned v, uintptr_t fr)
+{
+    if (v < PY_HINT_MAX)
+        t_hint[v] = fr;
+}
+
+/* A walk that visited v frames; a short one (a launch's few innermost
+ * frames) keeps the deeper hints of the last long one. */
+static inline void py_hint_end(unsigned v, int whole)
+{
+    if (v > PY_HINT_MAX)
+        v = PY_HINT_MAX;
+    if (whole || v > t_hint_n)
+        t_hint_n = v;
+}
+
 /* A walk's fingerprint: the mix starts at PY_FP_SEED, takes each frame
  * (py_fp_add) and ends with py_fp_end.  cp_pystack_fp() and py_walk_sites()
  * must compute it alike. */
@@ -255,6 +294,7 @@ CP_HOT int cp_pystack_fp(int max, uint64_t *fp, uint64_t *memo)
     uint64_t h = PY_FP_SEED;
     uintptr_t fr;
     int n = 0, budget;
+    unsigned v = 0;
 
     *fp = 0;
     *memo = 0;
@@ -271,6 +311,7 @@ CP_HOT int cp_pystack_fp(int max, uint64_t *fp, uint64_t *memo)
      * epoch unchanged: no code object died, so every address holds the
      * object the full walk saw.  This thread's own frames stay readable
      * while it runs, as for the full walk. */
+    py_hint_prefetch(max);
     *memo = cp_pysite_memo();
     L = g_layout;   /* read after py_ready() said it is set */
     fr = py_top_frame(L);
@@ -286,6 +327,7 @@ CP_HOT int cp_pystack_fp(int max, uint64_t *fp, uint64_t *memo)
         int owner;
         if (!ptr_ok(fr))
             break;
+        py_hint_put(v++, fr);
         owner = *(const signed char *)(fr + (uintptr_t)L->fr_owner);
         if (owner == L->owner_cstack)
             continue;
@@ -293,6 +335,7 @@ CP_HOT int cp_pystack_fp(int max, uint64_t *fp, uint64_t *memo)
                       owner == L->owner_generator);
         n++;
     }
+    py_hint_end(v, 1);
     if (budget <= 0)
         return -1;
     *fp = n ? py_fp_end(h, n) : 0;
@@ -309,6 +352,7 @@ static int py_walk_sites(const struct cp_pysite **out, int max, uint64_t *fp, ui
     uintptr_t fr;
     uint64_t memo, h = PY_FP_SEED;
     int n = 0, budget, all = 1;
+    unsigned v = 0;
 
     if (fp)
         *fp = 0;
@@ -316,6 +360,7 @@ static int py_walk_sites(const struct cp_pysite **out, int max, uint64_t *fp, ui
         *memo_out = 0;
     if (max <= 0)
         return 0;
+    py_hint_prefetch(max);
     fr = py_walk_start(&memo);
     L = g_layout;   /* read after py_ready() (in py_walk_start) said it is set */
     if (memo_out)
@@ -332,6 +377,7 @@ static int py_walk_sites(const struct cp_pysite **out, int max, uint64_t *fp, ui
 
         if (!ptr_ok(fr))
             break;
+        py_hint_put(v++, fr);
         owner = *(const signed char *)(fr + (uintptr_t)L->fr_owner);
         if (owner == L->owner_cstack)
             continue;   /* the C-stack entry shim between Python frames */
@@ -375,6 +421,7 @@ static int py_walk_sites(const struct cp_pysite **out, int max, uint64_t *fp, ui
             all = 0;
     }
     cp_pysite_tick();
+    py_hint_end(v, 1);
     if (fp && all && budget > 0 && n)
         *fp = py_fp_end(h, n);
     return n;
@@ -411,9 +458,11 @@ int cp_pystack_raw(cp_pyraw *out, int max)
     const struct cp_pylayout *L;
     uintptr_t fr;
     int n = 0, budget;
+    unsigned v = 0;
 
     if (max <= 0 || atomic_load_explicit(&g_state, memory_order_relaxed) <= 0)
         return 0;
+    py_hint_prefetch(max + 2);
     L = g_layout;
     /* With the code watcher's memo on, the interpreter is initialised and
      * not finalising: the memo starts only in a running interpreter and
@@ -428,6 +477,7 @@ int cp_pystack_raw(cp_pyraw *out, int max)
         uintptr_t code;
         if (!ptr_ok(fr))
             break;
+        py_hint_put(v++, fr);
         if (*(const signed char *)(fr + (uintptr_t)L->fr_owner) == L->owner_cstack)
             continue;
         /* Not checked for a code object here: cp_pystack_intern_raw()
@@ -439,6 +489,7 @@ int cp_pystack_raw(cp_pyraw *out, int max)
         out[n].instr = rd_ptr(fr + (uintptr_t)L->fr_instr);
         n++;
     }
+    py_hint_end(v, 0);
     return n;
 }
 
