@@ -103,7 +103,7 @@ typedef struct cp_oom_proc {
     R(ALLOC, 12, alloc, EV, "EV's dev is the device holding the memory (for cuMemCreate the requested location's device); for VMM kinds ptr is the physical allocation handle; launches: kernel launches this thread made so far (memory taken while the program works, not at set-up)") \
     R(FREE, 13, free, EV, "size 0 if not known. Written before the driver frees, so a thread handed the same address next is always later in the trace; result is then 0 and a failed free is followed by a CALL with the driver's error. EV's stack: only for a free of an unknown range and of a cuMemAlloc or device cuMemCreate block of 2 MiB or more (cp_free_site_kind), else 0") \
     R(COPY, 14, copy, EV, "launches: kernel launches by this thread since its previous COPY or SYNC") \
-    R(MEMSET, 15, memset, EV, "a memset of device memory") \
+    R(MEMSET, 15, memset, EV, "a memset of device memory. EV's stack: only for a failed memset, one into another GPU's memory than the context's, or one on a stream other than the default ones (0, 1, 2), else 0") \
     R(CTX, 16, ctx, EV, "a context created, destroyed, retained, released, reset, made current, pushed or popped") \
     R(STREAM, 17, stream, EV, "a stream created or destroyed, a capture begun or ended") \
     R(VMM, 18, vmm, EV, "an address range reserved or freed, a physical allocation mapped or unmapped, access set") \

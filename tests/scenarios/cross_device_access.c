@@ -1,8 +1,9 @@
 /*
  * cross_device_access.c - GPU 1's memory used from GPU 0 (FAKECUDA_DEVICES=2):
  * a kernel on GPU 0 given a pointer into GPU 1 (3 launches), a host-to-device
- * copy into GPU 1's memory issued from GPU 0's context (2), and a memset put
- * on a stream created in GPU 1's context while GPU 0's is current (1).
+ * copy into GPU 1's memory issued from GPU 0's context (2), a memset put
+ * on a stream created in GPU 1's context while GPU 0's is current (1), and a
+ * memset of GPU 1's memory from GPU 0's context on the legacy stream (1).
  */
 #include "scenario.h"
 
@@ -30,6 +31,7 @@ int main(void)
         CK(cuMemcpyHtoD_v2(a1, host, sizeof host));
     CUresult r = cuMemsetD8Async(a0, 0, 64, s1);
     printf("memset on a foreign stream: %d\n", (int)r);
+    CK(cuMemsetD8_v2(a1, 0, 64));   /* GPU 1's memory from GPU 0's context */
     CK(cuCtxSynchronize());
     CK(cuMemFree_v2(a0));
     CK(cuCtxSetCurrent(c1));

@@ -44,6 +44,11 @@ expect_grep '^COPY .*api=cuMemcpy3D_v2 .*bytes=4096 .*flags=3d' "$d"
 [ "$(grep -c '^COPY .*api=cuMemcpyBatchAsync_v2 .*n_batch=2' "$d")" = 2 ] || die "13.0 batch: 2 records"
 expect_grep '^MEMSET .*api=cuMemsetD8_v2 .*bytes=512' "$d"
 expect_grep '^MEMSET .*api=cuMemsetD32Async .*bytes=256' "$d"
+# A memset keeps a site only where a check can read it: the one on the
+# created stream has one, the one on the legacy stream into this GPU's own
+# memory none.
+expect_grep '^MEMSET .*api=cuMemsetD32Async .*stack=[1-9].*bytes=256' "$d"
+expect_grep '^MEMSET .*api=cuMemsetD8_v2 .*stack=0 .*bytes=512' "$d"
 expect_grep '^MEMSET .*api=cuMemsetD2D16_v2 .*bytes=256' "$d"
 expect_grep '^CTX .*api=cuCtxCreate_v2 .*op=create' "$d"
 expect_grep '^CTX .*api=cuCtxPopCurrent_v2 .*op=pop' "$d"
