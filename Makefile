@@ -65,7 +65,10 @@ ANALYZER := $(B)/cuprobe-analyze
 FRONT    := $(B)/cuprobe
 FAKECUDA := $(B)/fakecuda/libcuda.so.1
 
-SHIM_CFLAGS := $(CFLAGS) -fPIC -fvisibility=hidden -ftls-model=initial-exec \
+# -fno-plt: libc calls go through their GOT slot, next to the TLS offsets an
+# event reads anyway, not a PLT stub and a .got.plt slot of their own (an
+# allocation event touched 68 lines of shim code, 63 without; BENCHMARKS.md 2q).
+SHIM_CFLAGS := $(CFLAGS) -fPIC -fvisibility=hidden -ftls-model=initial-exec -fno-plt \
                -fno-omit-frame-pointer -I$(UNW_INC) -DUNW_LOCAL_ONLY $(SHIM_INC)
 SHIM_LIBS   := -Wl,--exclude-libs,ALL $(UNW_LIB) $(ZSTD_A) -ldl -lpthread \
                -Wl,--version-script=interpose/exports.map -Wl,-Bsymbolic-functions \
