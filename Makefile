@@ -96,7 +96,10 @@ $(UNW_LIB):
 # before; the link gets the compile flags (TLS model, frame pointers).
 LTO_FLAG   := $(if $(SAN)$(filter 0,$(LTO)),,-flto=auto)
 LTO_TAG    := $(if $(LTO_FLAG),on,off)
-SHIM_STAMP := $(B)/interpose/.lto-$(LTO_TAG)
+# The stamps are named after the compile flags too (a checksum), so that a
+# flag changed here rebuilds the objects it compiles (-fno-plt did not).
+FLAGS_SUM   = $(word 1,$(shell echo $(1) | cksum))
+SHIM_STAMP := $(B)/interpose/.lto-$(LTO_TAG)-$(call FLAGS_SUM,$(SHIM_CFLAGS))
 
 $(B)/interpose/%.o: interpose/%.c $(SHIM_STAMP) | $(UNW_LIB)
 	@mkdir -p $(dir $@)
@@ -118,10 +121,10 @@ $(SHIM): $(SHIM_OBJ) $(UNW_LIB) interpose/exports.map
 # switching back finds its stamp missing (an old one would be older than
 # the objects just built the other way, and nothing would be rebuilt).
 # The shim's objects (above) the same way.
-ANA_STAMP := $(B)/analyzer/.lto-$(LTO_TAG)
+ANA_STAMP := $(B)/analyzer/.lto-$(LTO_TAG)-$(call FLAGS_SUM,$(CFLAGS) $(ANA_INC))
 $(SHIM_STAMP) $(ANA_STAMP):
 	@mkdir -p $(dir $@)
-	$(Q)rm -f $(dir $@).lto-on $(dir $@).lto-off
+	$(Q)rm -f $(dir $@).lto-*
 	$(Q)touch $@
 
 $(B)/analyzer/%.o: analyzer/%.c $(ANA_STAMP)
