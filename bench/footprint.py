@@ -5,7 +5,9 @@ calls (bench_cold.c says why).  Runs build/bench/bench_cold under valgrind's
 lackey (every instruction and data access) with the shim preloaded, cuts the
 trace at bench_cold's markers, and prints, per kind of call (alloc, free,
 launch), the distinct 64-byte lines and 4 KiB pages touched, by region, as
-the median over the timed calls; then the shim's functions by code lines.
+the median over the timed calls; then the shim's lines by ELF section (cp_hot,
+.text, .plt; .got, .data, .bss...) and its functions by code lines touched,
+bytes run and the lines those bytes would fill if packed.
 
 Usage: python3 bench/footprint.py SHIM.so|none [ITER]   (default 60 iterations;
   none: no shim, the driver's and the bench's own lines)
@@ -83,6 +85,22 @@ syms.sort()
 dsyms.sort()
 
 
+# The shim's ELF sections, to say where its lines are (cp_hot, .text, .plt;
+# .got, .got.plt, .data, .bss): offsets from its first mapping, as for nm.
+sections = []
+if shim != "none":
+    for line in subprocess.run(["readelf", "-SW", shim], capture_output=True,
+                               text=True).stdout.splitlines():
+        m = re.match(r"\s*\[\s*\d+\]\s+(\S+)\s+\S+\s+([0-9a-f]+)\s+[0-9a-f]+\s+([0-9a-f]+)", line)
+        if m and int(m.group(2), 16):
+            sections.append((int(m.group(2), 16), int(m.group(3), 16), m.group(1)))
+
+
+def section(addr):
+    off = addr - shim_base
+    return next((n for lo, size, n in sections if lo <= off < lo + size), "?")
+
+
 def sym(addr, table=None):
     syms_ = syms if table is None else table
     off = addr - shim_base
@@ -104,6 +122,7 @@ ilines, dlines = set(), {}      # dlines: line -> the first instruction that tou
 cur = 0
 ibytes = {}
 shim_bytes = collections.defaultdict(list)
+fn_bytes = collections.defaultdict(list)     # kind -> [Counter(function -> bytes run)]
 with open(tmp + "/lackey") as f:
     for line in f:
         if line[0] == "I":
@@ -112,8 +131,12 @@ with open(tmp + "/lackey") as f:
             if k is not None:
                 if kind is not None and k == "end":
                     events[kind].append((ilines, dlines))
-                    shim_bytes[kind].append(sum(n for a, n in ibytes.items()
-                                                if region(a) == "shim-text"))
+                    fb = collections.Counter()
+                    for a, n in ibytes.items():
+                        if region(a) == "shim-text":
+                            fb[sym(a)] += n
+                    shim_bytes[kind].append(sum(fb.values()))
+                    fn_bytes[kind].append(fb)
                 kind = None if k == "end" else k
                 ilines, dlines = set(), {}
                 ibytes = {}
@@ -157,15 +180,24 @@ for k in ("alloc", "free", "launch"):
           ("shim code bytes", statistics.median(sb), statistics.median(sb) / 64))
     for key in sorted(by):
         print("  %-18s %7.1f" % (key, statistics.median(by[key])))
-    # the shim's code lines by function, in the median call's set sizes
+    # the shim's lines by ELF section, in the median call
+    il, dl = evs[len(evs) // 2]
+    sc = collections.Counter("I " + section(a << 6) for a in il if region(a << 6) == "shim-text")
+    sc.update("D " + section(a << 6) for a in dl if region(a << 6) == "shim-data")
+    print("  shim lines by section (the median call): " +
+          ", ".join("%s %d" % kv for kv in sorted(sc.items())))
+    # the shim's code by function: lines touched against the bytes run
+    # (packed: bytes / 64, what a layout in execution order would touch)
     fc = collections.Counter()
     for il, _ in evs:
         for a in il:
             if region(a << 6) == "shim-text":
                 fc[sym(a << 6)] += 1
-    print("  shim code lines by function (mean a call):")
+    fbs = fn_bytes[k][WARM[k]:]
+    print("  shim code by function (mean a call): lines touched, bytes run, lines if packed")
     for name, n in fc.most_common(TOP):
-        print("    %6.1f  %s" % (n / len(evs), name))
+        b = sum(c.get(name, 0) for c in fbs) / len(fbs)
+        print("    %6.1f %7.1f %6.1f  %s" % (n / len(evs), b, b / 64, name))
     dc = collections.Counter()
     for _, dl in evs:
         for a, ip in dl.items():
