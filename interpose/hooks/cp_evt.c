@@ -130,11 +130,15 @@ CP_HOT void cp_ev_ctx(cp_where *w, int want_stack)
         w->dev = cp_ctx_device(w->ctx);
     }
     CP_ST_P(CP_ST_CTX, t0);
-    if (want_stack) {
-        CP_ST_T(t1);
-        w->stack = cp_stack_capture(0, 1);
-        CP_ST_P(CP_ST_SITE, t1);
-    }
+    if (want_stack)
+        cp_ev_site(w);
+}
+
+CP_HOT void cp_ev_site(cp_where *w)
+{
+    CP_ST_T(t0);
+    w->stack = cp_stack_capture(0, 1);
+    CP_ST_P(CP_ST_SITE, t0);
 }
 
 /* --- API announcements and the EV prefix -------------------------------------- */

@@ -27,6 +27,11 @@ typedef struct cp_where {
  *  current on this thread. */
 void cp_ev_ctx(cp_where *w, int want_stack);
 
+/*! cp_ev_site() : the call site into w->stack (native and Python frames),
+ *  for a hook that decides after cp_ev_ctx(w, 0) whether its record needs
+ *  one (a free, a memset: only where a check reads it). */
+void cp_ev_site(cp_where *w);
+
 /*! cp_ev_announce() : write CP_REC_API for api unless this file has it. */
 void cp_ev_announce(uint32_t api);
 

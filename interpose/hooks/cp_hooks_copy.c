@@ -8,7 +8,6 @@
  */
 #include "cp_evt.h"
 #include "cp_launch.h"
-#include "cp_stack.h"
 
 /* How an API declares an endpoint. */
 enum { CP_EP_DEVICE = 0, CP_EP_HOST = 1, CP_EP_UNIFIED = 2, CP_EP_ARRAY = 3 };
@@ -304,11 +303,8 @@ static void cp_memset(const cp_call *c, CUstream s, CUdeviceptr dst, uint64_t by
      * GPT-2 small memsets 107 times a step, each capture ~1.4 us on an
      * H200 (BENCHMARKS.md 2q). */
     if (c->res != CUDA_SUCCESS || (uintptr_t)s > 2 ||
-        (mc == CP_MC_DEVICE && dev >= 0 && w.dev >= 0 && dev != w.dev)) {
-        CP_ST_T(t1);
-        w.stack = cp_stack_capture(0, 1);
-        CP_ST_P(CP_ST_SITE, t1);
-    }
+        (mc == CP_MC_DEVICE && dev >= 0 && w.dev >= 0 && dev != w.dev))
+        cp_ev_site(&w);
     cp_ev_put_memset(c, &w, s, dst, bytes, (uint64_t)mc, dev);
 }
 

@@ -13,7 +13,6 @@
 #include "cp_imap.h"
 #include "cp_launch.h"
 #include "cp_mem.h"
-#include "cp_stack.h"
 
 static void *cp_slot_dev_pool, *cp_slot_pool_attr;
 
@@ -89,11 +88,8 @@ CP_HOT void cp_mem_free_ev(const cp_call *c, CUstream s, int which, uint64_t ptr
      * (cp_trace.h, CP_FREE_SITE_MIN_BYTES); PyTorch frees every tensor, so
      * the rest skip the capture. */
     if (!known || (cp_free_site_kind(r.kind) &&
-                   (which == CP_IMAP_HANDLE ? r.aux : r.size) >= CP_FREE_SITE_MIN_BYTES)) {
-        CP_ST_T(t1);
-        w.stack = cp_stack_capture(0, 1);
-        CP_ST_P(CP_ST_SITE, t1);
-    }
+                   (which == CP_IMAP_HANDLE ? r.aux : r.size) >= CP_FREE_SITE_MIN_BYTES))
+        cp_ev_site(&w);
     CP_ST_T(t2);
     cp_ev_put_free(c, &w, s, r.kind, ptr, which == CP_IMAP_HANDLE ? r.aux : r.size);
     CP_ST_P(CP_ST_REC, t2);
