@@ -134,4 +134,13 @@ static inline int cp_free_site_kind(uint64_t kind)
     return kind == CP_MK_DEVICE || kind == CP_MK_VMM_PHYS;
 }
 
+/* Whether an EV stream is one of the default streams: 0 (the legacy NULL
+ * stream), 1 (CU_STREAM_LEGACY) and 2 (CU_STREAM_PER_THREAD) belong to
+ * whatever context is current, so work on them is never on a stream of
+ * another GPU (the cross-device check; the shim's memset sites). */
+static inline int cp_stream_default(uint64_t stream)
+{
+    return stream <= 2;
+}
+
 #endif /* CP_TRACE_H */

@@ -52,11 +52,11 @@ static int cp_dev_ep(uint64_t c)
     return c == CP_MC_DEVICE;
 }
 
-/* Streams 0 (legacy default), 1 (CU_STREAM_LEGACY) and 2 (per-thread)
- * belong to whatever context is current. */
+/* Work on a stream of another GPU's context (never a default stream:
+ * cp_stream_default). */
 static void xd_stream(cp_proc *p, cp_xd *s, const cp_record *r)
 {
-    if (r->ev.stream <= 2 || r->ev.dev < 0)
+    if (cp_stream_default(r->ev.stream) || r->ev.dev < 0)
         return;
     const cp_stream_info *si = cp_map_get(&p->streams, r->ev.stream);
     if (!si || si->ctx == r->ev.ctx || si->dev < 0 || si->dev == r->ev.dev)
@@ -139,7 +139,7 @@ __attribute__((always_inline)) inline void
 cp_check_xdev_rec(cp_proc *p, void *st, const cp_record *r)
 {
     if (r->type != CP_REC_XDEV && r->type != CP_REC_COPY && r->type != CP_REC_MEMSET &&
-        (r->ev.stream <= 2 || r->ev.dev < 0))
+        (cp_stream_default(r->ev.stream) || r->ev.dev < 0))
         return;                 /* what xd_stream() returns at once for */
     xd_rec_full(p, st, r);
 }

@@ -299,10 +299,10 @@ static void cp_memset(const cp_call *c, CUstream s, CUdeviceptr dst, uint64_t by
     /* A memset's site is read only where it can be a finding
      * (cp_records.h, MEMSET): a failure, another GPU's memory, or a stream
      * the analyzer may find is another GPU's (the shim does not know a
-     * stream's device; the default streams 0-2 are the current context's).
+     * stream's device; a default one is the current context's).
      * GPT-2 small memsets 107 times a step, each capture ~1.4 us on an
      * H200 (BENCHMARKS.md 2q). */
-    if (c->res != CUDA_SUCCESS || (uintptr_t)s > 2 ||
+    if (c->res != CUDA_SUCCESS || !cp_stream_default((uint64_t)(uintptr_t)s) ||
         (mc == CP_MC_DEVICE && dev >= 0 && w.dev >= 0 && dev != w.dev))
         cp_ev_site(&w);
     cp_ev_put_memset(c, &w, s, dst, bytes, (uint64_t)mc, dev);
