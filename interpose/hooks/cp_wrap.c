@@ -145,8 +145,10 @@ CP_EXPORT const char *cuprobe_bench_api(int id);
 const char *cuprobe_bench_api(int id)
 {
     static const char *const parts[CP_ST_PARTS] = {
-        "part:context", "part:call-site", "part:map", "part:record", "part:launch-count",
-        "part:in-flight", "part:xdev-check" };
+#define CP_ST_X(id, name) "part:" name,
+        CP_ST_PART_TABLE(CP_ST_X)
+#undef CP_ST_X
+    };
     if (id >= CP_ID_COUNT && id < CP_ID_COUNT + CP_ST_PARTS)
         return parts[id - CP_ID_COUNT];
     return id >= 0 && id < CP_ID_COUNT ? cp_api_name((uint32_t)id) : "";

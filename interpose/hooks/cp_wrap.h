@@ -56,8 +56,15 @@ typedef struct cp_call {
  * event path's parts, summed per thread, read by cuprobe_bench_selftime()
  * after the APIs' rows.  CP_ST_T(v) reads the clock into v;
  * CP_ST_P(part, v) adds the time since v to part. */
-enum cp_st_part_id { CP_ST_CTX, CP_ST_SITE, CP_ST_MAP, CP_ST_REC, CP_ST_LCOUNT,
-                     CP_ST_INFLIGHT, CP_ST_XDEV, CP_ST_PARTS };
+#define CP_ST_PART_TABLE(X)                                                 \
+    X(CTX, "context") X(SITE, "call-site") X(MAP, "map") X(REC, "record")   \
+    X(LCOUNT, "launch-count") X(INFLIGHT, "in-flight") X(XDEV, "xdev-check")
+enum cp_st_part_id {
+#define CP_ST_X(id, name) CP_ST_##id,
+    CP_ST_PART_TABLE(CP_ST_X)
+#undef CP_ST_X
+    CP_ST_PARTS
+};
 #ifdef CP_SELFTIME
 void cp_st_part(unsigned part, uint64_t t0);
 uint64_t cp_st_now(void);
