@@ -179,7 +179,7 @@ def toggle(step, kind, secs, block):
             got[st] = time.perf_counter() - t0
             if st_timer:
                 s1 = st_timer.read()
-                d = [[b - a for a, b in zip(x, y)] for x, y in zip(s0, s1)]
+                d = pmu_mod.selftime_delta(s0, s1)
                 acc = st_sums[st]
                 st_sums[st] = d if acc is None else [[a + b for a, b in zip(x, y)]
                                                      for x, y in zip(acc, d)]

@@ -143,6 +143,12 @@ class SelfTime:
         return self._name(i).decode()
 
 
+def selftime_delta(a, b):
+    """What the counters took between two SelfTime.read()s a and b: each
+    row's [calls, wrapper ns, driver ns] of b less a's."""
+    return [[v - u for u, v in zip(x, y)] for x, y in zip(a, b)]
+
+
 def selftime_report(sums, steps, wall_ns, name, out):
     """sums[state][id] = [calls, wrapper ns, driver ns] over the state's
     blocks; wall_ns[state]: the blocks' wall time.  Prints per-step figures

@@ -27,8 +27,7 @@ for state in (0, 1):
         assert cu.cuMemAllocAsync(ctypes.byref(p), ctypes.c_size_t(4096), None) == 0
         assert cu.cuMemFreeAsync(p, None) == 0
     b = st.read()
-    for i, (x, y) in enumerate(zip(a, b)):
-        d = [v - u for u, v in zip(x, y)]
+    for i, d in enumerate(pmu.selftime_delta(a, b)):
         if d[0]:
             rows[(state, st.api(i))] = d
 pause(0)
