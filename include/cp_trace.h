@@ -134,6 +134,15 @@ static inline int cp_free_site_kind(uint64_t kind)
     return kind == CP_MK_DEVICE || kind == CP_MK_VMM_PHYS;
 }
 
+/* Whether memory of class mclass on device mem_dev, used from a context of
+ * device ctx_dev (-1: not known), is another GPU's device memory: the
+ * cross-device check's finding for a memset, and so the memsets whose call
+ * site the shim keeps. */
+static inline int cp_mem_other_gpu(uint64_t mclass, int64_t mem_dev, int64_t ctx_dev)
+{
+    return mclass == CP_MC_DEVICE && mem_dev >= 0 && ctx_dev >= 0 && mem_dev != ctx_dev;
+}
+
 /* Whether an EV stream is one of the default streams: 0 (the legacy NULL
  * stream), 1 (CU_STREAM_LEGACY) and 2 (CU_STREAM_PER_THREAD) belong to
  * whatever context is current, so work on them is never on a stream of

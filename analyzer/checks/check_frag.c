@@ -36,6 +36,8 @@ extern const cp_check cp_check_frag;   /* defined at the end of this file */
 
 #define FR_MIN_BYTES (64ull << 20)
 #define FR_CHURN_MIN_SIZE CP_FREE_SITE_MIN_BYTES  /* smaller frees have no site */
+/* Churn is a round trip to the driver (cp_free_site_kind, cp_trace.h):
+ * memory a pool serves is not. */
 #define FR_CHURN_MIN_COUNT 16
 #define FR_TORCH_MIN_GAP (256ull << 20)
 #define FR_CHURN_MIN_NS 1000000ull      /* 1 ms in churned driver calls */
@@ -72,9 +74,6 @@ typedef struct cp_fr {
     cp_map churn_free_sites;    /* stack of the free -> cp_agg_val */
     cp_map retry_sites;         /* stack -> cp_agg_val */
 } cp_fr;
-
-/* Churn is a round trip to the driver (cp_free_site_kind): memory a pool
- * serves is not. */
 
 /* Frees of one size on one device not yet followed by an allocation of it. */
 typedef struct fr_pend {

@@ -117,8 +117,7 @@ xd_rec_full(cp_proc *p, cp_xd *s, const cp_record *r)
         xd_copy(p, s, r);
         break;
     case CP_REC_MEMSET:
-        if (r->u.memset.dst_class == CP_MC_DEVICE && r->u.memset.dst_dev >= 0 &&
-            r->ev.dev >= 0 && r->u.memset.dst_dev != r->ev.dev) {
+        if (cp_mem_other_gpu(r->u.memset.dst_class, r->u.memset.dst_dev, r->ev.dev)) {
             cp_agg_val *v = cp_agg_add(&s->copy, cp_mix(r->ev.stack, 1000), r->ev.stack,
                                        r->u.memset.bytes, r->ev.dur_ns, r->ts);
             xd_note(v, "memset of GPU %lld memory from a GPU %lld context",

@@ -303,7 +303,7 @@ static void cp_memset(const cp_call *c, CUstream s, CUdeviceptr dst, uint64_t by
      * GPT-2 small memsets 107 times a step, each capture ~1.4 us on an
      * H200 (BENCHMARKS.md 2q). */
     if (c->res != CUDA_SUCCESS || !cp_stream_default((uint64_t)(uintptr_t)s) ||
-        (mc == CP_MC_DEVICE && dev >= 0 && w.dev >= 0 && dev != w.dev))
+        cp_mem_other_gpu((uint64_t)mc, dev, w.dev))
         cp_ev_site(&w);
     cp_ev_put_memset(c, &w, s, dst, bytes, (uint64_t)mc, dev);
 }
