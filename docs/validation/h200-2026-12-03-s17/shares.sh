@@ -1,3 +1,0 @@
-#!/bin/sh
-# shares.sh RUN... : the shim's samples per step on the step threads, by group
-for f in "$@"; do awk -v f=$f 'FNR==NR { if ($5=="python3" || $5=="pt_autograd_0") t+=$1; next } $5!="cuprobe-writer" { s+=$1; if ($7 ~ /cp_dev_|cp_p_|cp_t_|cp_imap|cp_ipidx|cp_node/) m+=$1; else if ($7 ~ /cp_now_ns/) c+=$1; else if ($7 ~ /site_get|py_walk|py_top|pysite|itab|sites_intern|pystack/) p+=$1; else if ($7 ~ /cp_stack_capture|_UL|_Ux86|unw|scache/) n+=$1; else if ($7 ~ /cp_lc_count/) l+=$1; else o+=$1 } END { printf "%-12s step %6.2f shim %6.3f (%.2f%%) map %.3f clock %.3f py %.3f native %.3f lc %.3f other %.3f\n", f, t, s, 100*s/t, m, c, p, n, l, o }' $f-dso.txt $f-shim.txt; done
