@@ -12,7 +12,7 @@ Usage: python3 gpu_steps.py mlp|gpt2|alloc [seconds|serve]
 Warms up (GPU_STEPS_WARM_S seconds more if set), then runs for `seconds` (default 8 for mlp, 15 for gpt2) and prints
 "steps_per_s X" and the last loss (identical with and without the shim).
 
-`serve` (bench/gpu_pingpong.py drives it): after the warm-up print "ready",
+`serve`: after the warm-up print "ready",
 then for each line "run SECS" on stdin time SECS seconds of steps and print
 "steps_per_s X cpu_us_per_step Y" (Y: the process's CPU time per step, all
 its threads); "quit" (or end of input) prints the loss and exits.  Several
@@ -26,12 +26,12 @@ recording on and paused (cuprobe_bench_pause) in turn, ABBA, and prints
 (paused block's time / recording block's time), i.e. traced/plain as a rate;
 S its standard error (from the spread of the pairs' logs).  Both states share
 one process, so R carries none of the few percent by which two processes
-differ (BENCHMARKS.md 2k); the paused state still pays the wrappers'
-pass-through (BENCHMARKS.md 1, BENCH_PAUSE=1).  TOGGLE_AA=1 never pauses:
+of one configuration differ on a GPU host; the paused state still pays the
+wrappers' pass-through (bench/run_calls.sh with BENCH_PAUSE=1 measures it).  TOGGLE_AA=1 never pauses:
 the same figures for two identical states (A/A).  TOGGLE_SELFTIME=1 (under
 `make selftime`'s build/st/bin/cuprobe): per step, each wrapped API's calls
 and time in the wrapper and in the driver, recording against paused, the
-recording path's parts, and the time outside the calls (BENCHMARKS.md 2p).
+recording path's parts, and the time outside the calls.
 TOGGLE_PMU=1: hardware counters per block where the machine has them
 (bench/pmu.py; =soft: the task clock only)."""
 import os
@@ -233,7 +233,7 @@ def main():
         return
     secs = float(arg) if arg else (15.0 if kind == "gpt2" else 8.0)
     # GPU_STEPS_PERF_CTL: a perf --control fifo; perf samples the timed window
-    # only (tests/gpu/profile_steady.sh), not start-up and warm-up.
+    # only (perf record --control=fifo:PATH), not start-up and warm-up.
     ctl = os.environ.get("GPU_STEPS_PERF_CTL")
     ctl = open(ctl, "w", buffering=1) if ctl else None
     if ctl:

@@ -1,13 +1,14 @@
 #!/bin/bash
-# tests/gpu/analyzer_diag.sh [OUTDIR] - why the report is further from
-# `zstd -dc` on this host than on the development VM (issue 14): rounds of
-# zstd -dc, the report with its decoder thread, without it
-# (CUPROBE_DECODE_THREAD=0), and each variant analyzer found as
+# tests/gpu/analyzer_diag.sh [OUTDIR] - the report's wall time against
+# `zstd -dc` of the same frames (the floor: the report has to decompress
+# them) on this host: rounds of zstd -dc, the report with its decoder thread,
+# without it (CUPROBE_DECODE_THREAD=0), and each variant analyzer found as
 # build/diag/NAME/cuprobe-analyze (built with e.g.
-# `make B=build/anavar/NAME EXTRA_CFLAGS=-DCP_RING_SPIN=0 build/anavar/NAME/cuprobe-analyze`),
+# `make B=build/diag/NAME EXTRA_CFLAGS=-DCP_RING_SPIN=0 build/diag/NAME/cuprobe-analyze`),
 # the order rotating each round, all pinned to CPUS; wall, user and system
-# seconds of every run; then a perf profile (build/perfkit) by thread and
-# symbol of the report and of each variant named in PROFILE.
+# seconds of every run; then, where build/perfkit holds a perf with its
+# libraries and their ld.so, a profile by thread and symbol of the report
+# and of each variant named in PROFILE.
 #   ROUNDS (5)  CPUS (two of different cores)  TRACE (/tmp/cuprobe-20m.trace)  PROFILE (report)
 # Writes OUTDIR/runs.txt, summary.txt, perf-{sym,comm}-NAME.txt.
 set -u
@@ -24,7 +25,7 @@ pick_cpus() {
 ROUNDS=${ROUNDS:-5}; CPUS=${CPUS:-$(pick_cpus)}; CPUS=${CPUS:-2,3}; TRACE=${TRACE:-/tmp/cuprobe-20m.trace}; PROFILE=${PROFILE:-report}
 PIN=(); taskset -c "$CPUS" true 2>/dev/null && PIN=(taskset -c "$CPUS")
 ZSTD=$(command -v zstd || echo "$GL/zstd")
-# (session_batch.sh may have wrapped the analyzer in a script: ask ldconfig, not ldd)
+# (analyzer_ready.sh may have wrapped the analyzer in a script: ask ldconfig, not ldd)
 LIBP=; [ -d "$GL" ] && ! ldconfig -p 2>/dev/null | grep -q libdw.so.1 && LIBP=$GL
 run_env() { if [ -n "$LIBP" ]; then env LD_LIBRARY_PATH="$LIBP" "$@"; else "$@"; fi; }
 [ -s "$TRACE" ] || "$B/bench/gen_trace" -n 20000000 -l 4096 -o "$TRACE" >/dev/null || { echo "FAIL: gen_trace"; exit 1; }
