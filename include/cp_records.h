@@ -1,7 +1,6 @@
 /*
  * cp_records.h - THE record table of the trace format: every record's id,
- * name and typed fields, declared once (Linux TRACE_EVENT style, style.md
- * P16).  Everything that knows a record's fields is expanded from here:
+ * name and typed fields, declared once (as Linux's TRACE_EVENT tables are).  Everything that knows a record's fields is expanded from here:
  *
  *   enum cp_rec_type, cp_enc_<rec>() and CP_REC_BOUND()  (this file)
  *   cp_rec_put_<rec>() / cp_ev_put_<rec>(): the shim's emitters
@@ -25,8 +24,7 @@
  * `make docs` to regenerate the table in docs/trace-format.md.
  *
  * ---- How to add a RECORD --------------------------------------------------
- * 1. Take a free id (reserved: 37 issue 10, 38 issue 16;
- *    127 is END) and add one R(...) line to CP_RECORDS: R(NAME, id, lname,
+ * 1. Take a free id (127 is END) and add one R(...) line to CP_RECORDS: R(NAME, id, lname,
  *    shape, "what it means").  shape is EV (starts with the EV prefix;
  *    emitter cp_ev_put_<lname>), REC (emitter cp_rec_put_<lname>) or BARE
  *    (no fields, no emitter).

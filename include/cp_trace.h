@@ -119,8 +119,7 @@ enum cp_end_reason {
  * costs a driver round trip to get back (cp_free_site_kind) and at least
  * CP_FREE_SITE_MIN_BYTES large, freed and allocated again at the same size.
  * Nothing reads any other free's site, and PyTorch frees every tensor (under
- * cudaMallocAsync each one through the driver: GPT-2 small's frees of 2 MiB
- * and more took a site capture each, about 600 ns on an H200), so a site
+ * cudaMallocAsync each one through the driver, a capture each), so a site
  * there would cost a capture on the hottest path for nothing. */
 #define CP_FREE_SITE_MIN_BYTES (2ull << 20)
 

@@ -12,7 +12,7 @@
  *  module map: writes it when none was written into this file yet, or when
  *  the loader's dlpi_adds/dlpi_subs counters moved since the last one.
  *  Call after unwinding and before writing a stack that uses the IPs.  Cost
- *  when nothing changed: one dl_iterate_phdr step (~100 ns).
+ *  when nothing changed: one dl_iterate_phdr step.
  *  @return : 0, or -ENOMEM / -EIO when the map could not be written. */
 int cp_modules_sync(void);
 

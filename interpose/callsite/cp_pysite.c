@@ -12,7 +12,7 @@
  * identical contents and the same line table object to pass, and then it
  * also resolves to the same file, function and line.  That costs the code
  * object's second line and a line of each string object per frame per
- * event (GPT-2 on the H200: the biggest shim symbol).
+ * event, lines that PyTorch and the driver evict between two events.
  *
  * The memo: why a matching stamp proves the address holds the same code
  * object.  On CPython 3.12+ the companion registers cuprobe_py_code_event()

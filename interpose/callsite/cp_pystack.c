@@ -1,6 +1,6 @@
 /*
  * cp_pystack.c - the calling thread's Python frames, read without the GIL
- * (see cp_pystack.h; issue 4).
+ * (see cp_pystack.h).
  *
  * Safety argument.  We start from PyGILState_GetThisThreadState(), a
  * thread-specific lookup that needs no lock, and only accept a thread state
@@ -214,8 +214,7 @@ static uintptr_t py_top_frame(const struct cp_pylayout *L)
 /* The frames this thread's last walk visited, innermost first.  A walk is a
  * chain of dependent loads (a frame's address is in the one before it), and
  * between two events PyTorch and the driver evict the frames from the near
- * caches, so every frame cost a miss after the previous one's (GPT-2 small:
- * ~430 ns a walk of ~30 frames, BENCHMARKS.md 2p).  The next walk finds most
+ * caches, so every frame costs a miss after the previous one's.  The next walk finds most
  * frames at the same addresses (the outer ones are the same activations, and
  * a sibling call reuses the same data-stack slots): prefetched together
  * before the walk, their misses overlap.  A hint only: a stale address is

@@ -1,7 +1,7 @@
 /*
  * cp_pystack.h - Python frames of the calling thread, read without the GIL.
  *
- * PyTorch releases the GIL before it allocates, copies or launches (issue 4),
+ * PyTorch releases the GIL before it allocates, copies or launches,
  * and taking it in a hook can deadlock, so we never call the C API on the
  * hot path.  Instead we read the calling thread's own interpreter frame
  * chain: while the thread sits in our hook its frames cannot change.  The

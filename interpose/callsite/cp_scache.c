@@ -8,10 +8,8 @@
  * pointer are common (PyTorch's autograd engine calls every operator's
  * backward function from the same frame), and with one entry per stack
  * pointer they evicted each other, so that every capture missed and paid
- * an unwind plus a refill (the H200's profiles had libunwind as the
- * second of the shim's functions, mostly on the autograd thread); with
- * four, six such stacks in turn still missed every time (bench_calls'
- * async_fan: +356 ns a pair against +212 with eight).  A forked child
+ * an unwind plus a refill; with four, six such stacks in turn still
+ * missed every time (bench_calls' async_fan measures that case).  A forked child
  * inherits its thread's table; the file epoch changes at fork, so every
  * entry misses once there.
  *
@@ -19,10 +17,10 @@
  * slots of the new entry are computed from each return address's frame
  * size, learned once per process by a libunwind cursor walk (which reports
  * stack pointers).  Filling every entry from a cursor walk made misses
- * 100-200x dearer than unw_backtrace (libunwind's step path takes a
- * signal-masked lock, two system calls, per frame) and GPT-2 under
- * cudaMallocAsync, whose stacks miss often, 2.5x slower on an H200
- * (BENCHMARKS.md 2b; `test_scache bench` measures both).
+ * two orders of magnitude dearer than unw_backtrace (libunwind's step
+ * path takes a signal-masked lock, two system calls, per frame), which a
+ * program whose stacks miss often pays on every allocation; `test_scache
+ * bench` measures both and fails when a miss costs over 5x an unwind.
  */
 #include "cp_hot.h"
 #include "cp_scache.h"
@@ -41,9 +39,7 @@
  * 256 (2,048 entries, 1.1 MiB) while entries of the current file keep
  * being evicted.  A training step repeats its allocation sites in a
  * cycle, and a cycle longer than the table evicts every entry before its
- * next use (bench_calls' async_deep: 300 stack pointers in turn, +446 ns
- * a pair with a fixed 128 entries, +109 growing; BENCHMARKS.md 1, twelfth
- * round, and 2l for GPT-2 small on the H200). */
+ * next use (bench_calls' async_deep: 300 stack pointers in turn). */
 #define CP_SCACHE_BITS_MIN 4
 #define CP_SCACHE_BITS_MAX 8
 /* Looked at every this many finds: grown when at least a sixteenth of them
@@ -160,13 +156,9 @@ void cp_scache_enable(int on)
 int cp_scache_enabled(void)
 {
 #if defined(__x86_64__)
-    /* On unless CUPROBE_STACK_CACHE=0.  Session 4 kept it off: before its
-     * miss path was fixed (240b18c) it made GPT-2 2.5x slower on the
-     * H200, and after it GPT-2 under cudaMallocAsync measured slower.  On
-     * the H200 since (BENCHMARKS.md 2e, 2f) it takes most of the call
-     * sites' cost off PyTorch's allocation path, GPT-2 under
-     * cudaMallocAsync is faster with it in 4 of 5 rounds, and every GPU
-     * validation report names the same findings and lines with it. */
+    /* On unless CUPROBE_STACK_CACHE=0: a hit gives the stack a full walk
+     * would (cp_scache.h), and it takes most of the call sites' cost off
+     * a framework's allocation path. */
     if (t_forced)
         return t_forced == 1;
     /* Relaxed: every thread that races here stores the same value. */

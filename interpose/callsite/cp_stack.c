@@ -2,10 +2,10 @@
  * cp_stack.c - call-site capture (see cp_stack.h): native IPs with libunwind,
  * Python frames from cp_pystack.c, both interned into one stack id.
  *
- * Cost model (style.md A4): unwinding dominates (~12 ns a frame), so a
+ * Cost model: unwinding dominates (it grows with the depth), so a
  * repeated site does not unwind: the per-thread cache (cp_scache.c) checks
  * that every return address of the last full walk from the same stack
- * pointer is still in place (a few ns for 24 frames) and hands back the
+ * pointer is still in place (a compare a frame) and hands back the
  * interned id.  A new site, or one whose caller changed at any recorded
  * depth, is unwound with unw_backtrace (libunwind's fast trace) and
  * interned, and its entry's slots are placed from frame sizes learned per
@@ -267,7 +267,7 @@ CP_HOT __attribute__((noinline)) uint64_t cp_stack_capture(int skip, int with_py
                 /* A repeated Python call chain: its fingerprint (the frames'
                  * own lines only) finds the stack id the last full walk
                  * made, without the two cache lines per frame that a site
-                 * lookup reads (BENCHMARKS.md 2o). */
+                 * lookup reads. */
                 int seen = cp_pystack_fp(cfg->py_depth, &fp, &memo);
                 if (seen == 0 && e->id)
                     return e->id;

@@ -299,9 +299,9 @@ static void cp_memset(const cp_call *c, CUstream s, CUdeviceptr dst, uint64_t by
     /* A memset's site is read only where it can be a finding
      * (cp_records.h, MEMSET): a failure, another GPU's memory, or a stream
      * the analyzer may find is another GPU's (the shim does not know a
-     * stream's device; a default one is the current context's).
-     * GPT-2 small memsets 107 times a step, each capture ~1.4 us on an
-     * H200 (BENCHMARKS.md 2q). */
+     * stream's device; a default one is the current context's).  A
+     * training step memsets often, and a capture is the event's dearest
+     * part. */
     if (c->res != CUDA_SUCCESS || !cp_stream_default((uint64_t)(uintptr_t)s) ||
         cp_mem_other_gpu((uint64_t)mc, dev, w.dev))
         cp_ev_site(&w);

@@ -48,9 +48,8 @@ void cp_hook_init(cp_call *c, unsigned int Flags)
 
 /* cudart asks the driver's version before anything else and gives up
  * ("driver insufficient") without calling cuInit when it is too old: this
- * record is then the only witness.  Programs ask again and again (GPT-2
- * training under PyTorch: 23,000 times in 15 s on an H200, 8% of its trace's
- * bytes), always getting the same answer: a record repeats nothing, so only
+ * record is then the only witness.  Programs ask again and again (PyTorch
+ * many times a training step), always getting the same answer: a record repeats nothing, so only
  * the first answer in each file and any answer that differs are recorded. */
 void cp_hook_driver_version(cp_call *c, int *driverVersion)
 {

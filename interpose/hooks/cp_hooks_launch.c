@@ -24,8 +24,9 @@
 
 /* A slot's count is written by its own thread only, with a plain load and
  * store: the emitter (any thread, under cp_lc_emit_lock) records the
- * difference from what it recorded last.  A locked add per launch cost
- * the launch path a fifth of its time (BENCHMARKS.md 1, fifteenth round c). */
+ * difference from what it recorded last: no locked instruction on a
+ * launch for a count that only its own thread writes, and a count a
+ * failed LAUNCH_COUNT could not carry stays for the next one. */
 typedef struct cp_lc_slot {
     _Atomic(uintptr_t) func;
     _Atomic uint64_t count;         /* launches so far */
@@ -101,8 +102,8 @@ static cp_lc_table *cp_lc_mine(void)
 
 /* A function's name goes into its first LAUNCH_COUNT from this thread in
  * each file only: counts leave at every flush, and repeating a mangled
- * kernel name (about 150 bytes) each time made LAUNCH_COUNT 31% of a
- * GPT-2 training trace.  The analyzer never needs it again. */
+ * kernel name (often over a hundred bytes) each time would make
+ * LAUNCH_COUNT a large part of a training trace.  The analyzer never needs it again. */
 static void cp_lc_emit_table(cp_lc_table *t)
 {
     uint32_t gen = cp_rec_generation() + 1;

@@ -97,7 +97,7 @@ CP_HOT void cp_mem_free_ev(const cp_call *c, CUstream s, int which, uint64_t ptr
 
 /* How often the device map left its fast paths, at exit (CUPROBE_LOG=2):
  * the flushes of its pending layer say whether a workload's tensors
- * outlive it (BENCHMARKS.md 1, issue 16). */
+ * outlive it. */
 __attribute__((destructor)) static void cp_mem_map_report(void)
 {
     uint64_t st[CP_IMAP_ST_N];

@@ -8,7 +8,7 @@
  * Cost (under cudaMallocAsync every tensor inserts and removes): nodes
  * come from a per-map free list, comparisons are inline, and a writer
  * takes the lock with one atomic OR and drops it with a store (glibc's
- * tsearch took ~800 instructions a pair; BENCHMARKS.md 1, issue 16).  The
+ * tsearch cost several times as much).  The
  * DEV map has a pending layer in front of its treap (below): a training
  * step's tensors are freed within the step, and never touch the tree.
  */
@@ -159,8 +159,8 @@ static cp_tnode **cp_t_link_to(cp_tnode **link, uint64_t addr)
 /* --- nodes and the device mask (write lock held) ---------------------------- */
 
 /* Account r's arrival in the DEV map.  @return 1 when it raised its
- * device's bytes to a new peak.  Inline, as cp_count_out: out of line the
- * two calls cost the pair 31 instructions (callgrind). */
+ * device's bytes to a new peak.  Inline, as cp_count_out: these run on every
+ * allocation and free. */
 static inline __attribute__((always_inline)) int cp_count_in(cp_imap *m, const cp_range *r)
 {
     if ((unsigned)r->dev >= 64)
@@ -327,8 +327,8 @@ static void cp_p_compact(cp_imap *m)
 /* --- the API ------------------------------------------------------------------ */
 
 /* Insert into a map without the pending layer (HOST, HANDLE).  DEV has its
- * own: with `which` a variable, the map's address was recomputed around the
- * device accounts (1,499 against 1,479 instructions an async pair). */
+ * own: with `which` a variable, the map's address would be recomputed
+ * around the device accounts on every allocation. */
 CP_HOT static int cp_insert(cp_imap *m, const cp_range *r)
 {
     cp_rw_wlock(&m->lock);
@@ -452,10 +452,9 @@ int cp_imap_find(int which, uint64_t addr, cp_range *out)
     cp_rw_rlock(&m->lock);
     /* The pending layer changes only under the write lock: the read lock
      * keeps it steady.  Nothing moves for a lookup (a flush before one
-     * cost an allocation and a memset into it 99 instructions and 11 ns,
-     * BENCHMARKS.md 1, eleventh round).  First the start of a pending
-     * range (a memset or copy into a tensor just made: GPT-2 small
-     * memsets 107 times a step). */
+     * would make an allocation followed by a memset into it pay for both
+     * layers).  First the start of a pending range (a memset or copy into
+     * a tensor just made: training steps do it many times). */
     unsigned h;
     if (m->n_live && addr && cp_pslots[h = cp_p_probe(addr)].base == addr) {
         *out = cp_plog[cp_pslots[h].at];
@@ -464,8 +463,8 @@ int cp_imap_find(int which, uint64_t addr, cp_range *out)
     }
     if (m->n_log > CP_PEND_SCAN && !cp_ipidx_on()) {
         /* A long log, as a writer: with few of it live compact it, else
-         * index it by address (flushing it made GPT-2 small send ~680 of
-         * its 1,284 allocations a step through the treap, BENCHMARKS.md 2m). */
+         * index it by address (flushing it would send a step's live
+         * tensors through the treap, and their frees with them). */
         cp_rw_runlock(&m->lock);
         cp_rw_wlock(&m->lock);
         w = 1;

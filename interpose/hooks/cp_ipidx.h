@@ -4,10 +4,9 @@
  *
  * Why.  A copy, a memset or a kernel argument inside a tensor (a view, an
  * offset) is not the base of a pending range, so the log's base table
- * cannot answer it.  The map used to move every pending range into its
- * treap before such a lookup: GPT-2 small under cudaMallocAsync did so
- * ~50 times a step, sending half of its 1,284 allocations a step through
- * the tree and their frees with them (BENCHMARKS.md 2m).  With this index
+ * cannot answer it.  Moving every pending range into the treap before such
+ * a lookup would send a step's tensors through the tree, and their frees
+ * with them, each time a training step makes one.  With this index
  * the lookup reads a few buckets and nothing moves.
  *
  * How.  A range of s bytes has the class k, the least with 2^k >= s; it

@@ -35,8 +35,9 @@ static inline void cp_rw_wlock(atomic_uint *w)
 /*! cp_rw_wunlock() : leave a section taken with cp_rw_wlock(). */
 static inline void cp_rw_wunlock(atomic_uint *w)
 {
-    /* A store, not a read-modify-write (a locked instruction is ~5.5 ns
-     * here, and every allocation and free takes this lock once): while the
+    /* A store, not a read-modify-write (a locked instruction waits for
+     * the stores before it, and every allocation and free takes this lock
+     * once): while the
      * writer bit is set the word is exactly CP_RW_WRITER.  Readers have
      * left (cp_rw_wlock waited for them), a reader enters only by a CAS
      * from a word without the bit (cp_rw_rlock), and another writer's

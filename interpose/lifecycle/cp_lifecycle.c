@@ -154,7 +154,7 @@ CP_EXPORT __attribute__((noreturn)) void _Exit(int status)
 /* For benchmarks only (bench/gpu_steps.py toggle): one process alternates
  * turns with recording on and paused, so that the comparison carries none
  * of the few percent by which two identical processes differ on a busy
- * host (BENCHMARKS.md 2k).  Returns 0, or -ENODEV when not recording. */
+ * host.  Returns 0, or -ENODEV when not recording. */
 CP_EXPORT int cuprobe_bench_pause(int paused)
 {
     static atomic_int said;

@@ -136,7 +136,7 @@ void cp_clock_tune(void)
     int on = atomic_load_explicit(&g_state, memory_order_relaxed);
     if (on < 0)
         return;
-    /* Most rounds come too soon for a fit (a busy program kicks many): one
+    /* Most passes come too soon for a fit (a busy program kicks many): one
      * clock read decides, before the five brackets of a sample. */
     if (g_fit.have_base &&
         cp__clock_slow() - g_fit.last_ns < (on ? CP_CLK_GAP_NS : CP_CLK_FIRST_NS))

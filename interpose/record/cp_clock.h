@@ -3,13 +3,13 @@
  * the CPU's tick counter where that is safe.
  *
  * A timed driver call reads the clock twice, so a cuMemAllocAsync +
- * cuMemFreeAsync pair reads it four times.  The vDSO's clock_gettime costs
- * 26 ns in a KVM guest (it fences, reads the counter and follows the
- * pvclock page under a sequence lock); the counter alone costs about 11.
+ * cuMemFreeAsync pair reads it four times.  The vDSO's clock_gettime
+ * fences, reads the counter and follows the pvclock page under a sequence
+ * lock in a KVM guest: about twice the cost of the counter read alone.
  * So cp_now_ns() reads the counter (rdtsc on x86-64, cntvct_el0 on
  * AArch64) and maps it with a line that the writer thread keeps fitted to
- * CLOCK_MONOTONIC (cp_clock_tune(), every writer round, at least 50 ms
- * apart; the first at the first round 10 ms after the writer starts):
+ * CLOCK_MONOTONIC (cp_clock_tune(), on the writer's passes, at least 50 ms
+ * apart; the first on the first pass 10 ms after the writer starts):
  * times stay within microseconds of clock_gettime's, so traces of several
  * processes (ranks) still line up, and pthread deadlines computed from
  * them still hold.
@@ -98,7 +98,7 @@ static inline uint64_t cp_now_ns(void)
     return n0 + (uint64_t)(int64_t)(((__int128)(int64_t)(tick - t0) * (__int128)m) >> 32);
 }
 
-/*! cp_clock_tune() : the writer thread's round: sample the counter against
+/*! cp_clock_tune() : on each pass of the writer thread: sample the counter against
  *  clock_gettime and fit the line (a new line starts where the old one is
  *  now, with a slope that closes the gap within a second: no jumps).  At
  *  most every 50 ms (the first line 10 ms after the base); the first call

@@ -16,8 +16,8 @@
 
 #include "cp_writer.h"
 
-/* A sample is read at most this often (at the writer's next round after
- * it): its rounds come every 0.6 CUPROBE_FLUSH_MS (60 ms by default), and
+/* A sample is read at most this often (at the writer's next pass after
+ * it): its passes come every 0.6 CUPROBE_FLUSH_MS (60 ms by default), and
  * CUPROBE_FLUSH_MS=1 must not turn into a /proc read every 0.6 ms. */
 #define CP_HM_READ_NS (50ull * 1000000u)
 /* HOSTMEM is written at least this often while the file is open, even when

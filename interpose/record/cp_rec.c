@@ -5,9 +5,9 @@
  *
  * Hot path (an event: cp_rec_begin() + cp_rec_commit_at()): a TLS load,
  * two compares and plain stores into the thread's own chunk, published by
- * one release store of its fill (no locked instruction: BENCHMARKS.md 1,
- * tenth round), and a compare with the flush deadline (one relaxed load).  Its time is a
- * timed call's end, read earlier, or the clock at commit.  A definition
+ * one release store of its fill (no locked instruction), and a compare
+ * with the flush deadline (one relaxed load).  Its time is a timed call's
+ * end, read earlier, or the clock at commit.  A definition
  * (cp_rec_commit(): API names, stacks, strings...) reads the clock and
  * publishes under the buffer lock, so that a writer cutting at time T
  * misses none with ts < T (see cp_rec_drain.c for the argument).
@@ -60,7 +60,7 @@ static _Atomic uint32_t g_next_tid = 1;
 static _Atomic uint64_t g_lost;
 /* Chunks filled (cp_rec_open_slow): the writer is woken at every
  * CP_KICK_CHUNKS-th, not every one: a wake is a futex call and, in a VM,
- * an interrupt to the other CPU (BENCHMARKS.md 1, ninth round).  Its timer
+ * an interrupt to the other CPU.  Its timer
  * still wakes it every flush interval, and a producer over the backlog
  * limit still kicks and waits (cp__chunk_get). */
 #define CP_KICK_CHUNKS 8

@@ -69,7 +69,7 @@ static _Atomic uint64_t g_writer_due;
 static uint64_t g_period;          /* ns between flushes: 0.6 flush_ms */
 static pthread_mutex_t g_help_mu = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t g_help_cv;   /* CLOCK_MONOTONIC, cp_writer_init_cvs */
-static uint64_t g_flushes;         /* under g_help_mu: flushing rounds done */
+static uint64_t g_flushes;         /* under g_help_mu: flushing passes done */
 static _Atomic int g_help_waiters;
 
 static void cp_flush_schedule(uint64_t cut)
@@ -142,7 +142,7 @@ static void cp_writer_emit(void *ctx, uint32_t tid, unsigned type, uint64_t ts,
     cp_wfile_emit(ctx, tid, type, ts, fields, len);
 }
 
-/* One round, g_out held.  @return : w->err. */
+/* One pass: drain, write, flush as asked; g_out held.  @return : w->err. */
 static int cp_writer_round_locked(struct cp_wfile *w, int stop, int flush)
 {
     if (w->fd < 0)   /* closed by a fatal-signal handler */
@@ -175,7 +175,7 @@ static int cp_writer_round_locked(struct cp_wfile *w, int stop, int flush)
     return w->err;
 }
 
-/* One round under the output lock.  @return : w->err. */
+/* One pass under the output lock.  @return : w->err. */
 static int cp_writer_round(struct cp_wfile *w, int stop, int flush)
 {
     pthread_mutex_lock(&g_out);
@@ -204,7 +204,7 @@ static void cp_writer_help(void)
             cp_writer_round_locked(w, 0, 1);
         pthread_mutex_unlock(&g_out);
     } else {
-        /* Someone (the writer, most likely preempted) is in a round: give
+        /* Someone (the writer, most likely preempted) is in a pass: give
          * it the CPU until a flush is done, for at most a second (as the
          * backlog limit: the program is slowed, never stopped). */
         atomic_fetch_add(&g_help_waiters, 1);
@@ -232,7 +232,7 @@ static void *cp_writer_main(void *arg)
     g_running = 1;
     pthread_cond_broadcast(&g_done_cv);
     /* The clock's base sample now: its first line comes with the first
-     * round 10 ms or more later (a busy program kicks rounds as its
+     * pass 10 ms or more later (a busy program wakes the writer as its
      * chunks fill), so that the program's first calls after start-up
      * already read the counter, without making this thread wait. */
     cp_clock_tune();
