@@ -166,8 +166,8 @@ static void run_async_fan(long n)
  * shim classifies through the device map while many ranges are pending
  * (GPT-2 small: 107 memsets and 1,284 allocations a step).  async_view:
  * the same memset 256 bytes into the tensor (a view, a copy into a slice:
- * GPT-2 small's lookups that emptied the map's log into its tree while
- * hundreds of tensors were pending, BENCHMARKS.md 2m). */
+ * a lookup that is not a pending tensor's base while hundreds of tensors
+ * are pending). */
 static void ring_memset(long n, size_t at)
 {
     for (long i = 0; i < n; i++) {
@@ -188,8 +188,8 @@ static void run_async_view(long n)
 
 /* async_inside: a pair over INSIDE live tensors (the oldest freed, a new
  * one made) and a memset inside the new one, not at its start: a copy or
- * kernel argument into a view, while few tensors are pending (GPT-2
- * small's lookups that emptied the map's log: BENCHMARKS.md 2m). */
+ * kernel argument into a view, while few tensors are pending (a lookup
+ * that is not a pending tensor's base). */
 #define INSIDE 4
 static CUdeviceptr inside[INSIDE];
 static unsigned inside_at;
@@ -210,7 +210,7 @@ static void run_async_inside(long n)
  * pointer of its own and the sites repeat in a cycle of DEEP_PATHS, as the
  * autograd thread's allocations do in a training step (GPT-2 small under
  * cudaMallocAsync: 1,284 allocations a step, half of them there, and that
- * thread's call-site cache missed on most: BENCHMARKS.md 2l).  The
+ * thread's call-site cache can miss on most).  The
  * recursion is in plain's figure too. */
 #define DEEP_PATHS 300
 static unsigned deep_at;

@@ -5,10 +5,9 @@
  * evict the shim's code and data.
  *
  * bench_calls times calls back to back, so the shim's few kilobytes stay in
- * L1 and an allocation+free pair adds about 100 ns.  On the H200 inside
- * PyTorch the same pair added 600-900 ns, all of it inside the wrappers
- * (BENCHMARKS.md 2p, a -DCP_SELFTIME build): the shim's lines come from L3
- * or memory there.  Here every call is preceded by a run through a sled of
+ * L1.  Inside PyTorch on a GPU the same pair costs several times more, all
+ * of it inside the wrappers (a `make selftime` build says so): the shim's
+ * lines come from L3 or memory there.  Here every call is preceded by a run through a sled of
  * SLED_KB of straight-line code (evicts L1i and the iTLB) and a write
  * through EVICT_KB of data (L1d, L2), so a call's added time is mostly the
  * misses on the lines it touches: fewer lines, cheaper call.

@@ -1,8 +1,7 @@
 /*
  * bytes_workload.c - a training loop shaped like GPT-2 under PyTorch as
- * the H200 trace of docs/validation/h200-2026-12-01/bench/bytes-per-event.txt
- * saw it, for measuring trace bytes per event on the fake driver
- * (bench/bytes_per_event.sh): per step many small memsets (async, on
+ * an H200 trace saw it (docs/validation/bytes-per-event/), for measuring
+ * trace bytes per event on the fake driver (bench/bytes_per_event.sh): per step many small memsets (async, on
  * device memory), kernel launches over 64 functions with long mangled
  * names, cuDriverGetVersion asked again and again, a few allocations,
  * frees and copies, and one stream synchronisation.

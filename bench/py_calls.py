@@ -2,7 +2,7 @@
 from Python through ctypes at a given Python stack depth, on the fake driver
 (or any libcuda.so.1 the loader finds): the shim's Python call-site walk
 costs in proportion to the depth (GPT-2 small allocates under 17-24 Python
-frames, BENCHMARKS.md 2l).  Run it plain and under the shim and compare.
+frames).  Run it plain and under the shim and compare.
 
 Usage: python3 bench/py_calls.py [DEPTH [PAIRS]]   (default 20, 20000)
 Prints "py_pair_depthN NS", the median of 50 batches (a batch in which the

@@ -1,5 +1,5 @@
 #!/bin/sh
-# report_many.sh - the report of a many-rank run (issue 11): N generated
+# report_many.sh - the report of a many-rank run: N generated
 # traces (bench/gen_trace.c -r RANK) of E events each, reported
 #   serial    `report --jobs 1 TRACES`            (the baseline)
 #   parallel  `report TRACES`                     (one trace per online CPU)

@@ -5,7 +5,7 @@
 # without it (CUPROBE_DECODE_THREAD=0), and each variant analyzer found as
 # build/diag/NAME/cuprobe-analyze (built with e.g.
 # `make B=build/diag/NAME EXTRA_CFLAGS=-DCP_RING_SPIN=0 build/diag/NAME/cuprobe-analyze`),
-# the order rotating each round, all pinned to CPUS; wall, user and system
+# the order rotating every time, all pinned to CPUS; wall, user and system
 # seconds of every run; then, where build/perfkit holds a perf with its
 # libraries and their ld.so, a profile by thread and symbol of the report
 # and of each variant named in PROFILE.

@@ -4,8 +4,8 @@
 # gpulib`; the analyzer only, not the traced programs).  A warm machine keeps
 # the .bin of the last call: wrap whenever the carried analyzer is the ELF
 # binary itself.  Exits the calling script when the analyzer still cannot
-# start: reports it wrote would be its error message, not findings (session
-# 18 compared two such "reports" and found their lines the same).
+# start: reports it wrote would be its error message, not findings, and two
+# such "reports" compare equal.
 if [ -d build/gpulib ] && ! ldconfig -p | grep -q libdw.so.1 && head -c 4 build/cuprobe-analyze | grep -q ELF; then
     mv build/cuprobe-analyze build/cuprobe-analyze.bin
     printf '#!/bin/sh\nLD_LIBRARY_PATH="%s/build/gpulib" exec "%s/build/cuprobe-analyze.bin" "$@"\n' "$PWD" "$PWD" >build/cuprobe-analyze

@@ -1,4 +1,4 @@
-"""check_oom_frag.py - issue 6's fragmentation scenario: fill the card with
+"""check_oom_frag.py - a fragmentation OOM under PyTorch: fill the card with
 1 GiB tensors, free them, refill the cached segments with 100 MiB tensors,
 free every other one, then ask for 4 GiB.  Expect oom verdict fragmentation
 (reserved-but-unallocated within 1% of PyTorch's own message, largest free

@@ -1,5 +1,5 @@
 #!/bin/bash
-# tests/gpu/code_watcher.sh - the Python call-site memo (issue 16) on a GPU
+# tests/gpu/code_watcher.sh - the Python call-site memo on a GPU
 # machine with CPython 3.12+ and torch: runs tests/gpu/code_watcher_prog.py
 # under `cuprobe run` with CUPROBE_LOG=2 and checks that
 #  1. the companion registered the code watcher ("python sites: code
@@ -7,7 +7,7 @@
 #  2. the memo was hit: the exit line "python sites: N hits without
 #     validation, M validations, ..." has N > 0 (nearly all of the steady
 #     loop's lookups);
-#  3. every churn round's allocation (new code objects at reused addresses)
+#  3. every churn iteration's allocation (new code objects at reused addresses)
 #     names CPython's own frames (tests/py/check_pystack.py on the dump).
 # Then once more with CUPROBE_FRAMEWORK=0 (no companion, so no watcher: the
 # old path, every hit validated) for the steady loop's ns per pair.

@@ -3,9 +3,9 @@
 torch is imported, then
 - steady: one call site allocating and freeing through the driver STEADY
   times (the call-site memo should answer nearly all of its lookups);
-- churn: each round a new module and function, freed at its end, so the
-  next round's code objects take the same addresses with other names; each
-  round allocates once with its own size, noted (with CPython's own view of
+- churn: each iteration a new module and function, freed at its end, so
+  the next one's code objects take the same addresses with other names;
+  each allocates once with its own size, noted (with CPython's own view of
   the frames) in the manifest $CP_MANIFEST that tests/py/check_pystack.py
   compares with the trace.
 """

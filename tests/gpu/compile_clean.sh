@@ -2,8 +2,8 @@
 # tests/gpu/compile_clean.sh [OUTDIR] - a clean torch.compile training run
 # under `cuprobe run` (1 GPU, under 2 minutes): every process of the run
 # (the program, Inductor's compile workers, their launchers) is judged
-# together and the report must have no warning or error (issue 11:
-# compile workers that only call cuInit are info, not no-gpu-used warnings).
+# together and the report must have no warning or error (compile
+# workers that only call cuInit are info, not no-gpu-used warnings).
 OUT=${1:-${OUT:-compile-out}}
 mkdir -p "$OUT"
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)

@@ -1,6 +1,6 @@
 #!/bin/bash
 # tests/gpu/fatal_errors.sh OUTDIR - three real crashes under `cuprobe run`
-# (issue 15), each reported with `cuprobe report` into OUTDIR:
+# (fatal-error), each reported with `cuprobe report` into OUTDIR:
 #   mismatch  CUDA logits against CPU labels in cross_entropy (device mismatch)
 #   assert    torch.zeros(4, device="cuda")[torch.tensor([10], device="cuda")]
 #             (a device-side assert, surfacing at the next synchronisation)

@@ -1,6 +1,6 @@
 #!/bin/bash
 # tests/gpu/growth_warmup.sh OUTDIR - memory-growth on real PyTorch with a
-# warm-up before the growth (issue 10): a 1 GiB "model" and activations
+# warm-up before the growth: a 1 GiB "model" and activations
 # reserved in the first 5 steps, 30 steps that reuse them (the plateau,
 # about a sixth of the work: the check's axis is kernel launches), then 150
 # steps that each keep a 32 MiB tensor (losses.append(loss)); 20 ms apart.

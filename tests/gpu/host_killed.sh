@@ -1,6 +1,6 @@
 #!/bin/bash
 # tests/gpu/host_killed.sh OUTDIR - the killed finding's host memory on a
-# real driver (issue 11): PyTorch pins 1 GiB of host tensors
+# real driver: PyTorch pins 1 GiB of host tensors
 # (torch.empty(pin_memory=True): cuMemHostAlloc through its caching host
 # allocator) and touches a 2 GiB numpy array, prints "ready" and waits; the
 # script SIGKILLs it and reports.  Checks: the last HOSTMEM's pinned is at

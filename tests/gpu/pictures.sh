@@ -1,11 +1,11 @@
 #!/bin/bash
-# tests/gpu/pictures.sh [OUTDIR] - the pictures of issue 12 on a real GPU:
+# tests/gpu/pictures.sh [OUTDIR] - `report --html` and `export --perfetto` on a real GPU:
 # for the fragmentation OOM (check_oom_frag.py), a short GPT-2-like training
 # run (pictures_gpt.py) and the same run as 2-rank DDP under torchrun (gloo
 # ranks sharing the GPU where there is only one): the traces, `cuprobe
 # report --html` pages, `cuprobe export --perfetto` JSON, the text reports,
-# and a PNG screenshot of each page when a chromium is installed (else the
-# lead takes them from the HTML).
+# and a PNG screenshot of each page when a chromium is installed (else take
+# them from the HTML elsewhere).
 # Run from the repository root with build/ built.  About 2 minutes.
 OUT=${1:-${OUT:-pictures-out}}
 mkdir -p "$OUT" || exit 1

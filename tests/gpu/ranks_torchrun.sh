@@ -1,6 +1,6 @@
 #!/bin/bash
 # tests/gpu/ranks_torchrun.sh [OUTDIR] - both torchrun placements of a
-# 2-rank job under `cuprobe run` (issue 11), on 2 GPUs:
+# 2-rank job under `cuprobe run`, on 2 GPUs:
 #   bug:  device="cuda" without set_device -> rank-placement error naming
 #         ranks 0, 1 on GPU 0 and GPU 1 idle;
 #   good: set_device(LOCAL_RANK)        -> no warning (--fail-on warning

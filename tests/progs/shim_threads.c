@@ -36,7 +36,7 @@ static void *worker(void *arg)
         CK(cuStreamSynchronize(s));
         for (unsigned i = 0; i < 256; i++)
             if (out[i] != (i < 8 ? id : buf[i])) {
-                fprintf(stderr, "thread %u round %d: wrong byte at %u\n", id, r, i);
+                fprintf(stderr, "thread %u pass %d: wrong byte at %u\n", id, r, i);
                 exit(2);
             }
         CK(cuMemFree_v2(d));

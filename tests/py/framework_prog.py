@@ -7,7 +7,7 @@ its output and exit status must not depend on the companion.
 Scenarios:
   plain       no framework at all; prints the threads and companion modules
   import      imports torch, never initialises CUDA
-  frag        the fragmentation OOM of issue 6, scaled down: fill the card
+  frag        the fragmentation OOM of check_oom_frag.py, scaled down: fill the card
               with 64 MiB tensors, free them, refill the cached segments
               with 6 MiB tensors, free every other one, ask for 256 MiB
   uncaught    an OOM that is not caught (traceback, exit status 1)

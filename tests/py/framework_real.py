@@ -4,7 +4,7 @@ Usage: python3 tests/py/framework_real.py [CASE...]
 Each case runs a child Python with scripts/python first on PYTHONPATH and
 the companion's test sink, then checks the records against what the
 framework itself reports.  Cases:
-  frag        issue 6's fragmentation OOM: fill the card with 1 GiB tensors,
+  frag        check_oom_frag.py's fragmentation OOM: fill the card with 1 GiB tensors,
               free them, refill the cache with 100 MiB tensors, free every
               other one, ask for 4 GiB.  The torch.oom record must give
               reserved-but-unallocated within 1% of PyTorch's message and a

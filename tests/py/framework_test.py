@@ -1,4 +1,4 @@
-"""CI tests of cuprobe's Python framework companion (issue 6): the injection
+"""CI tests of cuprobe's Python framework companion: the injection
 mechanics, run against the stand-in frameworks of tests/py/standins, which
 mirror the PyTorch 2.11 API surface the companion calls (plus CuPy 14's
 memory pool and JAX 0.11's backend table).

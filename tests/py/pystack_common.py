@@ -49,9 +49,9 @@ del churn_{i}
 
 
 def churn(cuda, sizes, where):
-    """A new module and function a round, freed at its end (no cycle keeps
-    them): the next round's code objects take the same addresses, with
-    other names, at the same instruction.  Round i allocates sizes[i]
+    """A new module and function an iteration, freed at its end (no cycle
+    keeps them): the next iteration's code objects take the same addresses,
+    with other names, at the same instruction.  Iteration i allocates sizes[i]
     once (noted); its source is written to where/churn_K.py, where the
     checker reads the driver call's line."""
     ptr = ctypes.c_uint64()

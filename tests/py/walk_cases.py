@@ -251,8 +251,8 @@ del churn_{i}
 
 
 def case_churn():
-    # A new module and function each round, freed at its end (no cycle keeps
-    # them): the next round's code objects take the same addresses, with
+    # A new module and function each iteration, freed at its end (no cycle
+    # keeps them): the next iteration's code objects take the same addresses, with
     # other names, at the same instruction.
     for i in range(64):
         exec(compile(CHURN_SRC.format(i=i), "/tmp/walk_churn_%d.py" % (i % 3), "exec"),

@@ -4,8 +4,8 @@
  * an eighth of the work and given back), then every step keeps 1 MiB (a
  * list of results): memory-growth must find it, at the keeping line.
  * Over the whole run the floors of the eighths rise only 5 times of 7;
- * JAX's accuracy workload looked like this in 1 run of 7 and was missed
- * (session 17).
+ * JAX's accuracy workload (tests/gpu/accuracy/jax_train.py) can look like
+ * this.
  */
 #include "scenario.h"
 

@@ -1,5 +1,5 @@
 /*
- * leak_loop.c - a leak that costs more every iteration (issue 10, severity
+ * leak_loop.c - a leak that costs more every iteration (severity
  * from cost): a training loop of 100 steps with kernels in each, each step
  * taking a 64 KiB buffer it never frees.  6.25 MiB is 0.61% of the 1 GiB
  * card, below the share bar, but one site left 100 allocations with

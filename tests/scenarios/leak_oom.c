@@ -1,6 +1,6 @@
 /*
  * leak_oom.c - a small leak that an out-of-memory failure makes costly
- * (issue 10, severity from cost; FAKECUDA_MEM=1G): 8 MiB taken once and
+ * (severity from cost; FAKECUDA_MEM=1G): 8 MiB taken once and
  * never freed (0.78% of the card, below the share bar, one allocation),
  * then three 338 MiB buffers fill the card and an 8 MiB request fails.
  * The leaked 8 MiB were held at that failure and would have served it: the

@@ -1,5 +1,5 @@
 /*
- * leak_small.c - leaks that cost nothing in this run (issue 10, severity
+ * leak_small.c - leaks that cost nothing in this run (severity
  * from cost): a 4 KiB buffer and 12 per-stream buffers of 64 KiB from one
  * helper, all taken at set-up (no kernel launched between them) and never
  * freed, then a training loop; and a context destroyed with 64 KiB still in

@@ -1,5 +1,5 @@
 /*
- * oom_torch_fragmentation.c - issue 6's case, with the PyTorch companion's
+ * oom_torch_fragmentation.c - check_oom_frag.py's case, with the companion's
  * record written by hand (FAKECUDA_MEM=4G): three 1 GiB segments hold
  * live blocks with holes between them; a 1.5 GiB request fails at the driver
  * (1 GiB free) and PyTorch reports 1.8 GiB reserved but unallocated whose

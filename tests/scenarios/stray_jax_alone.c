@@ -4,7 +4,7 @@
  * visible GPU by design, and works on GPU 0.  The process says it is JAX
  * the way the companion does (a jax.exit record).  No other process wanted
  * GPU 1, so stray-device is info saying what GPU 1 cost, with XLA's knob
- * (CUDA_VISIBLE_DEVICES), not a PyTorch set_device warning (issue 10).
+ * (CUDA_VISIBLE_DEVICES), not a PyTorch set_device warning.
  */
 #include <dlfcn.h>
 #include <string.h>

@@ -6,7 +6,7 @@
  * losses.append(loss.detach())).  Twenty steps, as tests/gpu/clean_gpt2.py
  * runs: after the warm-up, memory held creeps by 4 bytes a step, which is
  * no growth; memory-growth must stay silent (it read the warm-up as growth
- * while every eighth of the work rose by a few bytes, session 17).
+ * while every eighth of the work rose by a few bytes).
  */
 #include "scenario.h"
 

@@ -1,6 +1,6 @@
 #!/bin/sh
 # bench_selftime.sh - the -DCP_SELFTIME benchmark build (make selftime), whose
-# counters located the H200's recording cost (BENCHMARKS.md 2p), still builds
+# counters time the recording path inside a real program, still builds
 # and counts right: every wrapped call once with its wrapper and driver time,
 # and while recording (not while paused) each part of the path once per event.
 # Compiled only by this test: without it the instrumentation would rot.

@@ -12,7 +12,7 @@ r() { "$@" >"$TMP/out" 2>"$TMP/err"; rc=$?; }
 mkdir "$TMP/dir"
 r "$ANA" report --no-symbolize "$TMP/dir"
 [ $rc -eq 2 ] || die "directory: exit $rc"
-# A directory is a run directory since issue 11 (cuprobe run): it says
+# A directory is a run directory (cuprobe run writes one): it says
 # what it looked for.
 expect_grep "dir: no traces here" "$TMP/err"
 expect_no_grep "only 0 bytes" "$TMP/err"

@@ -1,5 +1,5 @@
 #!/bin/sh
-# fatal_error: what a run died of (issue 15).  tests/py/fatal_prog.py runs
+# fatal_error: what a run died of.  tests/py/fatal_prog.py runs
 # under the shim on the fake driver with the stand-in PyTorch and dies of a
 # device mismatch, a CPU-only torch, an OOM, a worker thread's exception
 # and an asynchronous illegal address (FAKECUDA_FAIL_LAUNCH: the 3rd launch

@@ -2,7 +2,7 @@
 # framework_watch: the companion samples PyTorch's allocator right after the
 # allocator takes device memory (torch.segment records), not only on its
 # 10 s timer, so a run of one second still has PyTorch's own timeline
-# (issue 10).  The shim wakes the sampler through cuprobe_framework_wait().
+# of growth.  The shim wakes the sampler through cuprobe_framework_wait().
 # framework_prog.py grow keeps an 8 MiB tensor per step for 24 steps 40 ms
 # apart on the fake driver; each new 20 MiB stand-in segment is also taken
 # with cuMemAlloc.
@@ -42,9 +42,9 @@ expect_grep "PyTorch at the end: " "$TMP/off.report"
 # 3. The program's output does not depend on the watch.
 cmp -s "$TMP/on.out" "$TMP/off.out" || die "output differs with the watch"
 
-# 4. Allocations below the peak do not wake the sampler (issue 16: under
-#    cudaMallocAsync every tensor is one; waking at each took the GIL 20
-#    times a second).  60 allocations in 0.6 s, each freed before the next:
+# 4. Allocations below the peak do not wake the sampler (under
+#    cudaMallocAsync every tensor is one; waking at each would take the
+#    GIL many times a second).  60 allocations in 0.6 s, each freed before the next:
 #    the first is the peak; waking at every one gave about 12 samples.
 SCENARIO=steady
 run steady

@@ -1,6 +1,6 @@
 #!/bin/sh
 # growth_window.sh - memory-growth measures from where the growth starts,
-# not from the run's first allocation or PyTorch's first sample (issue 10).
+# not from the run's first allocation or PyTorch's first sample.
 # tests/scenarios/growth_torch_warmup.c: a warm-up of 50 segments, a
 # plateau of ~0.3 s, then ~0.25 s of growth with a torch.segment record
 # after each segment; it prints the growth's start and end (CLOCK_MONOTONIC,

@@ -2,7 +2,7 @@
 # pystack_threads.sh - per-thread call-site state goes with its thread:
 # 3,000 short-lived Python threads, each with a walk-memo table (cp_stack.c,
 # 24 KiB: 72 MB if kept), must not raise the peak RSS by more than 30 MB
-# over 200 threads (session 18's first memo kept every table: +77 MB).
+# over 200 threads (a memo that kept every table would add about 72 MB).
 # Needs a CPython 3.12-3.13 (the code watcher, hence the memo).
 . "$ROOT/tests/sh/lib.sh"
 need_py_fake

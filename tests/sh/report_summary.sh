@@ -1,9 +1,9 @@
 #!/bin/sh
-# report_summary.sh - a run's report from summaries of its parts (issue 11),
+# report_summary.sh - a run's report from summaries of its parts,
 # on the fake driver with four GPUs: a launching sh and four ranks, ranks 0
 # and 1 both on GPU 0 (rank-placement), each rank leaking a different
 # amount from the same lines (2 to 9 MiB of a 64 MiB card: every rank's leak
-# is a warning for its share of the card, issue 10).
+# is a warning for its share of the card).
 #   - `report --summary` of three parts, merged, gives byte for byte the
 #     report of the traces (text, JSON, --list, HTML), also mixed with
 #     traces and as a summary of summaries;

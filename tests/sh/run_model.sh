@@ -1,5 +1,5 @@
 #!/bin/sh
-# run_model.sh - the whole run judged as one (issue 11), on the fake driver
+# run_model.sh - the whole run judged as one, on the fake driver
 # with two GPUs, through `cuprobe run`:
 #   two ranks (LOCAL_RANK 0 and 1) both on GPU 0 -> rank-placement error;
 #   the same ranks on their own GPUs under a launching sh -> --fail-on

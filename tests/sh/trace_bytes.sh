@@ -1,4 +1,4 @@
-# trace_bytes.sh - what repeats is recorded once (issue 14): a loop that
+# trace_bytes.sh - what repeats is recorded once: a loop that
 # asks cuDriverGetVersion 2,580 times leaves at most two DRIVER records (the
 # device section's and the first answer), and each of 64 long kernel names
 # appears in one LAUNCH_COUNT only, while every launch is still counted.

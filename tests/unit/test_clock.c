@@ -8,7 +8,7 @@
  *   - a usable counter: the line starts on the second fit, stays within
  *     50 us of clock_gettime over a second of fits, and a thread reading
  *     the clock all along never sees it go back;
- *   - the writer's start: the first line comes with a round 10 ms or more
+ *   - the writer's start: the first line comes with a pass 10 ms or more
  *     after the base sample, not before;
  *   - a counter that jumps: a line set 5 ms off is caught and restarted at
  *     the next fit, and the fourth such jump makes the clock give up;
@@ -141,7 +141,7 @@ static int case_start(void)
     uint64_t a = cp__clock_slow();
     cp_clock_tune();   /* the writer's start: the base sample */
     sleep_ms(2);
-    cp_clock_tune();   /* a round kicked 2 ms later: too soon for a line */
+    cp_clock_tune();   /* a pass kicked 2 ms later: too soon for a line */
     uint64_t took = cp__clock_slow() - a;
     /* On a loaded machine (sanitizer builds in CI) the sleep may overrun
      * past 10 ms: the "no line yet" check only holds when it did not. */

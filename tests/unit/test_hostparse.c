@@ -264,7 +264,7 @@ static void null_emit(void *ctx, uint32_t tid, unsigned type, uint64_t ts, const
 }
 
 /* `test_hostparse bench N`: what one sample costs the writer thread on
- * this machine's real /proc and cgroup files (BENCHMARKS.md): N samples,
+ * this machine's real /proc and cgroup files (a row of BENCHMARKS.md): N samples,
  * each forced to read (its time one period after the last). */
 static void bench(long n)
 {

@@ -433,8 +433,8 @@ static void test_dev_steps(unsigned cap, int live, int want_tree)
     cp_imap_reset();
 }
 
-/* A copy or kernel argument inside a tensor, while the log is long (GPT-2
- * small's pattern: BENCHMARKS.md 2m): with few of it live the lookup
+/* A copy or kernel argument inside a tensor, while the log is long (a training
+ * step's pattern): with few of it live the lookup
  * compacts the log; with many it indexes the log by address.  Either way
  * nothing is sent to the tree, and every answer is the model's. */
 static void test_dev_inside(int live)

@@ -1,6 +1,6 @@
 // link: build/analyzer/model/cp_format.o
 /*
- * test_result_meaning.c - every CUresult of issue 10's list (the codes real
+ * test_result_meaning.c - every CUresult of the list below (the codes real
  * frameworks hit) has a name and a meaning in the CUresult table, and no
  * meaning sends the reader to the documentation.
  */

@@ -86,7 +86,7 @@ static int scenarios(int rounds, uint64_t ids[4 + 32])
             uint64_t v[3];
             for (volatile int k = 0; k < 3; k++)
                 v[k] = i < 4 ? g_roots[i](k != 1) : chain(i - 4, k != 1);
-            /* v[0] cached (may hit an entry of an earlier round), v[1] a
+            /* v[0] cached (may hit an entry of an earlier pass), v[1] a
              * fresh unwind, v[2] cached again. */
             if (!v[1] || v[0] != v[1] || v[2] != v[1] || (ids[i] && ids[i] != v[1]))
                 bad++;
@@ -135,18 +135,18 @@ static void test_new_file_and_fork(void)
     size_t before = 0;
     pid_t pid = 1;
     memset(ids, 0, sizeof(ids));
-    /* Round 0 as is, round 1 in a new trace file, round 2 in a forked
+    /* Pass 0 as is, pass 1 in a new trace file, pass 2 in a forked
      * child: one call site for all three, so the same stacks. */
-    for (volatile int round = 0; round < 3; round++) {
-        if (round == 1)
+    for (volatile int pass = 0; pass < 3; pass++) {
+        if (pass == 1)
             fake_rec_new_file();
-        if (round == 2) {
+        if (pass == 2) {
             pid = fork();
             if (pid != 0)
                 break;
             before = fake_rec_count(CP_REC_STACK);
         }
-        bad[round] = scenarios(1, ids[round]);
+        bad[pass] = scenarios(1, ids[pass]);
     }
     if (pid == 0) {
         /* Every stack announced again in the child's first use. */
@@ -189,7 +189,7 @@ static void test_threads(void)
 /* A site reached at a stack pointer that changes on every call (a frame
  * of varying size below 26 frames): every cached capture misses.  What a
  * miss costs against a plain unwind is what real programs with deep,
- * varied stacks pay (BENCHMARKS.md, issue 16). */
+ * varied stacks pay. */
 static __attribute__((noinline)) uint64_t varied(int i, int cached)
 {
     volatile char *pad = __builtin_alloca(16 + (size_t)(i % 256) * 16);
@@ -220,7 +220,7 @@ static __attribute__((noinline)) uint64_t cycled(int i, int cached)
 {
     /* 64-byte steps: ASan rounds an alloca up to 32 bytes, and 16-byte
      * steps then gave only 150 stack pointers, which 32 sets could hold
-     * or not depending on where the thread's stack began (session 18). */
+     * or not depending on where the thread's stack began. */
     volatile char *pad = __builtin_alloca(16 + (size_t)(i % CYCLE) * 64);
     pad[0] = 0;
     uint64_t id = chain(40, cached);
@@ -313,8 +313,8 @@ static void test_hits_are_cheap(void)
 }
 
 /* A cycle of 300 sites: the table grows until they fit, then serves them
- * (with the first 128 entries every capture of the cycle missed: the
- * autograd thread of GPT-2 small, BENCHMARKS.md 2l), and every id is
+ * (with the first 128 entries every capture of the cycle missed, as on
+ * a training framework's autograd thread), and every id is
  * still the fresh unwind's.  On a thread of its own: a fresh table. */
 static void *cycle_thread(void *arg)
 {
@@ -348,7 +348,7 @@ static void test_cycle_grows(void)
 }
 
 /* Without a test's override a thread follows CUPROBE_STACK_CACHE, which
- * is unset here: the cache is on by default on x86-64 (BENCHMARKS.md 2f). */
+ * is unset here: the cache is on by default on x86-64. */
 static void *default_thread(void *arg)
 {
     *(int *)arg = cp_scache_enabled();

@@ -179,26 +179,26 @@ int main(void)
     CHECK(cp_stacks_add(&l->stacks, 7, 1, &in_lib, 0, NULL) == 0);
     CHECK(cp_stacks_add(&l->stacks, 8, 1, &in_prog, 0, NULL) == 0);
     uint64_t lt = 1000;
-    for (int round = 0; round < 3; round++) {
+    for (int pass = 0; pass < 3; pass++) {
         cp_record la = rec(CP_REC_ALLOC, lt += ms);
         la.u.alloc.kind = CP_MK_DEVICE;
         la.u.alloc.ptr = 0x30000000ull;
         la.u.alloc.size = 3 << 20;
-        la.ev.stack = round == 1 ? 8 : 7;       /* round 1: the program's own */
+        la.ev.stack = pass == 1 ? 8 : 7;       /* pass 1: the program's own */
         CHECK(cp_model_feed(l, NULL, &la) == 0);
         cp_record pa = rec(CP_REC_ALLOC, lt += ms);
         pa.u.alloc.kind = CP_MK_DEVICE;
-        pa.u.alloc.ptr = 0x40000000ull + (uint64_t)round * 0x1000000;
+        pa.u.alloc.ptr = 0x40000000ull + (uint64_t)pass * 0x1000000;
         pa.u.alloc.size = 1 << 20;
         pa.ev.stack = 8;
         CHECK(cp_model_feed(l, NULL, &pa) == 0);
-        CHECK(l->series->now[0].lib_held == (round == 1 ? 0 : 3u << 20));
+        CHECK(l->series->now[0].lib_held == (pass == 1 ? 0 : 3u << 20));
         cp_record lf = rec(CP_REC_FREE, lt += ms);
         lf.u.free.kind = CP_MK_DEVICE;
         lf.u.free.ptr = la.u.alloc.ptr;
         CHECK(cp_model_feed(l, NULL, &lf) == 0);
         CHECK(l->series->now[0].lib_held == 0);
-        CHECK(l->mem[0].held_total == (uint64_t)(round + 1) << 20);
+        CHECK(l->mem[0].held_total == (uint64_t)(pass + 1) << 20);
     }
     cp_proc_free(l);
     return g_fail ? 1 : 0;

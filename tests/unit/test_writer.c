@@ -104,8 +104,8 @@ static void *worker(void *arg)
  * it then gives its event (a timed call's end): the event must still come
  * after the definition (cp_rec_commit_at places it after every committed
  * REC record), or a decoder meets the API id before its name.  DEF_ROUNDS
- * rounds, each with its own API id, so that a drain falling between the two
- * commits of a round (which orders them anyway) cannot hide the bug. */
+ * times, each with its own API id, so that a drain falling between the two
+ * commits of one (which orders them anyway) cannot hide the bug. */
 #define DEF_API 1000
 #define DEF_ROUNDS 200
 static int g_def_stage;

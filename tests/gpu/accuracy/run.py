@@ -1,4 +1,4 @@
-"""run.py OUTDIR - the accuracy suite (issue 10): every workload of this
+"""run.py OUTDIR - the accuracy suite: every workload of this
 folder, clean and with one planted bug, under `cuprobe run`; then
 `cuprobe report --json` of its traces, compared with the expectation:
 
