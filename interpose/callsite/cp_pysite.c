@@ -1,6 +1,6 @@
 /*
  * cp_pysite.c - the Python call-site cache and its code-watcher memo (see
- * cp_pysite.h; issues 4 and 16).
+ * cp_pysite.h).
  *
  * Why every hit is validated.  The walker must not take the GIL, so the
  * cache holds no reference to the code objects it describes: a code object

@@ -1,8 +1,8 @@
 #!/bin/sh
 # lint_product.sh - the repository speaks of the product only: no tracked
-# text file names how it was made, a work session, an issue number, a round
-# of measurements, or a numbered section of BENCHMARKS.md (whose sections
-# are rewritten with the results).  Comments state an invariant and its
+# text file names how it was made: work sessions, issue numbers, rounds of
+# measurements, numbered sections of BENCHMARKS.md (whose sections are
+# rewritten with the results).  Comments state an invariant and its
 # reason; how a figure was reached belongs in a commit body.
 #
 # Scanned: every file `git ls-files` lists, binary files aside, except
@@ -74,6 +74,6 @@ while IFS= read -r f; do
 done <"$TMP/candidates"
 if [ -s "$TMP/hits" ]; then
     cut -c1-200 "$TMP/hits"
-    die "$(wc -l <"$TMP/hits") lines in $(cut -d: -f1 "$TMP/hits" | sort -u | wc -l) files name a session, an issue, a round or a section of BENCHMARKS.md"
+    die "$(wc -l <"$TMP/hits") lines in $(cut -d: -f1 "$TMP/hits" | sort -u | wc -l) files name sessions, issues, rounds or sections of BENCHMARKS.md"
 fi
 echo "$(wc -l <"$TMP/present") tracked files speak of the product only"
