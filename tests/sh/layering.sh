@@ -1,5 +1,5 @@
 #!/bin/sh
-# layering.sh - the layout rules of the brief, checked on the built objects:
+# layering.sh - the layout rules, checked on the built objects:
 #  - no loop of calls between files: the graph "file A calls a function
 #    defined in file B" (from nm: A's undefined symbols, B's defined ones)
 #    over build/interpose/**.o and build/analyzer/**.o has no cycle;
