@@ -46,9 +46,20 @@ ZSTD_A  := $(shell $(CC) -print-file-name=libzstd.a)
 # Sources live in one folder per stage (interpose/hooks, analyzer/checks...);
 # each side sees its own folders and include/, never the other side's.
 SHIM_DIRS := $(sort $(dir $(wildcard interpose/*/*.c)))
-ANA_DIRS  := analyzer/ $(sort $(dir $(wildcard analyzer/*/*.c)))
 SHIM_INC  := $(patsubst %/,-I%,$(SHIM_DIRS))
-ANA_INC   := $(patsubst %/,-I%,$(ANA_DIRS))
+# The analyzer's folders, lowest first.  A file sees the headers of its own
+# folder, of the folders before it and of include/, so a lower stage cannot
+# reach into a higher one; analyzer/*.c (the top, ".") sees every folder.
+# doctor/ stands beside the stages and sees util/ only.  tests/sh/layering.sh
+# reads these two lines and checks every #include and call against them.
+ANA_ORDER  := util symbols decode model checks render
+ANA_DOCTOR := util
+ana_upto    = $(if $(2),$(firstword $(2)) $(if $(filter $(1),$(firstword $(2))),,$(call ana_upto,$(1),$(wordlist 2,99,$(2)))))
+ana_sees    = $(if $(filter doctor,$(1)),$(ANA_DOCTOR) doctor,$(if $(filter .,$(1)),$(ANA_ORDER) doctor .,$(call ana_upto,$(1),$(ANA_ORDER))))
+# The folder of analyzer source $(1): "checks", or "." for analyzer/*.c.
+ana_dir     = $(if $(filter %.c,$(word 2,$(subst /, ,$(1)))),.,$(word 2,$(subst /, ,$(1))))
+ana_inc     = $(patsubst %,-Ianalyzer/%,$(call ana_sees,$(1)))
+ANA_INC    := $(call ana_inc,.)
 SHIM_SRC := $(wildcard interpose/*/*.c)
 SHIM_OBJ := $(patsubst %.c,$(B)/%.o,$(SHIM_SRC))
 ANA_SRC  := $(wildcard analyzer/*.c analyzer/*/*.c)
@@ -121,7 +132,7 @@ $(SHIM): $(SHIM_OBJ) $(UNW_LIB) interpose/exports.map
 # switching back finds its stamp missing (an old one would be older than
 # the objects just built the other way, and nothing would be rebuilt).
 # The shim's objects (above) the same way.
-ANA_STAMP := $(B)/analyzer/.lto-$(LTO_TAG)-$(call FLAGS_SUM,$(CFLAGS) $(ANA_INC))
+ANA_STAMP := $(B)/analyzer/.lto-$(LTO_TAG)-$(call FLAGS_SUM,$(CFLAGS) $(ANA_ORDER) / $(ANA_DOCTOR))
 $(SHIM_STAMP) $(ANA_STAMP):
 	@mkdir -p $(dir $@)
 	$(Q)rm -f $(dir $@).lto-*
@@ -130,7 +141,7 @@ $(SHIM_STAMP) $(ANA_STAMP):
 $(B)/analyzer/%.o: analyzer/%.c $(ANA_STAMP)
 	@mkdir -p $(dir $@)
 	@echo "  CC      $<"
-	$(Q)$(CC) $(CFLAGS) $(if $(LTO_FLAG),$(LTO_FLAG) -ffat-lto-objects) $(ANA_INC) $(DEPFLAGS) -c $< -o $@
+	$(Q)$(CC) $(CFLAGS) $(if $(LTO_FLAG),$(LTO_FLAG) -ffat-lto-objects) $(call ana_inc,$(call ana_dir,$<)) $(DEPFLAGS) -c $< -o $@
 
 $(ANALYZER): $(ANA_OBJ)
 	@echo "  LD      $@"

@@ -4,7 +4,7 @@
  * Inputs: the companion's "exception" records (uncaught exceptions of the
  * main thread, of worker threads, and KeyboardInterrupt), the fatal signal
  * the shim recorded, and the first sticky asynchronous error with the
- * launches in flight at that moment (fatal_async.c).  One finding per
+ * launches in flight at that moment (check_fatal_async.c).  One finding per
  * process death, explained layer by layer:
  *   device mismatch  the devices in the message, the user's line, where the
  *                    odd tensor probably came from, the devices this process
@@ -27,8 +27,8 @@
 #include <string.h>
 
 #include "cp_checks.h"
-#include "fatal_async.h"
-#include "fatal_exc.h"
+#include "check_fatal_async.h"
+#include "check_fatal_exc.h"
 
 extern const cp_check cp_check_fatal;   /* defined at the end of this file */
 

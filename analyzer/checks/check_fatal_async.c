@@ -1,6 +1,6 @@
 /*
- * fatal_async.c - the first sticky asynchronous error and the launches in
- * flight (see fatal_async.h).  A kernel that faults is reported by whatever
+ * check_fatal_async.c - the first sticky asynchronous error and the launches in
+ * flight (see check_fatal_async.h).  A kernel that faults is reported by whatever
  * driver call comes next on its context (a copy, a synchronisation, an
  * event query): the shim records that call, and the launches issued on the
  * context since its last successful synchronisation, from its ring of the
@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "cp_checks.h"
-#include "fatal_async.h"
+#include "check_fatal_async.h"
 
 int fa_sticky(uint64_t code)
 {

@@ -1,5 +1,5 @@
 /*
- * fatal_async.h - the first sticky asynchronous CUDA error of a process
+ * check_fatal_async.h - the first sticky asynchronous CUDA error of a process
  * (CP_REC_ASYNC_ERROR) and the launches that were in flight on its context
  * (CP_REC_INFLIGHT), for check_fatal.c.
  */

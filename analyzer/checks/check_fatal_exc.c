@@ -1,6 +1,6 @@
 /*
- * fatal_exc.c - the companion's "exception" record and its message (see
- * fatal_exc.h).  The message patterns are PyTorch's own texts (2.0-2.11:
+ * check_fatal_exc.c - the companion's "exception" record and its message (see
+ * check_fatal_exc.h).  The message patterns are PyTorch's own texts (2.0-2.11:
  * c10/core/TensorImpl, ATen's TensorIterator and checkSameDevice,
  * c10/cuda/CUDAException, ProcessGroupNCCL's watchdog), matched as
  * substrings so that a framework wrapping them (Lightning, DeepSpeed) still
@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "cp_fw.h"
-#include "fatal_exc.h"
+#include "check_fatal_exc.h"
 
 /* A JSON string member, unescaped (\uXXXX to UTF-8; surrogates as '?'). */
 static int fe_jstr(cp_jv v, const char *key, char *buf, size_t cap)

@@ -1,5 +1,5 @@
 /*
- * fatal_exc.h - the companion's "exception" record (docs/framework.md)
+ * check_fatal_exc.h - the companion's "exception" record (docs/framework.md)
  * read into a struct, and what its message says in the seed's terms:
  * which kind of fatal error it is, which devices a mismatch names, which
  * collective and rank an NCCL failure names.  Used by check_fatal.c.

@@ -50,7 +50,7 @@
 #include "cp_advice.h"
 #include "cp_checks.h"
 #include "cp_fw.h"
-#include "growth_window.h"
+#include "check_growth_window.h"
 
 extern const cp_check cp_check_growth;   /* defined at the end of this file */
 

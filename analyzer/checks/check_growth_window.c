@@ -1,5 +1,5 @@
 /*
- * growth_window.c - memory-growth's timeline on the work axis: the held
+ * check_growth_window.c - memory-growth's timeline on the work axis: the held
  * total per bucket of kernel launches (64 buckets that merge pairwise as
  * the run outgrows them), each site's live bytes at every bucket boundary,
  * and the window's eighths, their floors and where the growth starts.
@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "cp_grow.h"
-#include "growth_window.h"
+#include "check_growth_window.h"
 
 static uint64_t u64_min(uint64_t a, uint64_t b)
 {

@@ -1,6 +1,6 @@
 /*
- * growth_window.h - the state of memory-growth (check_growth.c) and its
- * timeline on the work axis (growth_window.c): buckets of kernel launches,
+ * check_growth_window.h - the state of memory-growth (check_growth.c) and its
+ * timeline on the work axis (check_growth_window.c): buckets of kernel launches,
  * per-site live bytes at their boundaries, and the growth window.
  */
 #ifndef GROWTH_WINDOW_H

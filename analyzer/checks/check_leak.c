@@ -15,13 +15,14 @@
  *
  * A leak is a warning only when it cost something in this run (a share of
  * the card, a site leaking every iteration, memory held at an OOM), else
- * info: leak_cost.h has the rule.
+ * info: check_leak_cost.h has the rule.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "leak_cost.h"
+#include "check_leak_cost.h"
+#include "cp_path.h"
 
 extern const cp_check cp_check_leak;   /* defined at the end of this file */
 

@@ -1,11 +1,11 @@
 /*
- * leak_cost.c - what a leak cost in this run: its share of the card, a
+ * check_leak_cost.c - what a leak cost in this run: its share of the card, a
  * site that leaks every iteration, memory held at an out-of-memory failure
- * (see leak_cost.h for the rule).
+ * (see check_leak_cost.h for the rule).
  */
 #include <stdio.h>
 
-#include "leak_cost.h"
+#include "check_leak_cost.h"
 
 void lk_cost_alloc(cp_map *work, lk_oom *oom, const cp_record *r)
 {

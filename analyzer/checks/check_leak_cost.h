@@ -1,5 +1,5 @@
 /*
- * leak_cost.h - what a leak cost in this run (check_leak.c judges it here).
+ * check_leak_cost.h - what a leak cost in this run (check_leak.c judges it here).
  *
  * Memory never freed is released by the driver with its context or at
  * exit, so a leak costs something only while the run goes on.  It is a

@@ -1,7 +1,7 @@
 /*
  * check_oom.c - oom: every failed allocation, followed through what the
- * program did next (see oom_verdict.h for episodes; the post-mortem text is
- * in oom_verdict.c).
+ * program did next (see check_oom_verdict.h for episodes; the post-mortem text is
+ * in check_oom_verdict.c).
  *
  * The first OOM_FULL unrecovered episodes of a process get a full
  * post-mortem each; later ones are counted by call site in one finding.
@@ -19,7 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "oom_verdict.h"
+#include "check_oom_verdict.h"
 
 extern const cp_check cp_check_oom;   /* defined at the end of this file */
 

@@ -1,11 +1,11 @@
 /*
- * oom_verdict.c - the out-of-memory post-mortem: verdict, advice and the
- * finding (see oom_verdict.h).
+ * check_oom_verdict.c - the out-of-memory post-mortem: verdict, advice and the
+ * finding (see check_oom_verdict.h).
  */
 #include <stdio.h>
 #include <string.h>
 
-#include "oom_verdict.h"
+#include "check_oom_verdict.h"
 
 static const char *const cp_verdict_names[] = { "capacity", "fragmentation", "another process" };
 

@@ -1,6 +1,6 @@
 /*
- * oom_verdict.h - an out-of-memory episode as the oom check records it
- * (check_oom.c), and its post-mortem: verdict and advice (oom_verdict.c).
+ * check_oom_verdict.h - an out-of-memory episode as the oom check records it
+ * (check_oom.c), and its post-mortem: verdict and advice (check_oom_verdict.c).
  *
  * An episode starts at a failed allocation and lasts while the program only
  * frees memory and tries again on the same device (PyTorch releases its

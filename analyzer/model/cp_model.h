@@ -14,9 +14,10 @@
 #include <stdint.h>
 
 #include "cp_decode.h"
-#include "cp_sym.h"
+#include "cp_format.h"
 #include "cp_map.h"
 #include "cp_series.h"
+#include "cp_sym.h"
 
 #define CP_MAX_DEV 64
 
@@ -299,22 +300,9 @@ static inline int cp_hold_of_kind(uint64_t kind)
     }
 }
 
-/*! cp_fmt_bytes() : "1.50 GiB" into buf.  cp_fmt_ns() : "12.3 ms". */
-const char *cp_fmt_bytes(uint64_t b, char *buf, size_t cap);
-const char *cp_fmt_ns(uint64_t ns, char *buf, size_t cap);
-
-/*! cp_result_name() : "CUDA_ERROR_OUT_OF_MEMORY" for a CUresult, or NULL
- *  when unknown. */
-const char *cp_result_name(uint64_t code);
-
 /*! cp_model_drop_live() : free what only reading the trace needs (live
  *  allocations, VMM ranges, streams, contexts) once every check has
  *  finished; what stays is bounded by call sites. */
 void cp_model_drop_live(cp_proc *p);
-
-/*! cp_result_meaning() : what a CUresult means in a sentence (the shared
- *  table, include/cp_curesult.h), or NULL for codes programs do not meet in
- *  practice (the codes of docs/report.md's cuda-errors list all have one). */
-const char *cp_result_meaning(uint64_t code);
 
 #endif /* CP_MODEL_H */

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "cp_path.h"
 #include "render.h"
 
 /* Environment variables that configure allocators, and those that decide
