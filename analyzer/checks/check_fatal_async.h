@@ -3,8 +3,8 @@
  * (CP_REC_ASYNC_ERROR) and the launches that were in flight on its context
  * (CP_REC_INFLIGHT), for check_fatal.c.
  */
-#ifndef FATAL_ASYNC_H
-#define FATAL_ASYNC_H
+#ifndef CHECK_FATAL_ASYNC_H
+#define CHECK_FATAL_ASYNC_H
 
 #include <stdint.h>
 
@@ -44,4 +44,4 @@ void fa_explain(cp_proc *p, const fa_state *s, cp_finding *f, int with_rerun);
  *  (700, 710, 714-719, 999). */
 int fa_sticky(uint64_t code);
 
-#endif /* FATAL_ASYNC_H */
+#endif /* CHECK_FATAL_ASYNC_H */

@@ -4,8 +4,8 @@
  * which kind of fatal error it is, which devices a mismatch names, which
  * collective and rank an NCCL failure names.  Used by check_fatal.c.
  */
-#ifndef FATAL_EXC_H
-#define FATAL_EXC_H
+#ifndef CHECK_FATAL_EXC_H
+#define CHECK_FATAL_EXC_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -74,4 +74,4 @@ void fe_nccl(const char *msg, char *op, size_t ocap, int64_t *seq, int64_t *rank
 /*! fe_first_line() : the first line of s (at most cap - 1 bytes) into buf. */
 const char *fe_first_line(const char *s, char *buf, size_t cap);
 
-#endif /* FATAL_EXC_H */
+#endif /* CHECK_FATAL_EXC_H */

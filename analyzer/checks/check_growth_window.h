@@ -3,8 +3,8 @@
  * timeline on the work axis (check_growth_window.c): buckets of kernel launches,
  * per-site live bytes at their boundaries, and the growth window.
  */
-#ifndef GROWTH_WINDOW_H
-#define GROWTH_WINDOW_H
+#ifndef CHECK_GROWTH_WINDOW_H
+#define CHECK_GROWTH_WINDOW_H
 
 #include <stdint.h>
 
@@ -171,4 +171,4 @@ gw_event(cp_gr *s, uint64_t total, uint64_t ts, int is_free)
  *  @return : 1 when the floors show growth, else 0. */
 int gw_window(cp_gr *s, gwin *g);
 
-#endif /* GROWTH_WINDOW_H */
+#endif /* CHECK_GROWTH_WINDOW_H */

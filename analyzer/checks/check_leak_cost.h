@@ -15,8 +15,8 @@
  *     leaked memory was held, and it was at least as large as the request.
  * Otherwise it is info, whose title says it cost nothing in this run.
  */
-#ifndef LEAK_COST_H
-#define LEAK_COST_H
+#ifndef CHECK_LEAK_COST_H
+#define CHECK_LEAK_COST_H
 
 #include <stdint.h>
 
@@ -63,4 +63,4 @@ void lk_cost_add(lk_cost *c, const cp_live *l, const lk_oom *oom);
 int lk_cost_judge(cp_finding *f, const cp_proc *p, const lk_cost *c, const cp_map *sites,
                   const cp_map *work, const lk_oom *oom, int at_exit);
 
-#endif /* LEAK_COST_H */
+#endif /* CHECK_LEAK_COST_H */

@@ -7,8 +7,8 @@
  * cached segments and retries once); it ends at the next successful
  * allocation there ("recovered") or at the end of the trace.
  */
-#ifndef REPORT_OOM_H
-#define REPORT_OOM_H
+#ifndef CHECK_OOM_VERDICT_H
+#define CHECK_OOM_VERDICT_H
 
 #include "cp_checks.h"
 #include "cp_fw.h"
@@ -57,4 +57,4 @@ int cp_oom_verdict(const cp_proc *p, const oom_ep *e, char *why, size_t cap);
  *  the verdict and advice that fits it. */
 void cp_oom_postmortem(const cp_check *check, cp_proc *p, const oom_ep *e, cp_report *rep);
 
-#endif /* REPORT_OOM_H */
+#endif /* CHECK_OOM_VERDICT_H */

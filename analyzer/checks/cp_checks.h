@@ -3,8 +3,8 @@
  * `cuprobe-analyze report` (one file each, check_*.c, listed once in the
  * registry), and their state while a trace is read.
  */
-#ifndef REPORT_CHECKS_H
-#define REPORT_CHECKS_H
+#ifndef CP_CHECKS_H
+#define CP_CHECKS_H
 
 #include "cp_cuda.h"
 #include "cp_findings.h"
@@ -67,4 +67,4 @@ void cp_check_leak_rec(cp_proc *p, void *st, const cp_record *r);
  * registry. */
 extern const cp_check cp_check_nogpu, cp_check_errors, cp_check_oom;
 
-#endif /* REPORT_CHECKS_H */
+#endif /* CP_CHECKS_H */

@@ -129,18 +129,18 @@ cp_finding *cp_finding_of_map(cp_report *rep, const cp_check *c, cp_proc *p, con
     return f;
 }
 
-static int g_sort_mode;
-
 static uint64_t cp_site_weight(const cp_site *s, int mode)
 {
     return mode == CP_SORT_NS ? s->ns : mode == CP_SORT_BYTES ? s->bytes : s->count;
 }
 
-/* Heaviest first; ties by label so the order never depends on hashing. */
-static int cp_site_cmp(const void *a, const void *b)
+/* Heaviest first by the finding's sort (*(const int *)mode, enum cp_sort);
+ * ties by label so the order never depends on hashing. */
+static int cp_site_cmp(const void *a, const void *b, void *mode)
 {
     const cp_site *x = a, *y = b;
-    uint64_t wx = cp_site_weight(x, g_sort_mode), wy = cp_site_weight(y, g_sort_mode);
+    int m = *(const int *)mode;
+    uint64_t wx = cp_site_weight(x, m), wy = cp_site_weight(y, m);
     if (wx != wy)
         return wx > wy ? -1 : 1;
     if (x->count != y->count)
@@ -167,9 +167,8 @@ static int cp_site_label_cmp(const void *a, const void *b)
 
 void cp_finding_sort_sites(cp_finding *f)
 {
-    g_sort_mode = f->sort;
     if (f->n_sites)
-        qsort(f->sites, f->n_sites, sizeof *f->sites, cp_site_cmp);
+        qsort_r(f->sites, f->n_sites, sizeof *f->sites, cp_site_cmp, &f->sort);
 }
 
 static void cp_finding_prepare(cp_finding *f)
@@ -197,28 +196,27 @@ static void cp_finding_prepare(cp_finding *f)
     cp_finding_sort_sites(f);
 }
 
-/* The check order of the report being sorted (qsort has no context). */
-static const cp_check *const *g_order;
-static size_t g_n_order;
-
-static size_t cp_check_rank(const cp_check *c)
+/* Where check c stands in the report's order (rep->order), after every
+ * listed check when it is not listed. */
+static size_t cp_order_pos(const cp_report *rep, const cp_check *c)
 {
-    for (size_t i = 0; i < g_n_order; i++)
-        if (g_order[i] == c)
+    for (size_t i = 0; i < rep->n_order; i++)
+        if (rep->order[i] == c)
             return i;
-    return g_n_order;
+    return rep->n_order;
 }
 
 /* Top statements first, then errors, warnings, infos; within one
  * severity by check order, process, then weight. */
-static int cp_finding_cmp(const void *a, const void *b)
+static int cp_finding_cmp(const void *a, const void *b, void *report)
 {
     const cp_finding *x = *(cp_finding *const *)a, *y = *(cp_finding *const *)b;
+    const cp_report *rep = report;
     if (x->top != y->top)
         return y->top - x->top;
     if (x->sev != y->sev)
         return y->sev - x->sev;
-    size_t rx = cp_check_rank(x->check), ry = cp_check_rank(y->check);
+    size_t rx = cp_order_pos(rep, x->check), ry = cp_order_pos(rep, y->check);
     if (rx != ry)
         return rx < ry ? -1 : 1;
     int px = x->proc ? x->proc->index : -1, py = y->proc ? y->proc->index : -1;
@@ -235,8 +233,8 @@ void cp_report_prepare(cp_report *rep, const cp_check *const *order, size_t n_or
 {
     for (size_t i = 0; i < rep->n; i++)
         cp_finding_prepare(rep->f[i]);
-    g_order = order;
-    g_n_order = n_order;
+    rep->order = order;
+    rep->n_order = n_order;
     cp_report_sort(rep);
 }
 
@@ -245,7 +243,7 @@ void cp_report_sort(cp_report *rep)
     /* qsort is not stable; cp_finding_cmp ends with the title, and findings
      * with equal titles are interchangeable. */
     if (rep->n)
-        qsort(rep->f, rep->n, sizeof *rep->f, cp_finding_cmp);
+        qsort_r(rep->f, rep->n, sizeof *rep->f, cp_finding_cmp, rep);
 }
 
 static void cp_finding_free(cp_finding *f)

@@ -80,6 +80,8 @@ typedef struct cp_report {
     size_t n_procs;
     int all_frames;
     int max_sites;          /* sites shown per finding in text */
+    const struct cp_check *const *order;    /* check order (cp_report_prepare) */
+    size_t n_order;
 } cp_report;
 
 /*! cp_finding_new() : a finding of check c about process p (may be NULL),

@@ -108,7 +108,7 @@ fail_mutex:
     return NULL;
 }
 
-/* Before a wait, when cp_dec_spin_waits() allows it: watch the count a
+/* Before a wait, when cp__ring_spin_waits() allows it: watch the count a
  * while (20,000 pauses: about one batch's decoding time) before sleeping
  * on the condition.  A thread that sleeps has to be woken with a futex
  * call for every batch, and in a VM those calls cost the decoder thread
@@ -120,7 +120,7 @@ fail_mutex:
 #endif
 static int g_ring_spin;
 
-void cp_dec_spin_waits(int on)
+void cp__ring_spin_waits(int on)
 {
     __atomic_store_n(&g_ring_spin, on, __ATOMIC_RELAXED);
 }

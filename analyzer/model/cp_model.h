@@ -16,7 +16,6 @@
 #include "cp_decode.h"
 #include "cp_format.h"
 #include "cp_map.h"
-#include "cp_series.h"
 #include "cp_sym.h"
 
 #define CP_MAX_DEV 64
@@ -209,8 +208,12 @@ typedef struct cp_proc {
     const cp_live *freeing;
     cp_map *freeing_map;
     size_t freeing_i;
-    /* the memory and copy timeline (cp_series.h), NULL when out of memory */
-    cp_series *series;
+    /* for the record just applied, when an ALLOC: the live entry the model
+     * made for it (NULL otherwise); valid until the next record */
+    cp_live *made;
+    /* the memory and copy timeline, NULL when none: the record loop feeds
+     * it beside the model (cp_series.h), the model never looks inside */
+    struct cp_series *series;
 } cp_proc;
 
 /*! cp_proc_new() : an empty process for trace `file` (index among traces).
@@ -220,9 +223,9 @@ cp_proc *cp_proc_new(const char *file, int index);
 /*! cp_proc_free() : free everything the process holds (NULL is fine). */
 void cp_proc_free(cp_proc *p);
 
-/*! cp_model_feed() : apply record r (from decoder d) to p's model.  Called
- *  before the checks see r, except where noted in cp_model.c.
- *  @return : 0, or -ENOMEM. */
+/*! cp_model_feed() : apply record r (from decoder d) to p's model, and
+ *  set p->made.  Called between the checks that read r before the model
+ *  and those that read it after.  @return : 0, or -ENOMEM. */
 int cp_model_feed(cp_proc *p, const cp_dec *d, const cp_record *r);
 
 /*! cp_model_api_kind() : enum cp_api_kind of the API of event r. */
