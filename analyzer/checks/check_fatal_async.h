@@ -10,38 +10,38 @@
 
 #include "cp_findings.h"
 
-#define FA_MAX 64
+#define CP_ASYNC_MAX 64
 
-typedef struct fa_launch {
+typedef struct cp_async_launch {
     uint64_t api, func, stream, ctx, stack, tid;
     uint64_t grid[3], block[3], shmem;
     char name[160];
-} fa_launch;
+} cp_async_launch;
 
-typedef struct fa_state {
+typedef struct cp_async_state {
     int have;
     uint64_t code, api, stack, ts, ctx;
     int64_t dev;
     uint64_t n_expected, overflow;
-    fa_launch l[FA_MAX];
+    cp_async_launch l[CP_ASYNC_MAX];
     int n;
-} fa_state;
+} cp_async_state;
 
-/* The record types fa_rec() reads. */
-#define FA_TYPES (CP_TYPE_BIT(CP_REC_ASYNC_ERROR) | CP_TYPE_BIT(CP_REC_INFLIGHT))
+/* The record types cp_async_rec() reads. */
+#define CP_ASYNC_TYPES (CP_TYPE_BIT(CP_REC_ASYNC_ERROR) | CP_TYPE_BIT(CP_REC_INFLIGHT))
 
-/*! fa_rec() : take the first ASYNC_ERROR record and the INFLIGHT records
+/*! cp_async_rec() : take the first ASYNC_ERROR record and the INFLIGHT records
  *  that follow it into *s; other records are ignored. */
-void fa_rec(cp_proc *p, fa_state *s, const cp_record *r);
+void cp_async_rec(cp_proc *p, cp_async_state *s, const cp_record *r);
 
-/*! fa_explain() : the error, where it surfaced, the launches in flight
+/*! cp_async_explain() : the error, where it surfaced, the launches in flight
  *  with their sites, and (when with_rerun) the rerun command lines, as
  *  lines and details of finding f.  Without a recorded error: only the
  *  explanation and the rerun lines. */
-void fa_explain(cp_proc *p, const fa_state *s, cp_finding *f, int with_rerun);
+void cp_async_explain(cp_proc *p, const cp_async_state *s, cp_finding *f, int with_rerun);
 
-/*! fa_sticky() : non-zero for the CUresults that leave a context unusable
+/*! cp_async_sticky() : non-zero for the CUresults that leave a context unusable
  *  (700, 710, 714-719, 999). */
-int fa_sticky(uint64_t code);
+int cp_async_sticky(uint64_t code);
 
 #endif /* CHECK_FATAL_ASYNC_H */

@@ -179,7 +179,9 @@ typedef struct cp_check {
     const cp_state_map *maps;   /* its cp_map members (CP_CHECK_STATE) */
     size_t n_maps;
     int (*init)(cp_proc *p, void *st);  /* more setup after the maps, may be NULL */
+    /* each record of `types`; NULL when it reads none */
     void (*rec)(cp_proc *p, void *st, const cp_record *r);
+    /* its findings about one process, after the last record; may be NULL */
     void (*finish)(cp_proc *p, void *st, cp_report *rep);
     void (*done)(void *st);             /* frees what the maps do not cover, may be NULL */
     void (*across)(cp_report *rep);     /* after every trace, may be NULL */
