@@ -77,8 +77,8 @@ FRONT    := $(B)/cuprobe
 FAKECUDA := $(B)/fakecuda/libcuda.so.1
 
 # -fno-plt: libc calls go through their GOT slot, next to the TLS offsets an
-# event reads anyway, not a PLT stub and a .got.plt slot of their own (an
-# allocation event touched 68 lines of shim code, 63 without; BENCHMARKS.md 2q).
+# event reads anyway, not a PLT stub and a .got.plt slot of their own: fewer
+# cache lines of shim code an event touches.
 SHIM_CFLAGS := $(CFLAGS) -fPIC -fvisibility=hidden -ftls-model=initial-exec -fno-plt \
                -fno-omit-frame-pointer -I$(UNW_INC) -DUNW_LOCAL_ONLY $(SHIM_INC)
 SHIM_LIBS   := -Wl,--exclude-libs,ALL $(UNW_LIB) $(ZSTD_A) -ldl -lpthread \
@@ -102,9 +102,9 @@ $(UNW_LIB):
 # The shim is linked with link-time optimisation too (not in sanitizer
 # builds; LTO=0 turns it off): a wrapper, its hook, the recorder and the
 # interval map live in different files, and inlining across them takes
-# calls, spills and reloads off every allocation, free and launch
-# (BENCHMARKS.md 1, ninth round).  Fat objects, so unit tests link them as
-# before; the link gets the compile flags (TLS model, frame pointers).
+# calls, spills and reloads off every allocation, free and launch.  Fat
+# objects, so unit tests link them as before; the link gets the compile
+# flags (TLS model, frame pointers).
 LTO_FLAG   := $(if $(SAN)$(filter 0,$(LTO)),,-flto=auto)
 LTO_TAG    := $(if $(LTO_FLAG),on,off)
 # The stamps are named after the compile flags too (a checksum), so that a
@@ -123,9 +123,9 @@ $(SHIM): $(SHIM_OBJ) $(UNW_LIB) interpose/exports.map
 
 # The analyzer is linked with link-time optimisation (not in sanitizer
 # builds): a record's way through the reader, the model and the checks
-# crosses files, and inlining across them takes about 9% of the reader
-# thread's instructions off a report (BENCHMARKS.md 3d).  The objects are
-# fat, so unit tests that link some of them need no LTO step.
+# crosses files, and inlining across them takes calls and frames off every
+# record.  The objects are fat, so unit tests that link some of them need
+# no LTO step.
 # LTO=0 turns it off (quicker relinks while iterating on the analyzer).
 # Objects built before LTO was on (or off) are rebuilt once: they depend on
 # a stamp named after the setting.  Making one removes the other, so that
@@ -225,7 +225,7 @@ demo: all
 
 .PHONY: gpulib
 ## gpulib: copy the analyzer's shared libraries (elfutils) and a zstd binary with its own into
-##   $(B)/gpulib, for a GPU machine that lacks them (tests/gpu/session_batch.sh, analyzer_host.sh)
+##   $(B)/gpulib, for a GPU machine that lacks them (the scripts of tests/gpu/)
 gpulib: $(ANALYZER)
 	$(Q)mkdir -p $(B)/gpulib
 	$(Q)cp -L "$$(command -v zstd)" $(B)/gpulib/zstd
@@ -236,7 +236,7 @@ gpulib: $(ANALYZER)
 .PHONY: install
 ## selftime: a benchmark build of the shim into $(B)/st/bin (with scripts/python beside it) whose
 ##   wrappers time each call and the recording path's parts (-DCP_SELFTIME; bench/gpu_steps.py
-##   toggle TOGGLE_SELFTIME=1, BENCHMARKS.md 2p); shares $(B)'s libunwind
+##   toggle TOGGLE_SELFTIME=1); shares $(B)'s libunwind
 .PHONY: selftime
 selftime: $(UNW_LIB)
 	$(Q)$(MAKE) --no-print-directory B=$(B)/st UNW_DIR=$(abspath $(UNW_DIR)) \

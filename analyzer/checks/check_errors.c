@@ -180,7 +180,7 @@ static __attribute__((noinline)) void er_rec_full(cp_proc *p, cp_er *s, const cp
         *ft = r->ts;
     /* Once one failure with this code was not benign, the code's finding
      * is not: er_benign()'s name comparisons (most of a failing call's
-     * cost, BENCHMARKS.md 3m) would change nothing. */
+     * cost) would change nothing. */
     if (!teardown && s->c[i].benign && !er_benign(api, code))
         s->c[i].benign = 0;
 }

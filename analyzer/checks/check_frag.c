@@ -22,7 +22,7 @@
  * freed and allocated again through the driver, FR_CHURN_MIN_NS or more
  * spent in those calls).  Stream-ordered allocations (cuMemAllocAsync,
  * cuMemAllocFromPoolAsync) are served from their pool without a driver
- * round trip or a synchronisation: they are never churn.
+ * call or a synchronisation: they are never churn.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -36,7 +36,7 @@ extern const cp_check cp_check_frag;   /* defined at the end of this file */
 
 #define FR_MIN_BYTES (64ull << 20)
 #define FR_CHURN_MIN_SIZE CP_FREE_SITE_MIN_BYTES  /* smaller frees have no site */
-/* Churn is a round trip to the driver (cp_free_site_kind, cp_trace.h):
+/* Churn is a call into the driver and back (cp_free_site_kind, cp_trace.h):
  * memory a pool serves is not. */
 #define FR_CHURN_MIN_COUNT 16
 #define FR_TORCH_MIN_GAP (256ull << 20)

@@ -219,9 +219,9 @@ int cp_gwin_window(cp_growth *s, cp_growth_win *g)
     } else {
         /* A warm-up that takes up to half of the work, its floors rising
          * and falling (JAX under cuda_async, tests/gpu/accuracy/
-         * jax_train.py: the rule held over the whole window in 6 runs of
-         * 7, session 17): the rule over the second half, and the growth
-         * measured from there. */
+         * jax_train.py: the rule does not always hold over the whole
+         * window): the rule over the second half, and the growth measured
+         * from there. */
         uint32_t half = (g->end + 1) / 2;
         if (!gw_floors(g, lv, half))
             return 0;

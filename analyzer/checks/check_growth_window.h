@@ -17,7 +17,7 @@
  * allocator (cudaMallocAsync) shows every tensor, so a loop that keeps one
  * scalar a step (losses.append(loss.detach())) raised the floor of every
  * eighth by a few bytes, and a clean GPT-2 run of 20 steps read as growth
- * from its warm-up on (session 17). */
+ * from its warm-up on. */
 #define CP_GROWTH_STEP (CP_GROWTH_MIN / 64)
 #define CP_GROWTH_MIN_WORK 64       /* launches in the window: the program works */
 #define CP_TEARDOWN_DIV 50          /* a tail of frees followed by < 1/50 of the work */
@@ -109,8 +109,8 @@ void cp_gwin_site_full(cp_growth *s, cp_map *m, uint64_t stack, uint32_t idx, ui
 /*! cp_gwin_site() : count bytes allocated (is_free 0) or freed (1) at `stack` in
  *  map m (of cp_growth_site: s's sites or steps) in bucket idx; nothing when out of
  *  memory.  Inline for a known site whose history is up to date (nearly
- *  every ALLOC, FREE and wait): cp_gwin_site_full()'s frame and call were a
- *  third of its instructions (BENCHMARKS.md 3p).  Unsigned on purpose:
+ *  every ALLOC, FREE and wait): a call and frame would cost more than the
+ *  update itself.  Unsigned on purpose:
  *  sizes come from the trace and may be anything up to 2^64-1, so no
  *  signed delta (and no negation of one) is ever formed. */
 static inline __attribute__((always_inline)) void
@@ -139,8 +139,8 @@ static inline cp_growth_hist *cp_gwin_hist(const cp_growth *s, const cp_growth_s
 
 /*! cp_gwin_event() : one device memory event at the current work clock; total
  *  is the held total after it.  @return : its bucket.  Inline (every ALLOC
- *  and FREE of device memory): its call and frame were a third of its
- *  instructions; cp_gwin_index() only when the clock left the last bucket. */
+ *  and FREE of device memory): a call and frame would cost more than the
+ *  work; cp_gwin_index() only when the clock left the last bucket. */
 static inline __attribute__((always_inline)) uint32_t
 cp_gwin_event(cp_growth *s, uint64_t total, uint64_t ts, int is_free)
 {

@@ -149,8 +149,8 @@ cp_check_run *cp_checks_start(cp_proc *p, const unsigned char *selected)
  * analyzer's LTO build): only that type's checks stay, called directly,
  * not through a pointer whose target changes from record to record (each
  * such call was a likely mispredicted branch).  Every check of the list
- * must run (cp_checks_fns_init()): a test of live[] was two instructions
- * a check and record. */
+ * must run (cp_checks_fns_init()): no test of live[] for each check and
+ * record. */
 #define CP_CHECK_CALL_(name, how) \
     if ((after_model ? cp_check_##name.types & ~cp_check_##name.pre_types \
                      : cp_check_##name.pre_types) & bit) \
@@ -163,13 +163,11 @@ cp_checks_of_type(cp_check_run *run, cp_proc *p, const cp_record *r, int after_m
 }
 
 /* The types of nearly every record of a run, each with a function of its
- * own before and after the model, used when every check runs.  They were
- * one function with a switch on the type: its frame (the registers of
- * every type's inlined checks) and the switch cost about thirty
- * instructions a call, 7 % of the reader's (BENCHMARKS.md 3p); a call
- * through the type's entry of a table predicts as well as the switch's
- * jump.  Only type T's records come to T's functions, so the checks' own
- * tests of r->type fold away. */
+ * own before and after the model, used when every check runs.  Not one
+ * function with a switch on the type: its frame would hold the registers
+ * of every type's inlined checks, while a call through the type's entry
+ * of a table predicts as well as the switch's jump.  Only type T's records
+ * come to T's functions, so the checks' own tests of r->type fold away. */
 #define CP_CHECKS_HOT(X) \
     X(ALLOC, alloc) X(FREE, free) X(COPY, copy) X(MEMSET, memset) X(SYNC, sync) X(CALL, call) \
     X(LAUNCH_COUNT, launch_count)

@@ -9,7 +9,7 @@
  * it).
  *
  * A trace file of CP_DEC_THREAD_MIN bytes or more is decoded on a thread
- * of its own (decompression, framing and fields: about half the work of a
+ * of its own (decompression, framing and fields: a large share of a
  * report), so the reader's thread only runs the model and the checks.  The
  * thread fills batches (cp_decode_ring.c): each owns the window its records
  * point into, so a refill starts a new batch instead of moving bytes that
@@ -357,9 +357,8 @@ cp_dec_lean(cp_dec *d, cp_batch *b, unsigned type, size_t hdr, uint64_t plen)
 }
 
 /* The decoder thread's common case (cp__dec_lean_run()), its position,
- * count and time in registers: through d and b they were stored and
- * loaded again at every record, about half the decoder thread's
- * instructions outside zstd and the fields (BENCHMARKS.md 3o).  Only
+ * count and time in registers: through d and b they would be stored and
+ * loaded again at every record.  Only
  * while d->state is CP_DS_OK and a record was taken: none of the records
  * it takes ends the stream or is the first. */
 static inline __attribute__((always_inline)) void

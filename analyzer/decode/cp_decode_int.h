@@ -172,9 +172,9 @@ struct cp_arena_blk {
  * decodes their time (from ts0 on) and thread itself.  Only the records
  * the decoder thread parsed anyway (the first of the trace, the ones with
  * names or arrays, unknown types, the ones the fast parser refused) have
- * their slots written, and are listed in `slotted`.  (A stash of each lean
- * record's time, thread and bounds, 48 bytes beside its slot, cost both
- * threads a cache line every 1.3 records: BENCHMARKS.md 3n.) */
+ * their slots written, and are listed in `slotted`.  (No stash of each lean
+ * record's time, thread and bounds beside its slot: it would cost both
+ * threads a cache line every few records.) */
 #define CP_CACHE_LINE 64
 typedef struct cp_batch {
     _Alignas(CP_CACHE_LINE) uint8_t *buf;
@@ -199,7 +199,7 @@ typedef struct cp_batch {
 
 #define CP_RING_SLOTS 4
 
-/* Batches go round: the decoder thread takes a free one, fills it and
+/* Batches circulate: the decoder thread takes a free one, fills it and
  * hands it over full; the reader takes full ones in order and gives them
  * back. */
 typedef struct cp_ring cp_ring;
