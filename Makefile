@@ -46,9 +46,20 @@ ZSTD_A  := $(shell $(CC) -print-file-name=libzstd.a)
 # Sources live in one folder per stage (interpose/hooks, analyzer/checks...);
 # each side sees its own folders and include/, never the other side's.
 SHIM_DIRS := $(sort $(dir $(wildcard interpose/*/*.c)))
-ANA_DIRS  := analyzer/ $(sort $(dir $(wildcard analyzer/*/*.c)))
 SHIM_INC  := $(patsubst %/,-I%,$(SHIM_DIRS))
-ANA_INC   := $(patsubst %/,-I%,$(ANA_DIRS))
+# The analyzer's folders, lowest first.  A file sees the headers of its own
+# folder, of the folders before it and of include/, so a lower stage cannot
+# reach into a higher one; analyzer/*.c (the top, ".") sees every folder.
+# doctor/ stands beside the stages and sees util/ only.  tests/sh/layering.sh
+# reads these two lines and checks every #include and call against them.
+ANA_ORDER  := util symbols decode model checks render
+ANA_DOCTOR := util
+ana_upto    = $(if $(2),$(firstword $(2)) $(if $(filter $(1),$(firstword $(2))),,$(call ana_upto,$(1),$(wordlist 2,99,$(2)))))
+ana_sees    = $(if $(filter doctor,$(1)),$(ANA_DOCTOR) doctor,$(if $(filter .,$(1)),$(ANA_ORDER) doctor .,$(call ana_upto,$(1),$(ANA_ORDER))))
+# The folder of analyzer source $(1): "checks", or "." for analyzer/*.c.
+ana_dir     = $(if $(filter %.c,$(word 2,$(subst /, ,$(1)))),.,$(word 2,$(subst /, ,$(1))))
+ana_inc     = $(patsubst %,-Ianalyzer/%,$(call ana_sees,$(1)))
+ANA_INC    := $(call ana_inc,.)
 SHIM_SRC := $(wildcard interpose/*/*.c)
 SHIM_OBJ := $(patsubst %.c,$(B)/%.o,$(SHIM_SRC))
 ANA_SRC  := $(wildcard analyzer/*.c analyzer/*/*.c)
@@ -66,8 +77,8 @@ FRONT    := $(B)/cuprobe
 FAKECUDA := $(B)/fakecuda/libcuda.so.1
 
 # -fno-plt: libc calls go through their GOT slot, next to the TLS offsets an
-# event reads anyway, not a PLT stub and a .got.plt slot of their own (an
-# allocation event touched 68 lines of shim code, 63 without; BENCHMARKS.md 2q).
+# event reads anyway, not a PLT stub and a .got.plt slot of their own: fewer
+# cache lines of shim code an event touches.
 SHIM_CFLAGS := $(CFLAGS) -fPIC -fvisibility=hidden -ftls-model=initial-exec -fno-plt \
                -fno-omit-frame-pointer -I$(UNW_INC) -DUNW_LOCAL_ONLY $(SHIM_INC)
 SHIM_LIBS   := -Wl,--exclude-libs,ALL $(UNW_LIB) $(ZSTD_A) -ldl -lpthread \
@@ -91,9 +102,9 @@ $(UNW_LIB):
 # The shim is linked with link-time optimisation too (not in sanitizer
 # builds; LTO=0 turns it off): a wrapper, its hook, the recorder and the
 # interval map live in different files, and inlining across them takes
-# calls, spills and reloads off every allocation, free and launch
-# (BENCHMARKS.md 1, ninth round).  Fat objects, so unit tests link them as
-# before; the link gets the compile flags (TLS model, frame pointers).
+# calls, spills and reloads off every allocation, free and launch.  Fat
+# objects, so unit tests link them as before; the link gets the compile
+# flags (TLS model, frame pointers).
 LTO_FLAG   := $(if $(SAN)$(filter 0,$(LTO)),,-flto=auto)
 LTO_TAG    := $(if $(LTO_FLAG),on,off)
 # The stamps are named after the compile flags too (a checksum), so that a
@@ -112,16 +123,16 @@ $(SHIM): $(SHIM_OBJ) $(UNW_LIB) interpose/exports.map
 
 # The analyzer is linked with link-time optimisation (not in sanitizer
 # builds): a record's way through the reader, the model and the checks
-# crosses files, and inlining across them takes about 9% of the reader
-# thread's instructions off a report (BENCHMARKS.md 3d).  The objects are
-# fat, so unit tests that link some of them need no LTO step.
+# crosses files, and inlining across them takes calls and frames off every
+# record.  The objects are fat, so unit tests that link some of them need
+# no LTO step.
 # LTO=0 turns it off (quicker relinks while iterating on the analyzer).
 # Objects built before LTO was on (or off) are rebuilt once: they depend on
 # a stamp named after the setting.  Making one removes the other, so that
 # switching back finds its stamp missing (an old one would be older than
 # the objects just built the other way, and nothing would be rebuilt).
 # The shim's objects (above) the same way.
-ANA_STAMP := $(B)/analyzer/.lto-$(LTO_TAG)-$(call FLAGS_SUM,$(CFLAGS) $(ANA_INC))
+ANA_STAMP := $(B)/analyzer/.lto-$(LTO_TAG)-$(call FLAGS_SUM,$(CFLAGS) $(ANA_ORDER) / $(ANA_DOCTOR))
 $(SHIM_STAMP) $(ANA_STAMP):
 	@mkdir -p $(dir $@)
 	$(Q)rm -f $(dir $@).lto-*
@@ -130,7 +141,7 @@ $(SHIM_STAMP) $(ANA_STAMP):
 $(B)/analyzer/%.o: analyzer/%.c $(ANA_STAMP)
 	@mkdir -p $(dir $@)
 	@echo "  CC      $<"
-	$(Q)$(CC) $(CFLAGS) $(if $(LTO_FLAG),$(LTO_FLAG) -ffat-lto-objects) $(ANA_INC) $(DEPFLAGS) -c $< -o $@
+	$(Q)$(CC) $(CFLAGS) $(if $(LTO_FLAG),$(LTO_FLAG) -ffat-lto-objects) $(call ana_inc,$(call ana_dir,$<)) $(DEPFLAGS) -c $< -o $@
 
 $(ANALYZER): $(ANA_OBJ)
 	@echo "  LD      $@"
@@ -214,7 +225,7 @@ demo: all
 
 .PHONY: gpulib
 ## gpulib: copy the analyzer's shared libraries (elfutils) and a zstd binary with its own into
-##   $(B)/gpulib, for a GPU machine that lacks them (tests/gpu/session_batch.sh, analyzer_host.sh)
+##   $(B)/gpulib, for a GPU machine that lacks them (the scripts of tests/gpu/)
 gpulib: $(ANALYZER)
 	$(Q)mkdir -p $(B)/gpulib
 	$(Q)cp -L "$$(command -v zstd)" $(B)/gpulib/zstd
@@ -225,7 +236,7 @@ gpulib: $(ANALYZER)
 .PHONY: install
 ## selftime: a benchmark build of the shim into $(B)/st/bin (with scripts/python beside it) whose
 ##   wrappers time each call and the recording path's parts (-DCP_SELFTIME; bench/gpu_steps.py
-##   toggle TOGGLE_SELFTIME=1, BENCHMARKS.md 2p); shares $(B)'s libunwind
+##   toggle TOGGLE_SELFTIME=1); shares $(B)'s libunwind
 .PHONY: selftime
 selftime: $(UNW_LIB)
 	$(Q)$(MAKE) --no-print-directory B=$(B)/st UNW_DIR=$(abspath $(UNW_DIR)) \

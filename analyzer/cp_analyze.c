@@ -15,6 +15,7 @@
 
 #include "cp_analyze.h"
 #include "cp_checks.h"
+#include "cp_series.h"
 
 #define CP_MAX_JOBS 1024
 
@@ -86,6 +87,7 @@ static int cp_read_trace(cp_proc *p, const cp_aopts *o, cp_progress *pg)
     const cp_checks_fn *pre_fn = cp_checks_fns(p->checks, 0);
     const cp_checks_fn *post_fn = cp_checks_fns(p->checks, 1);
     cp_rec_hook hook = o->hook;
+    cp_series *ser = p->series;
     /* Records come in runs (a decoder thread's batch): no call per record
      * to get the next one.  A record's type is a byte of the trace. */
     while ((rc = cp_dec_next_run(d, &run, &n)) == 1) {
@@ -93,7 +95,11 @@ static int cp_read_trace(cp_proc *p, const cp_aopts *o, cp_progress *pg)
             cp_checks_fn pre = pre_fn[r->type & 255], post = post_fn[r->type & 255];
             if (pre)
                 pre(p->checks, p, r);
-            if (cp_model_feed(p, d, r) == -ENOMEM) {
+            /* The timeline reads a FREE before the model forgets what it
+             * releases, everything else after the model applied it. */
+            if (r->type == CP_REC_FREE)
+                cp_series_pre(ser, r, cp_model_freeing(p, r));
+            if (cp_model_feed(p, d, r) == -ENOMEM || cp_series_feed(ser, p, r, p->made) == -ENOMEM) {
                 rc = -ENOMEM;
                 break;
             }
@@ -142,7 +148,7 @@ static int cp_read_trace(cp_proc *p, const cp_aopts *o, cp_progress *pg)
 static int cp_analyze_one(const char *file, size_t i, const cp_aopts *o, cp_part *pt,
                           cp_progress *pg)
 {
-    cp_proc *p = cp_proc_new(file, (int)i);
+    cp_proc *p = cp_part_proc_new(file, (int)i);
     if (!p)
         return -1;
     pt->proc = p;
@@ -173,10 +179,27 @@ static int cp_analyze_one(const char *file, size_t i, const cp_aopts *o, cp_part
     return 0;
 }
 
+cp_proc *cp_part_proc_new(const char *file, int index)
+{
+    cp_proc *p = cp_proc_new(file, index);
+    if (p && !(p->series = cp_series_new())) {
+        cp_proc_free(p);
+        return NULL;
+    }
+    return p;
+}
+
+void cp_part_proc_free(cp_proc *p)
+{
+    if (p)
+        cp_series_free(p->series);
+    cp_proc_free(p);
+}
+
 void cp_part_free(cp_part *pt)
 {
     cp_report_free(&pt->rep);
-    cp_proc_free(pt->proc);
+    cp_part_proc_free(pt->proc);
     pt->proc = NULL;
 }
 

@@ -43,6 +43,13 @@ int cp_analyze_jobs(int jobs, size_t n);
  *  with cp_part_free). */
 int cp_analyze_traces(char **files, size_t n, const cp_aopts *o, cp_part *parts);
 
+/*! cp_part_proc_new() : a process of the model (cp_proc_new()) with an
+ *  empty timeline.  @return : it, or NULL when out of memory. */
+cp_proc *cp_part_proc_new(const char *file, int index);
+
+/*! cp_part_proc_free() : free p and its timeline (NULL is fine). */
+void cp_part_proc_free(cp_proc *p);
+
 /*! cp_part_free() : free a part's findings and process. */
 void cp_part_free(cp_part *pt);
 

@@ -549,7 +549,7 @@ void cp_report_release(cp_report *rep)
 {
     cp_report_free(rep);
     for (size_t i = 0; i < rep->n_procs; i++)
-        cp_proc_free(rep->procs[i]);
+        cp_part_proc_free(rep->procs[i]);
     free(rep->procs);
     rep->procs = NULL;
     rep->n_procs = 0;

@@ -15,6 +15,7 @@
 #include "cp_grow.h"
 #include "cp_jread.h"
 #include "cp_proc_fields.h"
+#include "cp_series.h"
 #include "cp_summary.h"
 
 typedef struct cp_sr {
@@ -449,7 +450,7 @@ static int cp_sr_part(cp_sr *r, const cp_jn *o, const unsigned char *selected, c
     if (r->bad)
         return -1;
     const char *path = cp_sym_intern(file->s, file->len);
-    cp_proc *p = path ? cp_proc_new(path, 0) : NULL;
+    cp_proc *p = path ? cp_part_proc_new(path, 0) : NULL;
     if (!p)
         return cp_sr_oom(r);
     pt->proc = p;

@@ -13,6 +13,7 @@
 #include "cp_checks.h"
 #include "cp_grow.h"
 #include "cp_proc_fields.h"
+#include "cp_series.h"
 #include "cp_summary.h"
 
 /* One struct x as a JSON array of the fields of a table. */

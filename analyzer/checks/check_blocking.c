@@ -25,25 +25,25 @@ extern const cp_check cp_check_blocking;   /* defined at the end of this file */
 /* --- blocking-copy ------------------------------------------------------------------- */
 
 /* One call site's waits (value of cp_blk.agg). */
-typedef struct blk_site {
+typedef struct cp_blocking_site {
     cp_agg_val a;
     uint64_t last_ts, last_seq;
     uint64_t interleaved;       /* gaps with other CUDA work between occurrences */
     uint64_t gaps_known;        /* gaps whose launch count the trace gives */
     uint64_t gaps_launched;     /* ... of them with kernel launches */
     uint64_t last_tid, last_cum; /* the thread's launch total at the last occurrence */
-} blk_site;
+} cp_blocking_site;
 
 /* A thread's kernel launches so far, summed from its COPY/SYNC records. */
-typedef struct blk_cum {
+typedef struct cp_blocking_cum {
     uint64_t launches;
     int known;
-} blk_cum;
+} cp_blocking_cum;
 
 typedef struct cp_blk {
-    cp_map agg;                 /* stack*8 + what -> blk_site */
+    cp_map agg;                 /* stack*8 + what -> cp_blocking_site */
     cp_map pend;                /* tid -> cp_pend */
-    cp_map cum;                 /* tid -> blk_cum */
+    cp_map cum;                 /* tid -> cp_blocking_cum */
     uint64_t n_set;             /* entries of pend with set: none (the usual
                                  * case) spares every record the lookup */
     uint64_t seq;               /* work records seen */
@@ -51,9 +51,9 @@ typedef struct cp_blk {
 } cp_blk;
 
 static const cp_state_map blk_maps[] = {
-    CP_STATE_MAP(cp_blk, agg, blk_site),
+    CP_STATE_MAP(cp_blk, agg, cp_blocking_site),
     CP_STATE_MAP(cp_blk, pend, cp_pend),
-    CP_STATE_MAP(cp_blk, cum, blk_cum),
+    CP_STATE_MAP(cp_blk, cum, cp_blocking_cum),
 };
 
 /* One wait at stack (what: 0 = a device-to-host copy, else the sync op),
@@ -61,9 +61,9 @@ static const cp_state_map blk_maps[] = {
 static void blk_add(cp_proc *p, cp_blk *s, uint64_t stack, uint64_t what, uint64_t bytes,
                     uint64_t ns, uint64_t ts, uint64_t api, uint64_t seq, uint64_t tid)
 {
-    const blk_cum *cum = cp_map_get(&s->cum, tid);
+    const cp_blocking_cum *cum = cp_map_get(&s->cum, tid);
     int created;
-    blk_site *b = cp_map_put(&s->agg, stack * 8 + (what & 7), &created);
+    cp_blocking_site *b = cp_map_put(&s->agg, stack * 8 + (what & 7), &created);
     if (!b)
         return;
     if (created) {
@@ -106,7 +106,7 @@ blk_rec_full(cp_proc *p, cp_blk *s, const cp_record *r)
     uint64_t l = r->type == CP_REC_COPY ? r->u.copy.launches
                : r->type == CP_REC_SYNC ? r->u.sync.launches : CP_LAUNCHES_UNKNOWN;
     if (l != CP_LAUNCHES_UNKNOWN) {
-        blk_cum *cum = cp_map_put(&s->cum, r->tid, NULL);
+        cp_blocking_cum *cum = cp_map_put(&s->cum, r->tid, NULL);
         if (cum) {
             cum->launches += l;
             cum->known = 1;
@@ -165,7 +165,7 @@ cp_check_blocking_rec(cp_proc *p, void *st, const cp_record *r)
 }
 
 /* Repeated, and spread over the run rather than one burst. */
-static int blk_hot(const cp_blk *s, const blk_site *b)
+static int blk_hot(const cp_blk *s, const cp_blocking_site *b)
 {
     if (b->a.count < CP_HOT_MIN)
         return 0;
@@ -182,7 +182,7 @@ static void blk_finish(cp_proc *p, void *st, cp_report *rep)
     uint64_t copies = 0, syncs = 0, ns = 0, sites = 0;
     size_t it = 0;
     uint64_t key;
-    blk_site *b;
+    cp_blocking_site *b;
     while ((b = cp_map_next(&s->agg, &it, &key))) {
         if (!blk_hot(s, b))
             continue;

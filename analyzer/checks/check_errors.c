@@ -33,13 +33,13 @@ extern const cp_check cp_check_errors;   /* defined at the end of this file */
 /* cp_finding.tag of a group of failures at process teardown */
 #define ER_TEARDOWN (1ull << 32)
 
-typedef struct er_code {
+typedef struct cp_errors_code {
     uint64_t code;
     int teardown;               /* failures after the driver began shutting down */
     cp_map agg;                 /* (api << 40) ^ stack -> cp_agg_val */
     uint64_t n;
     int benign;                 /* every failure is a harmless probe */
-} er_code;
+} cp_errors_code;
 
 #define ER_OK_DIRECT 1024
 
@@ -50,7 +50,7 @@ typedef struct cp_er {
     uint64_t ok_ts[ER_OK_DIRECT];
     unsigned char ok_seen[ER_OK_DIRECT];
     cp_map fail;                /* (code << 32 | teardown << 31 | api) -> ts of the last failure */
-    er_code c[ER_MAX_CODES];
+    cp_errors_code c[ER_MAX_CODES];
     int n_codes;
     int deinit;                 /* CUDA_ERROR_DEINITIALIZED seen: exit has begun */
     uint64_t newer, newer_max;
@@ -180,7 +180,7 @@ static __attribute__((noinline)) void er_rec_full(cp_proc *p, cp_er *s, const cp
         *ft = r->ts;
     /* Once one failure with this code was not benign, the code's finding
      * is not: er_benign()'s name comparisons (most of a failing call's
-     * cost, BENCHMARKS.md 3m) would change nothing. */
+     * cost) would change nothing. */
     if (!teardown && s->c[i].benign && !er_benign(api, code))
         s->c[i].benign = 0;
 }
@@ -246,19 +246,19 @@ static int cp_cvd_hides_all(const char *cvd)
            strcasecmp(cvd, "NoDevFiles") == 0 || strcmp(cvd, ",") == 0;
 }
 
-typedef struct er_apis {
+typedef struct cp_errors_apis {
     const char *top;            /* the API with the most failures */
     uint64_t top_n, n_apis;
     int recovered;              /* every API of the group succeeded after its last failure */
-} er_apis;
+} cp_errors_apis;
 
-static void er_group_apis(cp_er *s, const er_code *c, er_apis *a)
+static void er_group_apis(cp_er *s, const cp_errors_code *c, cp_errors_apis *a)
 {
     const char *seen[16];
     size_t n_seen = 0, it = 0;
     uint64_t key;
     cp_agg_val *v;
-    *a = (er_apis){ .recovered = 1 };
+    *a = (cp_errors_apis){ .recovered = 1 };
     while ((v = cp_map_next((cp_map *)&c->agg, &it, &key))) {
         uint64_t api = (key ^ v->stack) >> 40;
         const uint64_t *ft = cp_map_get(&s->fail, er_fail_key(c->code, c->teardown, api));
@@ -279,11 +279,11 @@ static void er_group_apis(cp_er *s, const er_code *c, er_apis *a)
     a->n_apis = n_seen;
 }
 
-static void er_code_finding(cp_proc *p, cp_er *s, er_code *c, cp_report *rep)
+static void er_code_finding(cp_proc *p, cp_er *s, cp_errors_code *c, cp_report *rep)
 {
     const char *name = cp_result_name(c->code);
     char meaning[512], v1[32], from[160] = "";
-    er_apis a;
+    cp_errors_apis a;
     er_group_apis(s, c, &a);
     const char *m = a.n_apis == 1 ? er_context(a.top, c->code) : NULL;
     if (!m)

@@ -4,7 +4,7 @@
  * Inputs: the companion's "exception" records (uncaught exceptions of the
  * main thread, of worker threads, and KeyboardInterrupt), the fatal signal
  * the shim recorded, and the first sticky asynchronous error with the
- * launches in flight at that moment (fatal_async.c).  One finding per
+ * launches in flight at that moment (check_fatal_async.c).  One finding per
  * process death, explained layer by layer:
  *   device mismatch  the devices in the message, the user's line, where the
  *                    odd tensor probably came from, the devices this process
@@ -27,22 +27,22 @@
 #include <string.h>
 
 #include "cp_checks.h"
-#include "fatal_async.h"
-#include "fatal_exc.h"
+#include "check_fatal_async.h"
+#include "check_fatal_exc.h"
 
 extern const cp_check cp_check_fatal;   /* defined at the end of this file */
 
 #define FT_THREADS 4
 
 typedef struct cp_ft {
-    fe_exc main;                /* the main thread's uncaught exception */
-    fe_exc thr[FT_THREADS];     /* worker threads' */
+    cp_exc main;                /* the main thread's uncaught exception */
+    cp_exc thr[FT_THREADS];     /* worker threads' */
     int n_thr;
     uint64_t n_thr_all;
     int64_t sig_code;
     uint64_t sig_addr;
     uint64_t oom_failures;      /* failed allocations (CUDA_ERROR_OUT_OF_MEMORY) */
-    fa_state async;             /* the first sticky error and its launches */
+    cp_async_state async;             /* the first sticky error and its launches */
 } cp_ft;
 
 static __attribute__((noinline)) void ft_rec_full(cp_proc *p, void *st, const cp_record *r)
@@ -52,8 +52,8 @@ static __attribute__((noinline)) void ft_rec_full(cp_proc *p, void *st, const cp
     case CP_REC_FRAMEWORK: {
         if (!p->fw_ready_kind || strcmp(p->fw_ready_kind, "exception") != 0)
             return;
-        fe_exc *e = malloc(sizeof *e);
-        if (!e || fe_exc_parse(p->fw_ready_json, p->fw_ready_len, e) != 0) {
+        cp_exc *e = malloc(sizeof *e);
+        if (!e || cp_exc_parse(p->fw_ready_json, p->fw_ready_len, e) != 0) {
             free(e);
             return;
         }
@@ -77,7 +77,7 @@ static __attribute__((noinline)) void ft_rec_full(cp_proc *p, void *st, const cp
             s->oom_failures++;
         return;
     default:
-        fa_rec(p, &s->async, r);
+        cp_async_rec(p, &s->async, r);
         return;
     }
 }
@@ -96,7 +96,7 @@ cp_check_fatal_rec(cp_proc *p, void *st, const cp_record *r)
 }
 
 /* "file:line (func)" of a frame. */
-static const char *ft_where(const fe_frame *f, char *buf, size_t cap)
+static const char *ft_where(const cp_exc_frame *f, char *buf, size_t cap)
 {
     if (!f->file[0])
         snprintf(buf, cap, "(no Python frame)");
@@ -106,7 +106,7 @@ static const char *ft_where(const fe_frame *f, char *buf, size_t cap)
 }
 
 /* The source line of a frame, when the file is readable here. */
-static int ft_source(const fe_frame *f, char *buf, size_t cap)
+static int ft_source(const cp_exc_frame *f, char *buf, size_t cap)
 {
     FILE *fp = f->file[0] == '/' || f->file[0] == '.' || f->file[0] ? fopen(f->file, "r") : NULL;
     int64_t n = 0;
@@ -130,18 +130,18 @@ static int ft_source(const fe_frame *f, char *buf, size_t cap)
 }
 
 /* The frame to blame: the innermost user frame, else where it was raised. */
-static const fe_frame *ft_blame(const fe_exc *e)
+static const cp_exc_frame *ft_blame(const cp_exc *e)
 {
     return e->user.file[0] ? &e->user : &e->raise_at;
 }
 
-static void ft_exc_lines(cp_finding *f, const fe_exc *e)
+static void ft_exc_lines(cp_finding *f, const cp_exc *e)
 {
     char w[800], src[256], m[600];
-    const fe_frame *b = ft_blame(e);
-    cp_finding_line(f, "%s: %s", e->type, fe_first_line(e->msg, m, sizeof m));
+    const cp_exc_frame *b = ft_blame(e);
+    cp_finding_line(f, "%s: %s", e->type, cp_exc_first_line(e->msg, m, sizeof m));
     if (e->cause[0])
-        cp_finding_line(f, "  caused by %s", fe_first_line(e->cause, m, sizeof m));
+        cp_finding_line(f, "  caused by %s", cp_exc_first_line(e->cause, m, sizeof m));
     cp_finding_line(f, "Your line: %s%s", ft_where(b, w, sizeof w),
                     b == &e->user ? "" : " (no frame of the program itself)");
     if (ft_source(b, src, sizeof src))
@@ -179,11 +179,11 @@ static int ft_alloc_devs(const cp_proc *p, char *buf, size_t cap)
     return n;
 }
 
-static void ft_mismatch(cp_proc *p, cp_finding *f, const fe_exc *e)
+static void ft_mismatch(cp_proc *p, cp_finding *f, const cp_exc *e)
 {
     char devs[128], arg[64], method[128], alloc[1024];
-    int nd = fe_devices(e->msg, devs, sizeof devs);
-    fe_mismatch_arg(e->msg, arg, sizeof arg, method, sizeof method);
+    int nd = cp_exc_devices(e->msg, devs, sizeof devs);
+    cp_exc_mismatch_arg(e->msg, arg, sizeof arg, method, sizeof method);
     int cpu = strstr(devs, "cpu") != NULL;
     if (arg[0])
         cp_finding_line(f, "PyTorch names the argument `%s`%s%s: it is on a different device "
@@ -220,10 +220,10 @@ static void ft_mismatch(cp_proc *p, cp_finding *f, const fe_exc *e)
 }
 
 /* Which layer failed, from what the trace shows of the driver stack. */
-static const char *ft_layer(const cp_proc *p, const fe_exc *e, char *buf, size_t cap)
+static const char *ft_layer(const cp_proc *p, const cp_exc *e, char *buf, size_t cap)
 {
     const char *cvd = cp_proc_env(p, "CUDA_VISIBLE_DEVICES");
-    if (e->kind == FE_NO_CUDA || (e->have_torch && !e->torch_cuda[0]))
+    if (e->kind == CP_EXC_NO_CUDA || (e->have_torch && !e->torch_cuda[0]))
         snprintf(buf, cap, "the framework: torch %s is a CPU-only build (torch.version.cuda "
                  "is None); the driver was never asked", e->torch_version[0] ? e->torch_version
                                                                              : "");
@@ -255,7 +255,7 @@ static const char *ft_layer(const cp_proc *p, const fe_exc *e, char *buf, size_t
     return buf;
 }
 
-static void ft_nocuda(cp_proc *p, cp_finding *f, const fe_exc *e)
+static void ft_nocuda(cp_proc *p, cp_finding *f, const cp_exc *e)
 {
     char layer[600];
     cp_finding_line(f, "Layer that failed: %s.", ft_layer(p, e, layer, sizeof layer));
@@ -266,7 +266,7 @@ static void ft_nocuda(cp_proc *p, cp_finding *f, const fe_exc *e)
         cp_finding_line(f, "The driver in this run supports CUDA %lld.%lld.",
                         (long long)p->driver_version / 1000,
                         (long long)(p->driver_version % 1000) / 10);
-    if (e->kind == FE_NO_CUDA || (e->have_torch && !e->torch_cuda[0]))
+    if (e->kind == CP_EXC_NO_CUDA || (e->have_torch && !e->torch_cuda[0]))
         cp_finding_line(f, "Fix: install a CUDA build of PyTorch (pip install torch "
                         "--index-url https://download.pytorch.org/whl/cuXXX, for a CUDA version "
                         "the driver supports); `cuprobe doctor --python` checks every layer.");
@@ -281,11 +281,11 @@ static void ft_nocuda(cp_proc *p, cp_finding *f, const fe_exc *e)
     cp_jb_ks(&f->details, "torch_cuda", e->have_torch ? e->torch_cuda : NULL);
 }
 
-static void ft_nccl(cp_proc *p, cp_finding *f, const fe_exc *e)
+static void ft_nccl(cp_proc *p, cp_finding *f, const cp_exc *e)
 {
     char op[64];
     int64_t seq, rank, tmo;
-    fe_nccl(e->msg, op, sizeof op, &seq, &rank, &tmo);
+    cp_exc_nccl(e->msg, op, sizeof op, &seq, &rank, &tmo);
     const char *env_rank = cp_proc_env(p, "RANK");
     if (rank < 0 && env_rank)
         rank = strtoll(env_rank, NULL, 10);
@@ -311,20 +311,20 @@ static void ft_nccl(cp_proc *p, cp_finding *f, const fe_exc *e)
 static const char *ft_kind_title(int kind)
 {
     switch (kind) {
-    case FE_DEVICE_MISMATCH: return "tensors on different devices in one operation";
-    case FE_OOM: return "out of memory";
-    case FE_NO_CUDA: return "PyTorch without CUDA";
-    case FE_INIT: return "CUDA initialisation failed";
-    case FE_ASYNC: return "an asynchronous CUDA error";
-    case FE_NCCL: return "an NCCL error";
-    case FE_INTERRUPT: return "KeyboardInterrupt";
+    case CP_EXC_DEVICE_MISMATCH: return "tensors on different devices in one operation";
+    case CP_EXC_OOM: return "out of memory";
+    case CP_EXC_NO_CUDA: return "PyTorch without CUDA";
+    case CP_EXC_INIT: return "CUDA initialisation failed";
+    case CP_EXC_ASYNC: return "an asynchronous CUDA error";
+    case CP_EXC_NCCL: return "an NCCL error";
+    case CP_EXC_INTERRUPT: return "KeyboardInterrupt";
     default: return NULL;
     }
 }
 
 /* An OOM exception: the oom check's post-mortem of this process gets it.
  * @return : 1 when joined. */
-static int ft_join_oom(cp_proc *p, cp_report *rep, const fe_exc *e)
+static int ft_join_oom(cp_proc *p, cp_report *rep, const cp_exc *e)
 {
     char w[800], m[400];
     for (size_t i = rep->n; i-- > 0;) {
@@ -332,7 +332,7 @@ static int ft_join_oom(cp_proc *p, cp_report *rep, const fe_exc *e)
         if (o->check != &cp_check_oom || o->proc != p || o->sev != CP_SEV_ERROR)
             continue;
         cp_finding_line(o, "The run died of it: %s: %s", e->type,
-                        fe_first_line(e->msg, m, sizeof m));
+                        cp_exc_first_line(e->msg, m, sizeof m));
         cp_finding_line(o, "  raised at your line %s", ft_where(ft_blame(e), w, sizeof w));
         cp_jb_ks(&o->details, "fatal_exception", e->type);
         cp_jb_ks(&o->details, "fatal_file", ft_blame(e)->file);
@@ -356,14 +356,14 @@ static void ft_point_here(cp_proc *p, cp_report *rep, const cp_check *c, uint64_
     }
 }
 
-static void ft_exception(cp_proc *p, cp_ft *s, cp_report *rep, const fe_exc *e, int died)
+static void ft_exception(cp_proc *p, cp_ft *s, cp_report *rep, const cp_exc *e, int died)
 {
     char w[800], rk[48] = "";
     const char *what = ft_kind_title(e->kind);
     const char *env_rank = cp_proc_env(p, "RANK");
-    int gpu = e->kind != FE_OTHER && e->kind != FE_INTERRUPT;
+    int gpu = e->kind != CP_EXC_OTHER && e->kind != CP_EXC_INTERRUPT;
     int thread = strcmp(e->hook, "threading.excepthook") == 0;
-    if (e->kind == FE_OOM && died && ft_join_oom(p, rep, e))
+    if (e->kind == CP_EXC_OOM && died && ft_join_oom(p, rep, e))
         return;
     if (env_rank)
         snprintf(rk, sizeof rk, " (rank %s)", env_rank);
@@ -384,28 +384,28 @@ static void ft_exception(cp_proc *p, cp_ft *s, cp_report *rep, const fe_exc *e, 
     ft_exc_lines(f, e);
     cp_jb_ks(&f->details, "kind", what ? what : "other");
     switch (e->kind) {
-    case FE_DEVICE_MISMATCH:
+    case CP_EXC_DEVICE_MISMATCH:
         ft_mismatch(p, f, e);
         break;
-    case FE_OOM:
+    case CP_EXC_OOM:
         cp_finding_line(f, "%llu failed device allocation%s in the trace; PyTorch's allocator "
                         "refused on its own otherwise (a memory fraction limit, or its cache).",
                         (unsigned long long)s->oom_failures, s->oom_failures == 1 ? "" : "s");
         break;
-    case FE_NO_CUDA:
-    case FE_INIT:
+    case CP_EXC_NO_CUDA:
+    case CP_EXC_INIT:
         ft_nocuda(p, f, e);
         if (died) {
             ft_point_here(p, rep, &cp_check_nogpu, 0);
             ft_point_here(p, rep, &cp_check_errors, 0);
         }
         break;
-    case FE_ASYNC:
-        fa_explain(p, &s->async, f, 1);
+    case CP_EXC_ASYNC:
+        cp_async_explain(p, &s->async, f, 1);
         if (died && s->async.have)
             ft_point_here(p, rep, &cp_check_errors, s->async.code);
         break;
-    case FE_NCCL:
+    case CP_EXC_NCCL:
         ft_nccl(p, f, e);
         break;
     default:
@@ -439,7 +439,7 @@ static void ft_signal(cp_proc *p, cp_ft *s, cp_report *rep)
         cp_finding_line(f, "abort(): a C++ exception nobody caught (std::terminate) or a failed "
                         "assertion in native code; its message is the last thing on stderr.");
     if (s->async.have)
-        fa_explain(p, &s->async, f, 0);
+        cp_async_explain(p, &s->async, f, 0);
 }
 
 static void ft_finish(cp_proc *p, void *st, cp_report *rep)
@@ -448,7 +448,7 @@ static void ft_finish(cp_proc *p, void *st, cp_report *rep)
     int died = p->signo || s->main.have ||
                (p->complete && p->end_status != 0 &&
                 (p->end_reason == CP_END_EXIT || p->end_reason == CP_END__EXIT));
-    if (s->main.have && s->main.kind != FE_INTERRUPT) {
+    if (s->main.have && s->main.kind != CP_EXC_INTERRUPT) {
         ft_exception(p, s, rep, &s->main, 1);
     } else if (p->signo) {
         ft_signal(p, s, rep);
@@ -460,7 +460,7 @@ static void ft_finish(cp_proc *p, void *st, cp_report *rep)
                                        (unsigned long long)p->pid, (long long)p->end_status);
         if (f) {
             f->count = 1;
-            fa_explain(p, &s->async, f, 1);
+            cp_async_explain(p, &s->async, f, 1);
         }
     }
     for (int i = 0; i < s->n_thr; i++)
@@ -480,7 +480,7 @@ const cp_check cp_check_fatal = {
     .fix = "Follow the fix stated with the finding; for asynchronous errors rerun with "
            "CUDA_LAUNCH_BLOCKING=1 or under compute-sanitizer with the command line given.",
     .types = CP_TYPE_BIT(CP_REC_FRAMEWORK) | CP_TYPE_BIT(CP_REC_SIGNAL) |
-             CP_TYPE_BIT(CP_REC_ALLOC) | FA_TYPES,
+             CP_TYPE_BIT(CP_REC_ALLOC) | CP_ASYNC_TYPES,
     .state_size = sizeof(cp_ft),
     .rec = cp_check_fatal_rec,
     .finish = ft_finish,

@@ -14,11 +14,6 @@
 
 extern const cp_check cp_check_fork;   /* defined at the end of this file */
 
-static void fork_finish(cp_proc *p, void *st, cp_report *rep)
-{
-    (void)p, (void)st, (void)rep;
-}
-
 static void fork_across(cp_report *rep)
 {
     for (size_t i = 0; i < rep->n_procs; i++) {
@@ -71,6 +66,5 @@ const cp_check cp_check_fork = {
            "\"spawn\")), fork before any CUDA call, or keep CUDA work in the parent and send "
            "CPU data to the children.",
     .types = 0,
-    .finish = fork_finish,
     .across = fork_across,
 };

@@ -22,7 +22,7 @@
  * freed and allocated again through the driver, FR_CHURN_MIN_NS or more
  * spent in those calls).  Stream-ordered allocations (cuMemAllocAsync,
  * cuMemAllocFromPoolAsync) are served from their pool without a driver
- * round trip or a synchronisation: they are never churn.
+ * call or a synchronisation: they are never churn.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -36,14 +36,14 @@ extern const cp_check cp_check_frag;   /* defined at the end of this file */
 
 #define FR_MIN_BYTES (64ull << 20)
 #define FR_CHURN_MIN_SIZE CP_FREE_SITE_MIN_BYTES  /* smaller frees have no site */
-/* Churn is a round trip to the driver (cp_free_site_kind, cp_trace.h):
+/* Churn is a call into the driver and back (cp_free_site_kind, cp_trace.h):
  * memory a pool serves is not. */
 #define FR_CHURN_MIN_COUNT 16
 #define FR_TORCH_MIN_GAP (256ull << 20)
 #define FR_CHURN_MIN_NS 1000000ull      /* 1 ms in churned driver calls */
 #define FR_WARN_VALUE 0.10              /* below: the number says there is none */
 
-typedef struct fr_dev {
+typedef struct cp_frag_dev {
     int in_retry;
     uint64_t failures;          /* failed allocations on the device */
     uint64_t torch_retries, torch_ooms;     /* the highest counters PyTorch reported */
@@ -57,10 +57,10 @@ typedef struct fr_dev {
     int have_torch;
     cp_torch_dev torch;         /* the record with the most reserved-but-unallocated */
     uint64_t t_first, t_last;   /* first and last evidence (failure, release, churn, record) */
-} fr_dev;
+} cp_frag_dev;
 
 /* Evidence on d at time ts: the finding's time range covers it. */
-static void fr_when(fr_dev *d, uint64_t ts)
+static void fr_when(cp_frag_dev *d, uint64_t ts)
 {
     if (!d->t_first)
         d->t_first = ts;
@@ -68,21 +68,21 @@ static void fr_when(fr_dev *d, uint64_t ts)
 }
 
 typedef struct cp_fr {
-    fr_dev d[CP_MAX_DEV];
-    cp_map pending;             /* (dev << 56 | size) -> fr_pend */
+    cp_frag_dev d[CP_MAX_DEV];
+    cp_map pending;             /* (dev << 56 | size) -> cp_frag_pend */
     cp_map churn_sites;         /* stack -> cp_agg_val */
     cp_map churn_free_sites;    /* stack of the free -> cp_agg_val */
     cp_map retry_sites;         /* stack -> cp_agg_val */
 } cp_fr;
 
 /* Frees of one size on one device not yet followed by an allocation of it. */
-typedef struct fr_pend {
+typedef struct cp_frag_pend {
     uint64_t n;
     uint64_t free_stack;        /* the latest of them */
-} fr_pend;
+} cp_frag_pend;
 
 static const cp_state_map fr_maps[] = {
-    CP_STATE_MAP(cp_fr, pending, fr_pend),
+    CP_STATE_MAP(cp_fr, pending, cp_frag_pend),
     CP_STATE_MAP(cp_fr, churn_sites, cp_agg_val),
     CP_STATE_MAP(cp_fr, churn_free_sites, cp_agg_val),
     CP_STATE_MAP(cp_fr, retry_sites, cp_agg_val),
@@ -99,7 +99,7 @@ static void fr_keep(cp_fr *s, const cp_torch_dev *td, uint64_t ts)
 {
     if (td->device < 0 || td->device >= CP_MAX_DEV)
         return;
-    fr_dev *d = &s->d[td->device];
+    cp_frag_dev *d = &s->d[td->device];
     /* The counters only grow: the highest seen is the run's. */
     if (td->retries > d->torch_retries)
         d->torch_retries = td->retries;
@@ -148,7 +148,7 @@ fr_rec_full(cp_proc *p, void *st, const cp_record *r)
     if (r->type == CP_REC_POOL) {
         if (r->u.pool.op != CP_POOL_ATTR_AT_FAILURE || r->ev.dev < 0 || r->ev.dev >= CP_MAX_DEV)
             return;
-        fr_dev *d = &s->d[r->ev.dev];
+        cp_frag_dev *d = &s->d[r->ev.dev];
         d->have_pool = 1;
         if (r->u.pool.attr == CU_MEMPOOL_ATTR_RESERVED_MEM_CURRENT)
             d->pool_reserved = r->u.pool.value;
@@ -162,11 +162,11 @@ fr_rec_full(cp_proc *p, void *st, const cp_record *r)
         const cp_live *l = cp_model_freeing(p, r);
         if (!l || l->dev < 0 || l->dev >= CP_MAX_DEV || cp_hold_of_kind(l->kind) < 0)
             return;
-        fr_dev *d = &s->d[l->dev];
+        cp_frag_dev *d = &s->d[l->dev];
         if (d->in_retry)
             d->pending_release += l->size;
         if (l->size >= FR_CHURN_MIN_SIZE && cp_free_site_kind(l->kind)) {
-            fr_pend *n = cp_map_put(&s->pending, ((uint64_t)l->dev << 56) | l->size, NULL);
+            cp_frag_pend *n = cp_map_put(&s->pending, ((uint64_t)l->dev << 56) | l->size, NULL);
             if (n) {
                 n->n++;
                 n->free_stack = r->ev.stack;
@@ -178,7 +178,7 @@ fr_rec_full(cp_proc *p, void *st, const cp_record *r)
     int dev = (int)r->ev.dev;
     if (dev < 0 || dev >= CP_MAX_DEV || cp_hold_of_kind(r->u.alloc.kind) < 0)
         return;
-    fr_dev *d = &s->d[dev];
+    cp_frag_dev *d = &s->d[dev];
     /* Memory freed after a failure counts once the program tries again:
      * a release followed by a retry is the allocator's cache giving way;
      * frees with no retry are the program cleaning up. */
@@ -208,7 +208,7 @@ fr_rec_full(cp_proc *p, void *st, const cp_record *r)
     d->in_retry = 0;
     d->pending_release = 0;
     uint64_t key = ((uint64_t)dev << 56) | r->u.alloc.size;
-    fr_pend *n = r->u.alloc.size >= FR_CHURN_MIN_SIZE && cp_free_site_kind(r->u.alloc.kind)
+    cp_frag_pend *n = r->u.alloc.size >= FR_CHURN_MIN_SIZE && cp_free_site_kind(r->u.alloc.kind)
                      ? cp_map_get(&s->pending, key) : NULL;
     if (n && n->n) {
         n->n--;
@@ -240,26 +240,26 @@ cp_check_frag_rec(cp_proc *p, void *st, const cp_record *r)
     fr_rec_full(p, st, r);
 }
 
-typedef struct fr_num {
+typedef struct cp_frag_num {
     double value;
     const char *method, *how;
     uint64_t bytes;
     int hurt;                   /* it cost something (see the file comment) */
-} fr_num;
+} cp_frag_num;
 
-static int fr_churned(const cp_devmem *m, const fr_dev *d)
+static int fr_churned(const cp_devmem *m, const cp_frag_dev *d)
 {
     return d->churn_count >= FR_CHURN_MIN_COUNT && d->churn_bytes >= 4 * m->peak_total &&
            d->churn_bytes >= FR_MIN_BYTES;
 }
 
-static int fr_stormed(const fr_dev *d)
+static int fr_stormed(const cp_frag_dev *d)
 {
     return d->storms && d->released >= FR_MIN_BYTES;
 }
 
 /* The device's number from the best evidence, or 0 when nothing is wrong. */
-static int fr_number(const cp_proc *p, const fr_dev *d, int dev, fr_num *n)
+static int fr_number(const cp_proc *p, const cp_frag_dev *d, int dev, cp_frag_num *n)
 {
     const cp_devmem *m = &p->mem[dev];
     n->hurt = d->failures || d->torch_retries || d->torch_ooms || fr_stormed(d) ||
@@ -317,7 +317,7 @@ static void fr_finish(cp_proc *p, void *st, cp_report *rep)
     char dn[192], b1[32], b2[32], b3[32], summary[512] = "";
     int n_dev = 0, hurt = 0;
     for (int dev = 0; dev < CP_MAX_DEV; dev++) {
-        fr_num n = { 0 };
+        cp_frag_num n = { 0 };
         if (!fr_number(p, &s->d[dev], dev, &n))
             continue;
         if (!f) {
@@ -332,7 +332,7 @@ static void fr_finish(cp_proc *p, void *st, cp_report *rep)
         n_dev++;
         int warn = n.hurt && n.value >= FR_WARN_VALUE;
         hurt |= warn;
-        const fr_dev *dw = &s->d[dev];
+        const cp_frag_dev *dw = &s->d[dev];
         if (dw->t_first && (!f->t_from || dw->t_first < f->t_from))
             f->t_from = dw->t_first;
         if (dw->t_last > f->t_to)
@@ -344,7 +344,7 @@ static void fr_finish(cp_proc *p, void *st, cp_report *rep)
                  n.value, cp_fmt_bytes(n.bytes, b1, sizeof b1));
         cp_finding_line(f, "%s: %.2f = %s (%s involved).", cp_dev_name(p, dev, dn, sizeof dn),
                         n.value, n.how, cp_fmt_bytes(n.bytes, b1, sizeof b1));
-        const fr_dev *d = &s->d[dev];
+        const cp_frag_dev *d = &s->d[dev];
         if (d->have_torch)
             cp_finding_line(f, "  PyTorch: reserved %s, allocated %s, largest free block %s.",
                             cp_fmt_bytes(d->torch.reserved, b1, sizeof b1),

@@ -50,21 +50,21 @@
 #include "cp_advice.h"
 #include "cp_checks.h"
 #include "cp_fw.h"
-#include "growth_window.h"
+#include "check_growth_window.h"
 
 extern const cp_check cp_check_growth;   /* defined at the end of this file */
 
 #define CP_STEP_MIN 16              /* a read-back repeated this often marks steps */
 
 static const cp_state_map gr_maps[] = {
-    CP_STATE_MAP(cp_gr, sites, gsite),
-    CP_STATE_MAP(cp_gr, threads, gthread),
-    CP_STATE_MAP(cp_gr, steps, gsite),
+    CP_STATE_MAP(cp_growth, sites, cp_growth_site),
+    CP_STATE_MAP(cp_growth, threads, cp_growth_thread),
+    CP_STATE_MAP(cp_growth, steps, cp_growth_site),
 };
 
 static void gr_done(void *st)
 {
-    cp_gr *s = st;
+    cp_growth *s = st;
     if (s)
         free(s->hist);
 }
@@ -76,7 +76,7 @@ static uint64_t u64_sat_add(uint64_t a, uint64_t b)
 }
 
 /* The work clock only moves forward. */
-static void gr_clock(cp_gr *s)
+static void gr_clock(cp_growth *s)
 {
     uint64_t w = s->w_thr > s->lc_total ? s->w_thr : s->lc_total;
     if (w > s->w)
@@ -95,9 +95,9 @@ static uint64_t cp_rate_u64(double bytes, double secs)
 }
 
 /* Thread tid is known to have made `total` launches so far. */
-static void gr_work(cp_gr *s, uint64_t tid, uint64_t total, int delta)
+static void gr_work(cp_growth *s, uint64_t tid, uint64_t total, int delta)
 {
-    gthread *t = s->last_thr;
+    cp_growth_thread *t = s->last_thr;
     if (!t || s->last_tid != tid) {
         t = cp_map_put(&s->threads, tid, NULL);
         if (!t)
@@ -116,7 +116,7 @@ static void gr_work(cp_gr *s, uint64_t tid, uint64_t total, int delta)
     gr_clock(s);
 }
 
-static void gr_framework(cp_proc *p, cp_gr *s, uint64_t ts)
+static void gr_framework(cp_proc *p, cp_growth *s, uint64_t ts)
 {
     if (!p->fw_ready_kind || strncmp(p->fw_ready_kind, "torch.", 6) != 0 ||
         strcmp(p->fw_ready_kind, "torch.oom") == 0)
@@ -133,7 +133,7 @@ static void gr_framework(cp_proc *p, cp_gr *s, uint64_t ts)
             r += td.reserved;
         }
     }
-    gtorch t = { a, r, ts };
+    cp_growth_torch t = { a, r, ts };
     if (!s->torch_seen) {
         s->torch_seen = 1;
         s->t0 = t;
@@ -144,14 +144,14 @@ static void gr_framework(cp_proc *p, cp_gr *s, uint64_t ts)
         s->torch_pre++;
         return;
     }
-    uint32_t idx = gw_slot(s);
+    uint32_t idx = cp_gwin_slot(s);
     if (!s->tn[idx]++)
         s->tb[idx] = t;
 }
 
 /* The rest of memory-growth's records: inline too (cp_checks.h). */
 static inline __attribute__((always_inline)) void
-gr_rec_full(cp_proc *p, cp_gr *s, const cp_record *r)
+gr_rec_full(cp_proc *p, cp_growth *s, const cp_record *r)
 {
     switch (r->type) {
     case CP_REC_FRAMEWORK:
@@ -167,7 +167,7 @@ gr_rec_full(cp_proc *p, cp_gr *s, const cp_record *r)
                                           : !(r->u.copy.flags & CP_CF_ASYNC) &&
                                                 r->u.copy.dst_class != CP_MC_DEVICE;
         if (wait && r->ev.result == 0)
-            gw_site(s, &s->steps, r->ev.stack, gw_slot(s), 1, 0);
+            cp_gwin_site(s, &s->steps, r->ev.stack, cp_gwin_slot(s), 1, 0);
         return;
     }
     default:
@@ -184,9 +184,9 @@ gr_rec_full(cp_proc *p, cp_gr *s, const cp_record *r)
             s->started = 1;
             s->w0 = s->w;
         }
-        uint32_t idx = gw_event(s, p->held_all, r->ts, 0);
+        uint32_t idx = cp_gwin_event(s, p->held_all, r->ts, 0);
         s->n_alloc++;
-        gw_site(s, &s->sites, r->ev.stack, idx, r->u.alloc.size, 0);
+        cp_gwin_site(s, &s->sites, r->ev.stack, idx, r->u.alloc.size, 0);
         return;
     }
     /* FREE, before the model: the allocation is still in the live map. */
@@ -195,8 +195,8 @@ gr_rec_full(cp_proc *p, cp_gr *s, const cp_record *r)
         return;
     uint64_t total = p->held_all;
     uint64_t stack = l->stack, size = l->size;
-    uint32_t idx = gw_event(s, total >= size ? total - size : 0, r->ts, 1);
-    gw_site(s, &s->sites, stack, idx, size, 1);
+    uint32_t idx = cp_gwin_event(s, total >= size ? total - size : 0, r->ts, 1);
+    cp_gwin_site(s, &s->sites, stack, idx, size, 1);
 }
 
 /* LAUNCH_COUNT, a sixth of a training run's records, before
@@ -204,7 +204,7 @@ gr_rec_full(cp_proc *p, cp_gr *s, const cp_record *r)
 __attribute__((always_inline)) inline void
 cp_check_growth_rec(cp_proc *p, void *st, const cp_record *r)
 {
-    cp_gr *s = st;
+    cp_growth *s = st;
     if (r->type == CP_REC_LAUNCH_COUNT) {
         s->lc_total = u64_sat_add(s->lc_total, r->u.launch_count.count);
         gr_clock(s);
@@ -215,9 +215,9 @@ cp_check_growth_rec(cp_proc *p, void *st, const cp_record *r)
 
 /* Steps recognised from the read-back or sync repeated most often: those
  * after bucket sb (the growth's), or all of them when from_start. */
-static uint64_t gr_steps(cp_gr *s, uint32_t sb, int from_start)
+static uint64_t gr_steps(cp_growth *s, uint32_t sb, int from_start)
 {
-    gsite *g, *best = NULL;
+    cp_growth_site *g, *best = NULL;
     size_t it = 0;
     while ((g = cp_map_next(&s->steps, &it, NULL)))
         if (!best || g->live > best->live)
@@ -226,7 +226,7 @@ static uint64_t gr_steps(cp_gr *s, uint32_t sb, int from_start)
         return 0;
     if (from_start)
         return best->live;
-    uint64_t before = sb < best->touched ? gw_hist(s, best)->at[sb] : best->live;
+    uint64_t before = sb < best->touched ? cp_gwin_hist(s, best)->at[sb] : best->live;
     return best->live - before;
 }
 
@@ -242,7 +242,7 @@ static int gr_card(const cp_proc *p)
 
 /* PyTorch's timeline over the growth: its first sample from the growth's
  * start bucket on (*t0), and how many samples from there to the end. */
-static uint64_t gr_torch_from(const cp_gr *s, const gwin *g, gtorch *t0)
+static uint64_t gr_torch_from(const cp_growth *s, const cp_growth_win *g, cp_growth_torch *t0)
 {
     if (!g->start) {
         *t0 = s->t0;
@@ -252,7 +252,7 @@ static uint64_t gr_torch_from(const cp_gr *s, const gwin *g, gtorch *t0)
     for (uint32_t j = 0; j < g->start; j++)
         before += s->tn[j];
     *t0 = s->t1;
-    for (uint32_t j = g->start; j < GB; j++)
+    for (uint32_t j = g->start; j < CP_GROWTH_BUCKETS; j++)
         if (s->tn[j]) {
             *t0 = s->tb[j];
             break;
@@ -260,11 +260,11 @@ static uint64_t gr_torch_from(const cp_gr *s, const gwin *g, gtorch *t0)
     return s->torch_n - before;
 }
 
-static void gr_torch_lines(cp_finding *f, cp_gr *s, const gwin *g, uint64_t growth)
+static void gr_torch_lines(cp_finding *f, cp_growth *s, const cp_growth_win *g, uint64_t growth)
 {
     char b1[32], b2[32], b3[32], b4[32];
     int tensors;
-    gtorch t0;
+    cp_growth_torch t0;
     uint64_t n = gr_torch_from(s, g, &t0);
     if (n < 2) {
         /* One record (at exit) has no trend: say what holds the memory. */
@@ -298,11 +298,11 @@ static void gr_torch_lines(cp_finding *f, cp_gr *s, const gwin *g, uint64_t grow
 
 static void gr_finish(cp_proc *p, void *st, cp_report *rep)
 {
-    cp_gr *s = st;
-    gwin g;
-    if (!s->started || s->n_alloc < GSEG || !gw_window(s, &g))
+    cp_growth *s = st;
+    cp_growth_win g;
+    if (!s->started || s->n_alloc < CP_GROWTH_SEGS || !cp_gwin_window(s, &g))
         return;
-    uint64_t growth = g.floor[GSEG - 1] - g.base;
+    uint64_t growth = g.floor[CP_GROWTH_SEGS - 1] - g.base;
     uint64_t t_start = s->b[g.start].ts0, t_end = g.teardown ? s->tail_ts : p->t_last;
     double secs = t_end > t_start ? (double)(t_end - t_start) / 1e9 : 0;
     double rate = secs > 0 ? (double)growth / secs : 0;
@@ -316,18 +316,18 @@ static void gr_finish(cp_proc *p, void *st, cp_report *rep)
      * (the plateau's last bucket; without one, the end of the first eighth
      * that rose) and before the teardown's bucket when there is one; their
      * count is the allocations between the same two points, not the run's. */
-    uint32_t sb = (uint32_t)((uint64_t)(g.first_rise + 1) * (g.end + 1) / GSEG);
+    uint32_t sb = (uint32_t)((uint64_t)(g.first_rise + 1) * (g.end + 1) / CP_GROWTH_SEGS);
     sb = g.start ? g.start - 1 : sb ? sb - 1 : 0;
     uint32_t eb = g.teardown && g.end == s->tail_idx && g.end > sb ? g.end - 1 : g.end;
     size_t it = 0;
-    gsite *gs;
+    cp_growth_site *gs;
     while ((gs = cp_map_next(&s->sites, &it, NULL))) {
-        ghist *h = gw_hist(s, gs);
-        for (uint32_t j = gs->touched; j < GB; j++) {
+        cp_growth_hist *h = cp_gwin_hist(s, gs);
+        for (uint32_t j = gs->touched; j < CP_GROWTH_BUCKETS; j++) {
             h->at[j] = gs->live;
             h->n_at[j] = gs->count;
         }
-        gs->touched = GB;
+        gs->touched = CP_GROWTH_BUCKETS;
         if (h->at[eb] > h->at[sb]) {
             uint64_t n = h->n_at[eb] - h->n_at[sb];
             cp_finding_site(f, p, gs->stack, n, h->at[eb] - h->at[sb], 0, NULL);
@@ -351,7 +351,7 @@ static void gr_finish(cp_proc *p, void *st, cp_report *rep)
                         "rising to the end; the sites below are where the memory added since "
                         "was allocated and stayed.",
                         cp_fmt_bytes(g.floor[0], b1, sizeof b1),
-                        cp_fmt_bytes(g.floor[GSEG - 1], b3, sizeof b3));
+                        cp_fmt_bytes(g.floor[CP_GROWTH_SEGS - 1], b3, sizeof b3));
     else if (g.start)
         cp_finding_line(f, "After the warm-up, memory held stayed at %s for %s, then rose "
                         "again %s into the run and did not stop: lowest in the last eighth of "
@@ -360,13 +360,13 @@ static void gr_finish(cp_proc *p, void *st, cp_report *rep)
                         cp_fmt_bytes(g.base, b1, sizeof b1),
                         cp_fmt_ns(t_start > g.t_plateau ? t_start - g.t_plateau : 0, tb, sizeof tb),
                         cp_fmt_ns(t_start - s->b[0].ts0, b2, sizeof b2),
-                        cp_fmt_bytes(g.floor[GSEG - 1], b3, sizeof b3));
+                        cp_fmt_bytes(g.floor[CP_GROWTH_SEGS - 1], b3, sizeof b3));
     else
         cp_finding_line(f, "Lowest memory held in each eighth of the work (kernel launches): "
                         "from %s to %s, rising to the end; the sites below are where the "
                         "added memory was allocated and stayed.",
                         cp_fmt_bytes(g.floor[0], b1, sizeof b1),
-                        cp_fmt_bytes(g.floor[GSEG - 1], b3, sizeof b3));
+                        cp_fmt_bytes(g.floor[CP_GROWTH_SEGS - 1], b3, sizeof b3));
     if (fwk != CP_FWK_CUDA)
         /* The driver sees a caching allocator's segments, not its tensors:
          * a segment is taken by whichever request found the cache empty,
@@ -409,7 +409,7 @@ static void gr_finish(cp_proc *p, void *st, cp_report *rep)
     cp_jb_ku(&f->details, "launches_in_window", (uint64_t)(g.end + 1) << s->width_log);
     cp_jb_key(&f->details, "floor_bytes");
     cp_jb_open(&f->details, '[');
-    for (int i = 0; i < GSEG; i++) {
+    for (int i = 0; i < CP_GROWTH_SEGS; i++) {
         cp_jb_elem(&f->details);
         cp_jb_u64(&f->details, g.floor[i]);
     }
@@ -434,7 +434,7 @@ const cp_check cp_check_growth = {
              CP_TYPE_BIT(CP_REC_FRAMEWORK) | CP_TYPE_BIT(CP_REC_COPY) |
              CP_TYPE_BIT(CP_REC_SYNC) | CP_TYPE_BIT(CP_REC_LAUNCH_COUNT),
     .pre_types = CP_TYPE_BIT(CP_REC_FREE),
-    CP_CHECK_STATE(cp_gr, gr_maps),
+    CP_CHECK_STATE(cp_growth, gr_maps),
     .done = gr_done,
     .rec = cp_check_growth_rec,
     .finish = gr_finish,

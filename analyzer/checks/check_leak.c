@@ -15,13 +15,14 @@
  *
  * A leak is a warning only when it cost something in this run (a share of
  * the card, a site leaking every iteration, memory held at an OOM), else
- * info: leak_cost.h has the rule.
+ * info: check_leak_cost.h has the rule.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "leak_cost.h"
+#include "check_leak_cost.h"
+#include "cp_path.h"
 
 extern const cp_check cp_check_leak;   /* defined at the end of this file */
 
@@ -36,16 +37,16 @@ typedef struct cp_lk {
     cp_map cls_cache;           /* stack -> cp_lk_cls (stacks with frames only) */
     cp_map at_ctx;              /* stack -> cp_agg_val (alive at context destruction) */
     cp_map cls[CL_N];           /* stack -> cp_agg_val (alive at exit) */
-    cp_map work;                /* stack -> lk_work: kernels launched between its allocations */
+    cp_map work;                /* stack -> cp_leak_work: kernels launched between its allocations */
     const char *alloc_name;     /* which caching allocator */
-    lk_oom oom[CP_MAX_DEV];     /* each device's last out-of-memory failure */
-    lk_cost ctx_cost;           /* what at_ctx's allocations held, by device */
+    cp_leak_oom oom[CP_MAX_DEV];     /* each device's last out-of-memory failure */
+    cp_leak_cost ctx_cost;           /* what at_ctx's allocations held, by device */
 } cp_lk;
 
 static const cp_state_map lk_maps[] = {
     CP_STATE_MAP(cp_lk, at_ctx, cp_agg_val),
     CP_STATE_MAP(cp_lk, cls_cache, cp_lk_cls),
-    CP_STATE_MAP(cp_lk, work, lk_work),
+    CP_STATE_MAP(cp_lk, work, cp_leak_work),
     CP_STATE_MAPS(cp_lk, cls, cp_agg_val, CL_N),
 };
 
@@ -122,7 +123,7 @@ static int cp_classify_cached(cp_proc *p, cp_lk *s, const cp_live *l, const char
     return c->cls;
 }
 
-/* A CTX record (the ALLOCs go to lk_cost_alloc() from cp_check_leak_rec()). */
+/* A CTX record (the ALLOCs go to cp_leak_cost_alloc() from cp_check_leak_rec()). */
 static __attribute__((noinline)) void lk_rec_ctx(cp_proc *p, cp_lk *s, const cp_record *r)
 {
     uint64_t ctx;
@@ -139,7 +140,7 @@ static __attribute__((noinline)) void lk_rec_ctx(cp_proc *p, cp_lk *s, const cp_
             const char *who;
             if (cp_classify_cached(p, s, l, &who) != CL_LEAK)
                 continue;
-            lk_cost_add(&s->ctx_cost, l, s->oom);
+            cp_leak_cost_add(&s->ctx_cost, l, s->oom);
             cp_agg_val *v = cp_agg_add(&s->at_ctx, l->stack, l->stack, l->size, 0, l->ts);
             if (v && !v->note) {
                 char buf[96];
@@ -151,14 +152,14 @@ static __attribute__((noinline)) void lk_rec_ctx(cp_proc *p, cp_lk *s, const cp_
 }
 
 /* ALLOC (nearly every record this check reads) straight to
- * lk_cost_alloc(), without a frame of this check's own: inlined into the
+ * cp_leak_cost_alloc(), without a frame of this check's own: inlined into the
  * checks' dispatch. */
 __attribute__((always_inline)) inline void
 cp_check_leak_rec(cp_proc *p, void *st, const cp_record *r)
 {
     cp_lk *s = st;
     if (r->type == CP_REC_ALLOC)
-        lk_cost_alloc(&s->work, s->oom, r);
+        cp_leak_cost_alloc(&s->work, s->oom, r);
     else
         lk_rec_ctx(p, s, r);
 }
@@ -183,7 +184,7 @@ static void lk_exit_list(cp_proc *p, cp_lk *s, cp_report *rep)
     cp_leak_item top[CP_LEAK_LIST];
     size_t n_top = 0;
     const char *lib_who = NULL;
-    lk_cost cost = { { 0 }, { 0 } };
+    cp_leak_cost cost = { { 0 }, { 0 } };
     cp_map *maps[3] = { &p->live_dev, &p->live_vmm, &p->live_host };
     for (int i = 0; i < 3; i++) {
         size_t it = 0;
@@ -201,7 +202,7 @@ static void lk_exit_list(cp_proc *p, cp_lk *s, cp_report *rep)
                 v->note = who;
             if (c != CL_LEAK)
                 continue;
-            lk_cost_add(&cost, l, s->oom);
+            cp_leak_cost_add(&cost, l, s->oom);
             cp_leak_item it_ = { key, l->size, l->kind, l->dev };
             if (n_top < CP_LEAK_LIST) {
                 top[n_top++] = it_;
@@ -230,7 +231,7 @@ static void lk_exit_list(cp_proc *p, cp_lk *s, cp_report *rep)
             cp_finding_line(f, "... and %llu more", (unsigned long long)(f->count - n_top));
         cp_finding_line(f, "LEAK SUMMARY: %llu bytes leaked in %llu allocations",
                         (unsigned long long)f->bytes, (unsigned long long)f->count);
-        int costly = lk_cost_judge(f, p, &cost, &s->cls[CL_LEAK], &s->work, s->oom, 1);
+        int costly = cp_leak_cost_judge(f, p, &cost, &s->cls[CL_LEAK], &s->work, s->oom, 1);
         cp_finding_retitle(f, "%s leaked in %llu allocation%s at exit%s",
                            cp_fmt_bytes(f->bytes, b1, sizeof b1),
                            (unsigned long long)f->count, f->count == 1 ? "" : "s",
@@ -276,7 +277,7 @@ static void lk_finish(cp_proc *p, void *st, cp_report *rep)
     if (f) {
         cp_finding_line(f, "LEAK SUMMARY: %llu bytes leaked in %llu allocations",
                         (unsigned long long)f->bytes, (unsigned long long)f->count);
-        int costly = lk_cost_judge(f, p, &s->ctx_cost, &s->at_ctx, &s->work, s->oom, 0);
+        int costly = cp_leak_cost_judge(f, p, &s->ctx_cost, &s->at_ctx, &s->work, s->oom, 0);
         cp_finding_retitle(f, "%s in %llu allocation%s still allocated when their "
                            "context was destroyed%s",
                            cp_fmt_bytes(f->bytes, b1, sizeof b1),

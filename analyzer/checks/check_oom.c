@@ -1,7 +1,7 @@
 /*
  * check_oom.c - oom: every failed allocation, followed through what the
- * program did next (see oom_verdict.h for episodes; the post-mortem text is
- * in oom_verdict.c).
+ * program did next (see check_oom_verdict.h for episodes; the post-mortem text is
+ * in check_oom_verdict.c).
  *
  * The first OOM_FULL unrecovered episodes of a process get a full
  * post-mortem each; later ones are counted by call site in one finding.
@@ -19,15 +19,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "oom_verdict.h"
+#include "check_oom_verdict.h"
 
 extern const cp_check cp_check_oom;   /* defined at the end of this file */
 
 #define OOM_FULL 8
 
 typedef struct cp_oomst {
-    oom_ep cur;
-    oom_ep *full;
+    cp_oom_ep cur;
+    cp_oom_ep *full;
     size_t n_full;
     cp_map more;                /* unrecovered beyond OOM_FULL: stack -> agg */
     cp_map recovered;           /* stack -> agg (bytes = request, ns = released) */
@@ -39,7 +39,7 @@ static const cp_state_map oom_maps[] = {
     CP_STATE_MAP(cp_oomst, recovered, cp_agg_val),
 };
 
-static void oom_top_insert(oom_alloc *arr, int *n, int cap, oom_alloc a)
+static void oom_top_insert(cp_oom_alloc *arr, int *n, int cap, cp_oom_alloc a)
 {
     int at;
     if (*n < cap)
@@ -50,7 +50,7 @@ static void oom_top_insert(oom_alloc *arr, int *n, int cap, oom_alloc a)
         return;
     arr[at] = a;
     for (int i = at; i > 0 && arr[i].size > arr[i - 1].size; i--) {
-        oom_alloc t = arr[i];
+        cp_oom_alloc t = arr[i];
         arr[i] = arr[i - 1];
         arr[i - 1] = t;
     }
@@ -58,7 +58,7 @@ static void oom_top_insert(oom_alloc *arr, int *n, int cap, oom_alloc a)
 
 /* What was live on the device at the failure: the largest allocations and
  * the sites holding the most. */
-static void oom_snapshot(cp_proc *p, oom_ep *e)
+static void oom_snapshot(cp_proc *p, cp_oom_ep *e)
 {
     if (e->dev >= 0 && e->dev < CP_MAX_DEV) {
         memcpy(e->held, p->mem[e->dev].held, sizeof e->held);
@@ -73,15 +73,15 @@ static void oom_snapshot(cp_proc *p, oom_ep *e)
         while ((l = cp_map_next(maps[i], &it, NULL))) {
             if (l->dev != e->dev || cp_hold_of_kind(l->kind) < 0)
                 continue;
-            oom_top_insert(e->top, &e->n_top, OOM_TOP,
-                           (oom_alloc){ l->size, l->stack, l->kind });
+            oom_top_insert(e->top, &e->n_top, CP_OOM_TOP,
+                           (cp_oom_alloc){ l->size, l->stack, l->kind });
             cp_agg_add(&by_site, l->stack, l->stack, l->size, 0, l->ts);
         }
     }
     size_t it = 0;
     cp_agg_val *v;
     while ((v = cp_map_next(&by_site, &it, NULL)))
-        oom_top_insert(e->site, &e->n_site, 3, (oom_alloc){ v->bytes, v->stack, 0 });
+        oom_top_insert(e->site, &e->n_site, 3, (cp_oom_alloc){ v->bytes, v->stack, 0 });
     /* Counts for the kept sites (a second pass keeps the insert simple). */
     for (int i = 0; i < e->n_site; i++) {
         cp_agg_val *sv = cp_map_get(&by_site, e->site[i].stack);
@@ -92,7 +92,7 @@ static void oom_snapshot(cp_proc *p, oom_ep *e)
 
 static void oom_close(cp_proc *p, cp_oomst *s)
 {
-    oom_ep *e = &s->cur;
+    cp_oom_ep *e = &s->cur;
     if (!e->open)
         return;
     e->open = 0;
@@ -103,7 +103,7 @@ static void oom_close(cp_proc *p, cp_oomst *s)
         return;
     }
     if (s->n_full < OOM_FULL) {
-        oom_ep *n = realloc(s->full, (s->n_full + 1) * sizeof *n);
+        cp_oom_ep *n = realloc(s->full, (s->n_full + 1) * sizeof *n);
         if (n) {
             s->full = n;
             s->full[s->n_full++] = *e;
@@ -118,7 +118,7 @@ static void oom_start(cp_proc *p, cp_oomst *s, int dev, uint64_t request, uint64
                       uint64_t stack, uint64_t ts, uint64_t api)
 {
     oom_close(p, s);
-    oom_ep *e = &s->cur;
+    cp_oom_ep *e = &s->cur;
     memset(e, 0, sizeof *e);
     e->open = 1;
     e->dev = dev;
@@ -140,7 +140,7 @@ static void oom_framework(cp_proc *p, cp_oomst *s)
     cp_torch_oom t;
     if (cp_torch_oom_parse(p->fw_ready_json, p->fw_ready_len, &t) != 0)
         return;
-    oom_ep *e = &s->cur;
+    cp_oom_ep *e = &s->cur;
     if (!e->open || e->dev != t.d.device) {
         /* PyTorch refused without a failed driver call (a memory fraction
          * limit): the episode starts here. */
@@ -157,7 +157,7 @@ static void oom_framework(cp_proc *p, cp_oomst *s)
 static __attribute__((noinline)) void oom_rec_full(cp_proc *p, void *st, const cp_record *r)
 {
     cp_oomst *s = st;
-    oom_ep *e = &s->cur;
+    cp_oom_ep *e = &s->cur;
     switch (r->type) {
     case CP_REC_ALLOC: {
         int dev = cp_hold_of_kind(r->u.alloc.kind) >= 0 ? (int)r->ev.dev : -1;
@@ -194,7 +194,7 @@ static __attribute__((noinline)) void oom_rec_full(cp_proc *p, void *st, const c
             if (r->u.oom.procs[i].pid == p->pid)
                 continue;
             e->others_used += r->u.oom.procs[i].used_bytes;
-            if (e->n_procs < OOM_PROCS) {
+            if (e->n_procs < CP_OOM_PROCS) {
                 e->pid[e->n_procs] = r->u.oom.procs[i].pid;
                 e->used[e->n_procs] = r->u.oom.procs[i].used_bytes;
             }

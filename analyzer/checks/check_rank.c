@@ -27,12 +27,12 @@ extern const cp_check cp_check_rank;   /* defined at the end of this file */
 #define RP_MAX 4096
 #define RP_OUTLIER 1.25     /* a peak this far above the median is named */
 
-typedef struct rp_gpu {
+typedef struct cp_rank_gpu {
     char key[64];           /* UUID, else "ordinal N" */
     int ord;                /* logical ordinal in the process that saw it first */
     const cp_proc *seen_by;
     size_t n_main;          /* ranks working on it */
-} rp_gpu;
+} cp_rank_gpu;
 
 static const char *rp_key(const cp_proc *p, int d, char *buf, size_t cap)
 {
@@ -81,7 +81,7 @@ static long rp_num(const cp_proc *p)
 
 static void rp_host(cp_report *rep, const char *host, cp_proc **r, size_t n)
 {
-    static rp_gpu g[CP_MAX_DEV];
+    static cp_rank_gpu g[CP_MAX_DEV];
     size_t ng = 0;
     char key[64], nm[192], b1[32], list[1024];
     /* The host's GPUs: every device any of its ranks saw. */
@@ -290,11 +290,6 @@ static void rp_across(cp_report *rep)
     rp_peaks(rep, all, n);
 }
 
-static void rp_finish(cp_proc *p, void *st, cp_report *rep)
-{
-    (void)p, (void)st, (void)rep;
-}
-
 const cp_check cp_check_rank = {
     .id = "rank-placement",
     .merge_exact = 1,
@@ -310,6 +305,5 @@ const cp_check cp_check_rank = {
            "torch.device(f\"cuda:{local_rank}\") instead of \"cuda\". JAX: "
            "jax.distributed.initialize() with local_device_ids.",
     .types = 0,
-    .finish = rp_finish,
     .across = rp_across,
 };

@@ -8,30 +8,37 @@
 
 #include "cp_checks.h"
 
-/* The registry: one line per check (its file defines cp_check_<name>), in
- * the order the report lists their findings. */
+/* The registry: one line per check, in the order the report lists their
+ * findings.  check_<name>.c defines cp_check_<name>.  The second column is
+ * how the dispatch below reaches the check's `rec`: REC through its
+ * cp_check, FAST by name (cp_check_<name>_rec(), declared in cp_checks.h),
+ * which the analyzer's LTO build inlines into the dispatch; FAST is for
+ * the checks that read the common records (allocations, frees, copies,
+ * launches), where the cost of a call per record and check shows. */
 #define CP_CHECK_LIST(X) \
-    X(nogpu)      /* no-gpu-used */ \
-    X(killed)     /* killed */ \
-    X(errors)     /* cuda-errors */ \
-    X(oom)        /* oom */ \
-    X(xdev)       /* cross-device-access */ \
-    X(rank)       /* rank-placement */ \
-    X(stray)      /* stray-device */ \
-    X(fork)       /* fork-after-init */ \
-    X(pageable)   /* pageable-async-copy */ \
-    X(leak)       /* leak */ \
-    X(growth)     /* memory-growth */ \
-    X(frag)       /* fragmentation */ \
-    X(blocking)   /* blocking-copy */ \
-    X(fatal)      /* fatal-error */
+    X(nogpu,    REC)    /* no-gpu-used */ \
+    X(killed,   REC)    /* killed */ \
+    X(errors,   FAST)   /* cuda-errors */ \
+    X(oom,      FAST)   /* oom */ \
+    X(xdev,     FAST)   /* cross-device-access */ \
+    X(rank,     REC)    /* rank-placement */ \
+    X(stray,    REC)    /* stray-device */ \
+    X(fork,     REC)    /* fork-after-init */ \
+    X(pageable, FAST)   /* pageable-async-copy */ \
+    X(leak,     FAST)   /* leak */ \
+    X(growth,   FAST)   /* memory-growth */ \
+    X(frag,     FAST)   /* fragmentation */ \
+    X(blocking, FAST)   /* blocking-copy */ \
+    X(fatal,    FAST)   /* fatal-error */
+#define CP_CHECK_REC_REC(name) cp_check_##name.rec
+#define CP_CHECK_REC_FAST(name) cp_check_##name##_rec
 
-#define CP_CHECK_DECL_(name) extern const cp_check cp_check_##name;
+#define CP_CHECK_DECL_(name, how) extern const cp_check cp_check_##name;
 CP_CHECK_LIST(CP_CHECK_DECL_)
-#define CP_CHECK_PTR_(name) &cp_check_##name,
+#define CP_CHECK_PTR_(name, how) &cp_check_##name,
 static const cp_check *const cp_all_checks[] = { CP_CHECK_LIST(CP_CHECK_PTR_) };
 #define CP_N_ALL (sizeof cp_all_checks / sizeof *cp_all_checks)
-#define CP_CHECK_IDX_(name) CP_CK_##name,
+#define CP_CHECK_IDX_(name, how) CP_CK_##name,
 enum { CP_CHECK_LIST(CP_CHECK_IDX_) CP_CK_N };
 
 /* Record types are dispatched by type number: 0..62 as is, END as 63. */
@@ -135,25 +142,6 @@ cp_check_run *cp_checks_start(cp_proc *p, const unsigned char *selected)
     return run;
 }
 
-/* Where each check's records go from the dispatch below: its `rec`, or
- * by name the fast parts cp_checks.h lists, which LTO then inlines here
- * (through `rec` it did not, folded to a direct call or not: 7 % of the
- * reader's instructions went to those calls, BENCHMARKS.md 3n). */
-#define CP_REC_nogpu cp_check_nogpu.rec
-#define CP_REC_killed cp_check_killed.rec
-#define CP_REC_errors cp_check_errors_rec
-#define CP_REC_oom cp_check_oom_rec
-#define CP_REC_xdev cp_check_xdev_rec
-#define CP_REC_rank cp_check_rank.rec
-#define CP_REC_stray cp_check_stray.rec
-#define CP_REC_fork cp_check_fork.rec
-#define CP_REC_pageable cp_check_pageable_rec
-#define CP_REC_leak cp_check_leak_rec
-#define CP_REC_growth cp_check_growth_rec
-#define CP_REC_frag cp_check_frag_rec
-#define CP_REC_blocking cp_check_blocking_rec
-#define CP_REC_fatal cp_check_fatal_rec
-
 /* The checks that read record type `bit` before the model (after_model 0)
  * or after it, called in the registry's order, as the lists of
  * cp_checks_start() call them.  For a constant bit and after_model, the
@@ -161,12 +149,12 @@ cp_check_run *cp_checks_start(cp_proc *p, const unsigned char *selected)
  * analyzer's LTO build): only that type's checks stay, called directly,
  * not through a pointer whose target changes from record to record (each
  * such call was a likely mispredicted branch).  Every check of the list
- * must run (cp_checks_fns_init()): a test of live[] was two instructions
- * a check and record. */
-#define CP_CHECK_CALL_(name) \
+ * must run (cp_checks_fns_init()): no test of live[] for each check and
+ * record. */
+#define CP_CHECK_CALL_(name, how) \
     if ((after_model ? cp_check_##name.types & ~cp_check_##name.pre_types \
                      : cp_check_##name.pre_types) & bit) \
-        CP_REC_##name(p, run->state[CP_CK_##name], r);
+        CP_CHECK_REC_##how(name)(p, run->state[CP_CK_##name], r);
 static inline __attribute__((always_inline)) void
 cp_checks_of_type(cp_check_run *run, cp_proc *p, const cp_record *r, int after_model,
                   uint64_t bit)
@@ -175,13 +163,11 @@ cp_checks_of_type(cp_check_run *run, cp_proc *p, const cp_record *r, int after_m
 }
 
 /* The types of nearly every record of a run, each with a function of its
- * own before and after the model, used when every check runs.  They were
- * one function with a switch on the type: its frame (the registers of
- * every type's inlined checks) and the switch cost about thirty
- * instructions a call, 7 % of the reader's (BENCHMARKS.md 3p); a call
- * through the type's entry of a table predicts as well as the switch's
- * jump.  Only type T's records come to T's functions, so the checks' own
- * tests of r->type fold away. */
+ * own before and after the model, used when every check runs.  Not one
+ * function with a switch on the type: its frame would hold the registers
+ * of every type's inlined checks, while a call through the type's entry
+ * of a table predicts as well as the switch's jump.  Only type T's records
+ * come to T's functions, so the checks' own tests of r->type fold away. */
 #define CP_CHECKS_HOT(X) \
     X(ALLOC, alloc) X(FREE, free) X(COPY, copy) X(MEMSET, memset) X(SYNC, sync) X(CALL, call) \
     X(LAUNCH_COUNT, launch_count)
@@ -254,7 +240,8 @@ void cp_checks_finish(cp_check_run *run, cp_proc *p, cp_report *rep)
     for (size_t i = 0; i < CP_N_ALL; i++) {
         if (!run->live[i])
             continue;
-        cp_all_checks[i]->finish(p, run->state[i], rep);
+        if (cp_all_checks[i]->finish)
+            cp_all_checks[i]->finish(p, run->state[i], rep);
         cp_check_end(cp_all_checks[i], run->state[i]);
     }
     free(run);

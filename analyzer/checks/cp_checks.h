@@ -3,8 +3,8 @@
  * `cuprobe-analyze report` (one file each, check_*.c, listed once in the
  * registry), and their state while a trace is read.
  */
-#ifndef REPORT_CHECKS_H
-#define REPORT_CHECKS_H
+#ifndef CP_CHECKS_H
+#define CP_CHECKS_H
 
 #include "cp_cuda.h"
 #include "cp_findings.h"
@@ -46,12 +46,11 @@ void cp_checks_discard(cp_check_run *run);
  *  checks whose `rec` is a test or two that the common records do not get
  *  past, then a call to the rest: the registry's dispatch calls these by
  *  name, and the analyzer's LTO build inlines them there (through `rec`
- *  they were not inlined, and each call cost about seven instructions of
- *  call and frame a record and check).  The rest of memory-growth,
- *  blocking-copy, fragmentation and cross-device-access is inline too:
- *  the dispatch's function for each common record type keeps only that
- *  type's part, in the one frame it has for all its checks (a frame of
- *  their own cost about twenty instructions a record: BENCHMARKS.md 3p). */
+ *  they are not inlined: a call and a frame for every record and check).
+ *  The rest of memory-growth, blocking-copy, fragmentation and
+ *  cross-device-access is inline too: the dispatch's function for each
+ *  common record type keeps only that type's part, in the one frame it
+ *  has for all its checks. */
 void cp_check_errors_rec(cp_proc *p, void *st, const cp_record *r);
 void cp_check_xdev_rec(cp_proc *p, void *st, const cp_record *r);
 void cp_check_pageable_rec(cp_proc *p, void *st, const cp_record *r);
@@ -67,4 +66,4 @@ void cp_check_leak_rec(cp_proc *p, void *st, const cp_record *r);
  * registry. */
 extern const cp_check cp_check_nogpu, cp_check_errors, cp_check_oom;
 
-#endif /* REPORT_CHECKS_H */
+#endif /* CP_CHECKS_H */

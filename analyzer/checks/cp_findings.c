@@ -1,181 +1,13 @@
 /*
- * cp_findings.c - findings, site aggregation and the JSON text builder (see
- * cp_findings.h).
+ * cp_findings.c - findings and site aggregation (see cp_findings.h).
  */
-#include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "cp_grow.h"
 #include "cp_findings.h"
-
-/* --- JSON builder ---------------------------------------------------------------- */
-
-static void cp_jb_put(cp_jb *b, const char *s, size_t n)
-{
-    if (b->oom)
-        return;
-    if (b->n + n + 1 > b->cap) {
-        size_t c = b->cap ? b->cap : 256;
-        while (c < b->n + n + 1)
-            c *= 2;
-        char *ns = realloc(b->s, c);
-        if (!ns) {
-            b->oom = 1;
-            return;
-        }
-        b->s = ns;
-        b->cap = c;
-    }
-    memcpy(b->s + b->n, s, n);
-    b->n += n;
-    b->s[b->n] = 0;
-}
-
-void cp_jb_raw(cp_jb *b, const char *s)
-{
-    cp_jb_put(b, s, strlen(s));
-}
-
-static void cp_jb_sep(cp_jb *b)
-{
-    if (b->need_comma)
-        cp_jb_put(b, ",", 1);
-    b->need_comma = 1;
-}
-
-void cp_jb_elem(cp_jb *b)
-{
-    cp_jb_sep(b);
-}
-
-static void cp_jb_vvals(cp_jb *b, const char *fmt, va_list ap)
-{
-    for (; *fmt; fmt++) {
-        cp_jb_sep(b);
-        switch (*fmt) {
-        case 's': cp_jb_str(b, va_arg(ap, const char *)); break;
-        case 'u': cp_jb_u64(b, va_arg(ap, uint64_t)); break;
-        case 'i': cp_jb_i64(b, va_arg(ap, int64_t)); break;
-        default: b->oom = 1; return;    /* a caller's bug: the text is not JSON */
-        }
-    }
-}
-
-void cp_jb_vals(cp_jb *b, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    cp_jb_vvals(b, fmt, ap);
-    va_end(ap);
-}
-
-void cp_jb_row(cp_jb *b, const char *fmt, ...)
-{
-    va_list ap;
-    cp_jb_open(b, '[');
-    va_start(ap, fmt);
-    cp_jb_vvals(b, fmt, ap);
-    va_end(ap);
-    cp_jb_close(b, ']');
-}
-
-void cp_jb_strn(cp_jb *b, const char *s, size_t n)
-{
-    cp_jb_put(b, "\"", 1);
-    size_t run = 0;
-    for (size_t i = 0; i < n; i++) {
-        unsigned char c = (unsigned char)s[i];
-        if (c >= 0x20 && c != '"' && c != '\\')
-            continue;
-        cp_jb_put(b, s + run, i - run);
-        run = i + 1;
-        char esc[8];
-        switch (c) {
-        case '"': cp_jb_put(b, "\\\"", 2); break;
-        case '\\': cp_jb_put(b, "\\\\", 2); break;
-        case '\n': cp_jb_put(b, "\\n", 2); break;
-        case '\t': cp_jb_put(b, "\\t", 2); break;
-        default:
-            snprintf(esc, sizeof esc, "\\u%04x", c);
-            cp_jb_put(b, esc, 6);
-        }
-    }
-    cp_jb_put(b, s + run, n - run);
-    cp_jb_put(b, "\"", 1);
-}
-
-void cp_jb_str(cp_jb *b, const char *s)
-{
-    if (!s)
-        cp_jb_raw(b, "null");
-    else
-        cp_jb_strn(b, s, strlen(s));
-}
-
-void cp_jb_key(cp_jb *b, const char *key)
-{
-    cp_jb_sep(b);
-    cp_jb_str(b, key);
-    cp_jb_put(b, ":", 1);
-}
-
-void cp_jb_u64(cp_jb *b, uint64_t v)
-{
-    char t[24];
-    snprintf(t, sizeof t, "%" PRIu64, v);
-    cp_jb_raw(b, t);
-}
-
-void cp_jb_i64(cp_jb *b, int64_t v)
-{
-    char t[24];
-    snprintf(t, sizeof t, "%" PRId64, v);
-    cp_jb_raw(b, t);
-}
-
-void cp_jb_dbl(cp_jb *b, double v)
-{
-    char t[40];
-    snprintf(t, sizeof t, "%.4f", v);
-    cp_jb_raw(b, t);
-}
-
-void cp_jb_bool(cp_jb *b, int v)
-{
-    cp_jb_raw(b, v ? "true" : "false");
-}
-
-void cp_jb_open(cp_jb *b, char c)
-{
-    /* A value directly after a key needs no comma: cp_jb_key set it. */
-    if (b->n && b->s[b->n - 1] != ':')
-        cp_jb_sep(b);
-    char t[2] = { c, 0 };
-    cp_jb_raw(b, t);
-    b->need_comma = 0;
-}
-
-void cp_jb_close(cp_jb *b, char c)
-{
-    char t[2] = { c, 0 };
-    cp_jb_raw(b, t);
-    b->need_comma = 1;
-}
-
-void cp_jb_ku(cp_jb *b, const char *k, uint64_t v) { cp_jb_key(b, k); cp_jb_u64(b, v); }
-void cp_jb_ki(cp_jb *b, const char *k, int64_t v) { cp_jb_key(b, k); cp_jb_i64(b, v); }
-void cp_jb_ks(cp_jb *b, const char *k, const char *v) { cp_jb_key(b, k); cp_jb_str(b, v); }
-void cp_jb_kd(cp_jb *b, const char *k, double v) { cp_jb_key(b, k); cp_jb_dbl(b, v); }
-void cp_jb_kb(cp_jb *b, const char *k, int v) { cp_jb_key(b, k); cp_jb_bool(b, v); }
-
-void cp_jb_free(cp_jb *b)
-{
-    free(b->s);
-    memset(b, 0, sizeof *b);
-}
+#include "cp_grow.h"
 
 /* --- aggregation ------------------------------------------------------------------ */
 
@@ -297,18 +129,18 @@ cp_finding *cp_finding_of_map(cp_report *rep, const cp_check *c, cp_proc *p, con
     return f;
 }
 
-static int g_sort_mode;
-
 static uint64_t cp_site_weight(const cp_site *s, int mode)
 {
     return mode == CP_SORT_NS ? s->ns : mode == CP_SORT_BYTES ? s->bytes : s->count;
 }
 
-/* Heaviest first; ties by label so the order never depends on hashing. */
-static int cp_site_cmp(const void *a, const void *b)
+/* Heaviest first by the finding's sort (*(const int *)mode, enum cp_sort);
+ * ties by label so the order never depends on hashing. */
+static int cp_site_cmp(const void *a, const void *b, void *mode)
 {
     const cp_site *x = a, *y = b;
-    uint64_t wx = cp_site_weight(x, g_sort_mode), wy = cp_site_weight(y, g_sort_mode);
+    int m = *(const int *)mode;
+    uint64_t wx = cp_site_weight(x, m), wy = cp_site_weight(y, m);
     if (wx != wy)
         return wx > wy ? -1 : 1;
     if (x->count != y->count)
@@ -335,9 +167,8 @@ static int cp_site_label_cmp(const void *a, const void *b)
 
 void cp_finding_sort_sites(cp_finding *f)
 {
-    g_sort_mode = f->sort;
     if (f->n_sites)
-        qsort(f->sites, f->n_sites, sizeof *f->sites, cp_site_cmp);
+        qsort_r(f->sites, f->n_sites, sizeof *f->sites, cp_site_cmp, &f->sort);
 }
 
 static void cp_finding_prepare(cp_finding *f)
@@ -365,28 +196,27 @@ static void cp_finding_prepare(cp_finding *f)
     cp_finding_sort_sites(f);
 }
 
-/* The check order of the report being sorted (qsort has no context). */
-static const cp_check *const *g_order;
-static size_t g_n_order;
-
-static size_t cp_check_rank(const cp_check *c)
+/* Where check c stands in the report's order (rep->order), after every
+ * listed check when it is not listed. */
+static size_t cp_order_pos(const cp_report *rep, const cp_check *c)
 {
-    for (size_t i = 0; i < g_n_order; i++)
-        if (g_order[i] == c)
+    for (size_t i = 0; i < rep->n_order; i++)
+        if (rep->order[i] == c)
             return i;
-    return g_n_order;
+    return rep->n_order;
 }
 
 /* Top statements first, then errors, warnings, infos; within one
  * severity by check order, process, then weight. */
-static int cp_finding_cmp(const void *a, const void *b)
+static int cp_finding_cmp(const void *a, const void *b, void *report)
 {
     const cp_finding *x = *(cp_finding *const *)a, *y = *(cp_finding *const *)b;
+    const cp_report *rep = report;
     if (x->top != y->top)
         return y->top - x->top;
     if (x->sev != y->sev)
         return y->sev - x->sev;
-    size_t rx = cp_check_rank(x->check), ry = cp_check_rank(y->check);
+    size_t rx = cp_order_pos(rep, x->check), ry = cp_order_pos(rep, y->check);
     if (rx != ry)
         return rx < ry ? -1 : 1;
     int px = x->proc ? x->proc->index : -1, py = y->proc ? y->proc->index : -1;
@@ -403,8 +233,8 @@ void cp_report_prepare(cp_report *rep, const cp_check *const *order, size_t n_or
 {
     for (size_t i = 0; i < rep->n; i++)
         cp_finding_prepare(rep->f[i]);
-    g_order = order;
-    g_n_order = n_order;
+    rep->order = order;
+    rep->n_order = n_order;
     cp_report_sort(rep);
 }
 
@@ -413,7 +243,7 @@ void cp_report_sort(cp_report *rep)
     /* qsort is not stable; cp_finding_cmp ends with the title, and findings
      * with equal titles are interchangeable. */
     if (rep->n)
-        qsort(rep->f, rep->n, sizeof *rep->f, cp_finding_cmp);
+        qsort_r(rep->f, rep->n, sizeof *rep->f, cp_finding_cmp, rep);
 }
 
 static void cp_finding_free(cp_finding *f)

@@ -1,54 +1,23 @@
 /*
  * cp_findings.h - what checks produce: findings with a severity, a title,
- * explanation lines, structured details (JSON) and occurrences aggregated
- * by call site; the check interface; the report that collects them.
+ * explanation lines, structured details (JSON, cp_jwrite.h) and
+ * occurrences aggregated by call site; the check interface; the report
+ * that collects them.
  */
-#ifndef REPORT_FIND_H
-#define REPORT_FIND_H
+#ifndef CP_FINDINGS_H
+#define CP_FINDINGS_H
 
 #include <stddef.h>
 #include <stdint.h>
 
-#include "cp_model.h"
+#include "cp_jwrite.h"
 #include "cp_map.h"
+#include "cp_model.h"
 
 enum cp_sev { CP_SEV_INFO = 0, CP_SEV_WARNING = 1, CP_SEV_ERROR = 2 };
 
 /* How a finding's sites are ordered, most important first. */
 enum cp_sort { CP_SORT_NS = 0, CP_SORT_BYTES = 1, CP_SORT_COUNT = 2 };
-
-/* --- a small JSON text builder ------------------------------------------------ */
-
-typedef struct cp_jb {
-    char *s;
-    size_t n, cap;
-    int need_comma;         /* a value was written at this nesting level */
-    int oom;
-} cp_jb;
-
-void cp_jb_raw(cp_jb *b, const char *s);
-void cp_jb_key(cp_jb *b, const char *key);          /* "key": (with comma) */
-void cp_jb_str(cp_jb *b, const char *s);            /* a JSON string (NULL: null) */
-void cp_jb_strn(cp_jb *b, const char *s, size_t n);
-void cp_jb_u64(cp_jb *b, uint64_t v);
-void cp_jb_i64(cp_jb *b, int64_t v);
-void cp_jb_dbl(cp_jb *b, double v);                 /* fixed 4 decimals */
-void cp_jb_bool(cp_jb *b, int v);
-void cp_jb_open(cp_jb *b, char c);                  /* '{' or '[' (with comma) */
-void cp_jb_close(cp_jb *b, char c);
-void cp_jb_elem(cp_jb *b);                         /* before a scalar array element */
-/*! cp_jb_vals() : array elements, one per character of fmt: 's' a string
- *  (const char *, NULL: null), 'u' a uint64_t, 'i' an int64_t. */
-void cp_jb_vals(cp_jb *b, const char *fmt, ...);
-/*! cp_jb_row() : one array of those elements: [v1, v2, ...]. */
-void cp_jb_row(cp_jb *b, const char *fmt, ...);
-/* key + value shorthands for objects */
-void cp_jb_ku(cp_jb *b, const char *key, uint64_t v);
-void cp_jb_ki(cp_jb *b, const char *key, int64_t v);
-void cp_jb_ks(cp_jb *b, const char *key, const char *v);
-void cp_jb_kd(cp_jb *b, const char *key, double v);
-void cp_jb_kb(cp_jb *b, const char *key, int v);
-void cp_jb_free(cp_jb *b);
 
 /* --- per-site aggregation -------------------------------------------------------- */
 
@@ -111,6 +80,8 @@ typedef struct cp_report {
     size_t n_procs;
     int all_frames;
     int max_sites;          /* sites shown per finding in text */
+    const struct cp_check *const *order;    /* check order (cp_report_prepare) */
+    size_t n_order;
 } cp_report;
 
 /*! cp_finding_new() : a finding of check c about process p (may be NULL),
@@ -208,7 +179,9 @@ typedef struct cp_check {
     const cp_state_map *maps;   /* its cp_map members (CP_CHECK_STATE) */
     size_t n_maps;
     int (*init)(cp_proc *p, void *st);  /* more setup after the maps, may be NULL */
+    /* each record of `types`; NULL when it reads none */
     void (*rec)(cp_proc *p, void *st, const cp_record *r);
+    /* its findings about one process, after the last record; may be NULL */
     void (*finish)(cp_proc *p, void *st, cp_report *rep);
     void (*done)(void *st);             /* frees what the maps do not cover, may be NULL */
     void (*across)(cp_report *rep);     /* after every trace, may be NULL */
@@ -228,4 +201,4 @@ const char *cp_finding_why(const cp_finding *f);
 /*! cp_sev_name() : "error", "warning", "info". */
 const char *cp_sev_name(int sev);
 
-#endif /* REPORT_FIND_H */
+#endif /* CP_FINDINGS_H */

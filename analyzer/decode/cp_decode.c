@@ -9,7 +9,7 @@
  * it).
  *
  * A trace file of CP_DEC_THREAD_MIN bytes or more is decoded on a thread
- * of its own (decompression, framing and fields: about half the work of a
+ * of its own (decompression, framing and fields: a large share of a
  * report), so the reader's thread only runs the model and the checks.  The
  * thread fills batches (cp_decode_ring.c): each owns the window its records
  * point into, so a refill starts a new batch instead of moving bytes that
@@ -28,6 +28,7 @@
 
 #include "cp_decode.h"
 #include "cp_decode_int.h"
+#include "cp_decode_note.h"
 #include "cp_grow.h"
 #include "cp_varint.h"
 
@@ -174,12 +175,7 @@ void cp_dec_close(cp_dec *d)
     free(d->path);
     cp__dec_scratch_free(&d->scratch);
     cp__dec_scratch_free(&d->rscratch);
-    cp__idmap_free(&d->apis);
-    cp__idmap_free(&d->strings);
-    free(d->info.host);
-    free(d->info.exe);
-    free(d->info.shim_version);
-    free(d->info.cmdline);
+    cp__dec_names_free(&d->names);
     free(d);
 }
 
@@ -361,9 +357,8 @@ cp_dec_lean(cp_dec *d, cp_batch *b, unsigned type, size_t hdr, uint64_t plen)
 }
 
 /* The decoder thread's common case (cp__dec_lean_run()), its position,
- * count and time in registers: through d and b they were stored and
- * loaded again at every record, about half the decoder thread's
- * instructions outside zstd and the fields (BENCHMARKS.md 3o).  Only
+ * count and time in registers: through d and b they would be stored and
+ * loaded again at every record.  Only
  * while d->state is CP_DS_OK and a record was taken: none of the records
  * it takes ends the stream or is the first. */
 static inline __attribute__((always_inline)) void
@@ -499,7 +494,7 @@ static void cp_dec_maybe_thread(cp_dec *d)
  * d's failure (out of memory) with its thread stopped. */
 static int cp_dec_note(cp_dec *d, const cp_record *r)
 {
-    if (cp__dec_note(&d->apis, &d->strings, &d->info, r) >= 0)
+    if (cp__dec_note(&d->names, r) >= 0)
         return 0;
     cp__dec_stop_thread(d);  /* before touching what it owns */
     return cp__dec_fail(d, 0, "at decompressed byte %llu: out of memory",
@@ -568,4 +563,53 @@ int cp_dec_next(cp_dec *d, cp_record *r)
     if (rc == 1)
         *r = *p;
     return rc;
+}
+
+/* ---- accessors ---------------------------------------------------------- */
+
+const char *cp_dec_err(const cp_dec *d)
+{
+    return d->err;
+}
+
+int cp_dec_truncated(const cp_dec *d)
+{
+    return d->truncated;
+}
+
+uint64_t cp_dec_records(const cp_dec *d)
+{
+    return d->delivered;
+}
+
+const cp_trace_info *cp_dec_info(const cp_dec *d)
+{
+    return &d->names.info;
+}
+
+uint64_t cp_dec_file_offset(const cp_dec *d)
+{
+    if (d->threaded)
+        return __atomic_load_n(&d->progress, __ATOMIC_RELAXED);
+    return d->in_file_off + d->in_pos;
+}
+
+const char *cp_dec_api_name(const cp_dec *d, uint64_t id)
+{
+    return cp__dec_names_api(&d->names, id);
+}
+
+const char *cp_dec_string(const cp_dec *d, uint64_t id)
+{
+    return cp__dec_names_string(&d->names, id);
+}
+
+const char *cp_dec_path(const cp_dec *d)
+{
+    return d->path;
+}
+
+void cp_dec_spin_waits(int on)
+{
+    cp__ring_spin_waits(on);
 }

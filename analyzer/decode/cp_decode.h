@@ -20,83 +20,12 @@
 
 #include <stddef.h>
 #include <stdint.h>
-#include <stdlib.h>
-#include <string.h>
 
-#include "cp_trace.h"
+#include "cp_names.h"
+#include "cp_record.h"
 
 typedef struct cp_dec cp_dec;
 
-/* A string inside the current record: not NUL-terminated. */
-typedef struct cp_str {
-    const char *p;
-    size_t n;
-} cp_str;
-
-/*! cp_str_dup() : s as an owned NUL-terminated copy (for what outlives the
- *  record).  @return : the copy (free() it), or NULL out of memory. */
-static inline char *cp_str_dup(cp_str s)
-{
-    char *c = malloc(s.n + 1);
-    if (c) {
-        memcpy(c, s.p, s.n);
-        c[s.n] = 0;
-    }
-    return c;
-}
-
-/* Decoded fields of each record kind (include/cp_records.h). */
-#define CP_DECL(k, n, a, fmt) CP_DECL_##k(n, a, fmt)
-#define CP_DECL_U(n, a, fmt) uint64_t n;
-#define CP_DECL_UOPT(n, a, fmt) uint64_t n;
-#define CP_DECL_S(n, a, fmt) int64_t n;
-#define CP_DECL_STR(n, a, fmt) cp_str n;
-#define CP_DECL_BYTES(n, a, fmt) uint8_t n[a];
-#define CP_DECL_UARR(n, a, fmt) uint64_t a; const uint64_t *n;
-#define CP_DECL_PAIRS(n, a, fmt) uint64_t a; const CP_PAIR_##fmt##_T *n;
-#define CP_DECL_STRARR(n, a, fmt) uint64_t a; const cp_str *n;
-#define CP_DECL_KVARR(n, a, fmt) uint64_t a; const cp_str *n##_name, *n##_value;
-#define CP_DECL_REC_(N, id, l, shape, doc) struct { CP_F_##N(CP_DECL) } l;
-
-/* The event prefix ("EV") shared by the call records. */
-typedef struct cp_ev {
-    CP_EV_FIELDS(CP_DECL)
-} cp_ev;
-
-/* A COPY/SYNC/ALLOC `launches` field older writers did not append. */
-#define CP_LAUNCHES_UNKNOWN CP_FIELD_ABSENT
-
-typedef struct cp_record {
-    unsigned type;          /* enum cp_rec_type, or an unknown value */
-    uint64_t ts;            /* absolute CLOCK_MONOTONIC ns of the writer */
-    uint64_t tid;           /* cuprobe thread index (0 = the recorder) */
-    cp_ev ev;               /* valid for the records that start with EV */
-    /* Only the member of `type` is valid: the decoder thread hands a record
-     * to the reader without the bytes past that member (cp_rec_bytes), so
-     * another member holds whatever an earlier record left there. */
-    union {
-        CP_RECORDS(CP_DECL_REC_)   /* r->u.alloc.size, r->u.header.argv... */
-    } u;
-    /* Last, past every member: with cp_dec_lean_records(1) the decoder
-     * thread does not hand these over for records of a known type other
-     * than HEADER, API, STRING, LOST, END, STACK and OOM (the report never
-     * reads them, and they took ALLOC and LAUNCH_COUNT to a third cache
-     * line).  Valid otherwise. */
-    uint64_t offset;        /* record start in the decompressed stream */
-    const uint8_t *payload; /* fields after the ts/tid prefix */
-    size_t payload_len;
-} cp_record;
-
-/* What the file said about itself, kept beyond the current record. */
-typedef struct cp_trace_info {
-    uint64_t pid, ppid, wall_ns, root, page_size, start_ts;
-    char *host, *exe, *shim_version;
-    char *cmdline;          /* argv joined with spaces */
-    int header_seen, end_seen;
-    uint64_t end_reason, end_records, end_dropped;
-    int64_t end_status;
-    uint64_t lost;          /* sum of CP_REC_LOST records */
-} cp_trace_info;
 
 /*! cp_dec_open() : open path and check its 16-byte prefix.
  *  @return : a reader, or NULL with *err set to a message (owned by the
@@ -175,22 +104,5 @@ void cp_dec_close(cp_dec *d);
  *  whole file (fuzzing, tests).  `name` is used in messages.  The buffer
  *  must outlive the reader. */
 cp_dec *cp_dec_open_mem(const void *buf, size_t len, const char *name, const char **err);
-
-/* ---- names for enums (cp_names.c); never NULL ---------------------------- */
-
-/*! cp_rec_type_name() : "HEADER", "ALLOC", ...; "UNKNOWN" otherwise. */
-const char *cp_rec_type_name(unsigned type);
-/*! cp_mem_class_name() : "device", "pinned", ... ; "?" when unknown. */
-const char *cp_mem_class_name(uint64_t c);
-/*! cp_mem_kind_name() : "device", "async", "pool", ... */
-const char *cp_mem_kind_name(uint64_t k);
-/*! cp_op_name() : the op enum of record `type` (CTX, STREAM, VMM, POOL, SYNC). */
-const char *cp_op_name(unsigned type, uint64_t op);
-/*! cp_route_name(), cp_libkind_name(), cp_end_reason_name() : enum names. */
-const char *cp_route_name(uint64_t r);
-const char *cp_libkind_name(uint64_t k);
-const char *cp_end_reason_name(uint64_t r);
-/*! cp_copy_flags_str() : "async|2d|..." for enum cp_copy_flags, "0" if none. */
-const char *cp_copy_flags_str(uint64_t f, char *buf, size_t cap);
 
 #endif /* CP_DECODE_H */

@@ -4,10 +4,10 @@
  *
  * The decoder thread decompresses, frames and parses; the reader runs the
  * model and the checks.  Which of the two sets the pace depends on the
- * machine (on the AMD VM of BENCHMARKS.md 3l the reader waited for a third
- * of its time, on the GPU host's Xeon hardly at all).  So the lean
- * records' fields, about a fifth of the decoder thread's work, go to
- * whichever thread has time: a batch begun while the reader had caught up
+ * machine: on some the reader waits for the decoder thread, on others
+ * hardly at all.  So the lean records' fields, a good part of the decoder
+ * thread's work, go to whichever thread has time: a batch begun while the
+ * reader had caught up
  * is handed over raw (cp_batch.raw), its lean records framed (and their
  * time and thread decoded, which accumulate) but nothing written for
  * them, and the reader frames them again and parses them here, a run at a
@@ -104,8 +104,8 @@ static int cp_dec_unstash(cp_dec *d)
         if (i != slotted) {
             /* The lean records up to the next slotted one, framed and
              * parsed in the decoder thread's loop (cp__dec_lean_run(), the
-             * parser inlined): this loop's framing and call of the parser
-             * cost about eleven instructions a record more.  The batch's
+             * parser inlined), cheaper than this loop's framing and call
+             * of the parser for each record.  The batch's
              * records lie whole in buf, whose capacity bounds the loop;
              * `stop` ends it at the run's end or the next slotted one. */
             size_t stop = slotted < end ? slotted : end;

@@ -229,10 +229,9 @@ __attribute__((constructor)) static void cp_fields_pick(void)
 
 /* The same parser writing each field straight into the batch's slot
  * (cp__dec_fields_direct()): no record on the stack to copy.  Plain
- * stores: non-temporal ones cost as much on AMD EPYC and made the decoder
- * thread a sixth slower on the Xeon of the GPU host, whose write-combining
- * buffers flush a line of which only some fields are written as partial
- * writes (BENCHMARKS.md 3k). */
+ * stores: non-temporal ones gain nothing on AMD EPYC and slow the decoder
+ * thread down on Xeons, whose write-combining buffers flush a line of
+ * which only some fields are written as partial writes. */
 #define CP_DIRECT_CASE_(N, id, l, shape, doc)   \
     case CP_REC_##N: {                          \
         typeof(r->u.l) *x = &r->u.l;            \
@@ -277,8 +276,8 @@ int cp__dec_fields_direct(unsigned type, const uint8_t *p, const uint8_t *e, cp_
 }
 
 /* Here, not with the framing in cp_decode.c, so that the parser inlines
- * into the loop (they need the same target): its call and frame were
- * about 15 instructions a record (BENCHMARKS.md 3o). */
+ * into the loop (they need the same target): no call and frame for each
+ * record. */
 #ifdef CP_DEC_HAVE_DIRECT
 __attribute__((target("bmi,bmi2")))
 #endif

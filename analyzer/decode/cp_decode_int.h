@@ -2,7 +2,7 @@
  * cp_decode_int.h - internals shared by the reader's files: cp_decode.c
  * (framing, the decoder thread), cp_decode_window.c (the decompressed
  * window: input, zstd frames, errors), cp_decode_fields.c (per-type field
- * parsing), cp_decode_note.c (names) and cp_decode_ring.c (batches).
+ * parsing) and cp_decode_ring.c (batches).
  */
 #ifndef CP_DECODE_INT_H
 #define CP_DECODE_INT_H
@@ -14,6 +14,7 @@
 #include <zstd.h>
 
 #include "cp_decode.h"
+#include "cp_decode_note.h"
 #include "cp_varint.h"
 
 /* Reusable arrays for the variable-length parts of a record (argv, env,
@@ -150,33 +151,6 @@ int cp__dec_fields(struct cp_scratch *s, cp_record *r, const char **why);
 /*! cp__dec_scratch_free() : release the scratch arrays. */
 void cp__dec_scratch_free(struct cp_scratch *s);
 
-/* id -> owned NUL-terminated text, open addressing (cp_decode_note.c). */
-struct cp_idmap {
-    uint64_t *keys;
-    char **vals;
-    size_t cap, n;
-};
-
-/*! cp__idmap_get() : @return : the text of id, or NULL. */
-const char *cp__idmap_get(const struct cp_idmap *m, uint64_t id);
-
-/*! cp__idmap_free() : release every entry and the table. */
-void cp__idmap_free(struct cp_idmap *m);
-
-/*! cp__dec_noted() : non-zero for the record types cp__dec_note() keeps
- *  something of (the others skip the call). */
-static inline int cp__dec_noted(unsigned type)
-{
-    return type == CP_REC_HEADER || type == CP_REC_API || type == CP_REC_STRING ||
-           type == CP_REC_LOST || type == CP_REC_END;
-}
-
-/*! cp__dec_note() : keep what later questions need from record r: header
- *  and end facts into *in, API and STRING names into the tables.
- *  @return : 0, or -ENOMEM. */
-int cp__dec_note(struct cp_idmap *apis, struct cp_idmap *strings, cp_trace_info *in,
-                 const cp_record *r);
-
 /* ---- the decoder thread's hand-off (cp_decode_ring.c) -------------------- */
 
 /* Arrays of HEADER, STACK and OOM records, copied out of the scratch so
@@ -198,9 +172,9 @@ struct cp_arena_blk {
  * decodes their time (from ts0 on) and thread itself.  Only the records
  * the decoder thread parsed anyway (the first of the trace, the ones with
  * names or arrays, unknown types, the ones the fast parser refused) have
- * their slots written, and are listed in `slotted`.  (A stash of each lean
- * record's time, thread and bounds, 48 bytes beside its slot, cost both
- * threads a cache line every 1.3 records: BENCHMARKS.md 3n.) */
+ * their slots written, and are listed in `slotted`.  (No stash of each lean
+ * record's time, thread and bounds beside its slot: it would cost both
+ * threads a cache line every few records.) */
 #define CP_CACHE_LINE 64
 typedef struct cp_batch {
     _Alignas(CP_CACHE_LINE) uint8_t *buf;
@@ -225,7 +199,7 @@ typedef struct cp_batch {
 
 #define CP_RING_SLOTS 4
 
-/* Batches go round: the decoder thread takes a free one, fills it and
+/* Batches circulate: the decoder thread takes a free one, fills it and
  * hands it over full; the reader takes full ones in order and gives them
  * back. */
 typedef struct cp_ring cp_ring;
@@ -249,6 +223,9 @@ cp_batch *cp__ring_take_full(cp_ring *q);
 
 /*! cp__ring_put_free() : (reader) give b back for reuse. */
 void cp__ring_put_free(cp_ring *q, cp_batch *b);
+
+/*! cp__ring_spin_waits() : cp_dec_spin_waits(), for the ring's waits. */
+void cp__ring_spin_waits(int on);
 
 /*! cp__ring_stop() : make every wait of the decoder thread return NULL. */
 void cp__ring_stop(cp_ring *q);
@@ -321,10 +298,9 @@ struct cp_dec {
      * lines of their own: the reader writes cur_i and delivered for every
      * record, and the decoder thread reads fill and writes pos for every
      * record; on one line they made each record a cache miss on both. */
-    _Alignas(CP_CACHE_LINE) struct cp_idmap apis, strings;
-    cp_trace_info info;
+    _Alignas(CP_CACHE_LINE) cp_dec_names names;
     uint64_t delivered;
-    /* Decoder thread, when there is one.  The fields above `apis` belong
+    /* Decoder thread, when there is one.  The fields above `names` belong
      * to it until it handed over its last batch. */
     cp_ring *ring;
     pthread_t thread;

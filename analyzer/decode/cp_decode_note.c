@@ -1,15 +1,12 @@
 /*
- * cp_decode_note.c - what the reader keeps beyond the current record: the
- * header and end facts (cp_trace_info) and the id -> name tables of API
- * and STRING records.  Applied to each record as it is handed out, so a
- * name is known exactly from its record on, whichever thread decoded it.
- * Also the reader's accessors (errors, counts, names, progress).
+ * cp_decode_note.c - the names and facts a trace's records announce (see
+ * cp_decode_note.h).
  */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "cp_decode_int.h"
+#include "cp_decode_note.h"
 
 /* ---- id maps ------------------------------------------------------------ */
 
@@ -60,25 +57,26 @@ static int cp_idmap_put(struct cp_idmap *m, uint64_t id, const char *s, size_t n
     return 0;
 }
 
-const char *cp__idmap_get(const struct cp_idmap *m, uint64_t id)
+static const char *cp_idmap_get(const struct cp_idmap *m, uint64_t id)
 {
     return m->cap ? m->vals[cp_idmap_slot(m, id)] : NULL;
 }
 
-void cp__idmap_free(struct cp_idmap *m)
+static void cp_idmap_free(struct cp_idmap *m)
 {
     for (size_t i = 0; i < m->cap; i++)
         free(m->vals[i]);
     free(m->keys);
     free(m->vals);
+    memset(m, 0, sizeof *m);
 }
 
 /* ---- notes ------------------------------------------------------------- */
 
 /* Keep what later questions need: header facts, names, end facts. */
-int cp__dec_note(struct cp_idmap *apis, struct cp_idmap *strings, cp_trace_info *in,
-                 const cp_record *r)
+int cp__dec_note(cp_dec_names *nm, const cp_record *r)
 {
+    cp_trace_info *in = &nm->info;
     switch (r->type) {
     case CP_REC_HEADER: {
         const typeof(r->u.header) *h = &r->u.header;
@@ -113,10 +111,10 @@ int cp__dec_note(struct cp_idmap *apis, struct cp_idmap *strings, cp_trace_info 
         return 0;
     }
     case CP_REC_API:
-        return cp_idmap_put(apis, r->u.api.api_id, r->u.api.elf_name.p,
+        return cp_idmap_put(&nm->apis, r->u.api.api_id, r->u.api.elf_name.p,
                             r->u.api.elf_name.n);
     case CP_REC_STRING:
-        return cp_idmap_put(strings, r->u.string.id, r->u.string.text.p,
+        return cp_idmap_put(&nm->strings, r->u.string.id, r->u.string.text.p,
                             r->u.string.text.n);
     case CP_REC_LOST:
         in->lost += r->u.lost.records_lost;
@@ -133,46 +131,25 @@ int cp__dec_note(struct cp_idmap *apis, struct cp_idmap *strings, cp_trace_info 
     }
 }
 
-/* ---- accessors ---------------------------------------------------------- */
+/* ---- the names kept ------------------------------------------------------ */
 
-const char *cp_dec_err(const cp_dec *d)
+const char *cp__dec_names_api(const cp_dec_names *nm, uint64_t id)
 {
-    return d->err;
+    return cp_idmap_get(&nm->apis, id);
 }
 
-int cp_dec_truncated(const cp_dec *d)
+const char *cp__dec_names_string(const cp_dec_names *nm, uint64_t id)
 {
-    return d->truncated;
+    return cp_idmap_get(&nm->strings, id);
 }
 
-uint64_t cp_dec_records(const cp_dec *d)
+void cp__dec_names_free(cp_dec_names *nm)
 {
-    return d->delivered;
-}
-
-const cp_trace_info *cp_dec_info(const cp_dec *d)
-{
-    return &d->info;
-}
-
-uint64_t cp_dec_file_offset(const cp_dec *d)
-{
-    if (d->threaded)
-        return __atomic_load_n(&d->progress, __ATOMIC_RELAXED);
-    return d->in_file_off + d->in_pos;
-}
-
-const char *cp_dec_api_name(const cp_dec *d, uint64_t id)
-{
-    return cp__idmap_get(&d->apis, id);
-}
-
-const char *cp_dec_string(const cp_dec *d, uint64_t id)
-{
-    return cp__idmap_get(&d->strings, id);
-}
-
-const char *cp_dec_path(const cp_dec *d)
-{
-    return d->path;
+    cp_idmap_free(&nm->apis);
+    cp_idmap_free(&nm->strings);
+    free(nm->info.host);
+    free(nm->info.exe);
+    free(nm->info.shim_version);
+    free(nm->info.cmdline);
+    memset(&nm->info, 0, sizeof nm->info);
 }

@@ -1,7 +1,7 @@
 /*
  * cp_decode_ring.c - the hand-off between the decoder thread and the
  * reader (see cp_decode_int.h): CP_RING_SLOTS batches, a free queue and a
- * full queue under one mutex.  One lock round trip per batch (thousands of
+ * full queue under one mutex.  One lock and unlock per batch (thousands of
  * records), so the lock never shows in a profile.
  */
 #include <pthread.h>
@@ -108,19 +108,18 @@ fail_mutex:
     return NULL;
 }
 
-/* Before a wait, when cp_dec_spin_waits() allows it: watch the count a
+/* Before a wait, when cp__ring_spin_waits() allows it: watch the count a
  * while (20,000 pauses: about one batch's decoding time) before sleeping
  * on the condition.  A thread that sleeps has to be woken with a futex
- * call for every batch, and in a VM those calls cost the decoder thread
- * about 0.1 s of 20 M records whenever the reader was the faster one
- * (BENCHMARKS.md 3f).  The counts are written under the lock with atomic
- * stores, so they can be read here without it. */
+ * call for every batch, and in a VM those calls are dear whenever the
+ * reader is the faster one.  The counts are written under the lock with
+ * atomic stores, so they can be read here without it. */
 #ifndef CP_RING_SPIN               /* EXTRA_CFLAGS=-DCP_RING_SPIN=N to try another */
 #define CP_RING_SPIN 20000
 #endif
 static int g_ring_spin;
 
-void cp_dec_spin_waits(int on)
+void cp__ring_spin_waits(int on)
 {
     __atomic_store_n(&g_ring_spin, on, __ATOMIC_RELAXED);
 }

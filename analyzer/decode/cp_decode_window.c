@@ -131,8 +131,7 @@ static int cp_next_batch(cp_dec *d, size_t need)
     d->fill->buf = d->buf;
     d->fill->cap = d->cap;
     /* The reader had caught up (nothing else waits for it): it can take
-     * the next batch's fields on, and the two threads share the work
-     * (BENCHMARKS.md 3l). */
+     * the next batch's fields on, and the two threads share the work. */
     size_t waiting = cp__ring_put_full(d->ring, d->fill);
     nb->raw = d->defer == CP_DEFER_ALL || (d->defer == CP_DEFER_AUTO && waiting <= 1);
     d->fill = nb;

@@ -4,7 +4,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "cp_decode.h"
+#include "cp_names.h"
+#include "cp_trace.h"
 
 #define CP_NAME(tab, i) \
     ((i) < sizeof(tab) / sizeof(*(tab)) && (tab)[i] ? (tab)[i] : "?")

@@ -3,8 +3,8 @@
  * docs/framework.md): a minimal JSON reader for the few fields the report
  * uses, and PyTorch's allocator state summarised per device.
  */
-#ifndef REPORT_FW_H
-#define REPORT_FW_H
+#ifndef CP_FW_H
+#define CP_FW_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -68,4 +68,4 @@ int cp_torch_oom_parse(const char *json, size_t n, cp_torch_oom *o);
  *  expandable_segments:True, else 0. */
 int cp_fw_conf_expandable(const char *conf);
 
-#endif /* REPORT_FW_H */
+#endif /* CP_FW_H */

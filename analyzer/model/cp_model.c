@@ -23,11 +23,6 @@ cp_proc *cp_proc_new(const char *file, int index)
     cp_map_init(&p->ctxs, sizeof(int));
     cp_map_init(&p->streams, sizeof(cp_stream_info));
     cp_stacks_init(&p->stacks);
-    p->series = cp_series_new();
-    if (!p->series) {
-        free(p);
-        return NULL;
-    }
     return p;
 }
 
@@ -58,7 +53,6 @@ void cp_proc_free(cp_proc *p)
     free(p->fw_buf);
     free(p->forks);
     cp_stacks_free(&p->stacks);
-    cp_series_free(p->series);
     free(p);
 }
 
@@ -575,17 +569,12 @@ static int cp_model_apply(cp_proc *p, const cp_dec *d, const cp_record *r, cp_li
 
 int cp_model_feed(cp_proc *p, const cp_dec *d, const cp_record *r)
 {
-    /* The timeline reads a FREE before the model forgets what it releases,
-     * everything else after the model applied it. */
-    if (r->type == CP_REC_FREE)     /* the only type it reads: no call for the rest */
-        cp_series_pre(p->series, r, cp_model_freeing(p, r));
     cp_live *made = NULL;
     int rc = cp_model_apply(p, d, r, &made);
     /* What a FREE's checks found is gone now; and a later record may come
      * at this one's address (batches are reused). */
     p->freeing_rec = NULL;
-    if (rc == 0)
-        rc = cp_series_feed(p->series, p, r, made);
+    p->made = made;
     return rc;
 }
 

@@ -14,9 +14,9 @@
 #include <stdint.h>
 
 #include "cp_decode.h"
-#include "cp_sym.h"
+#include "cp_format.h"
 #include "cp_map.h"
-#include "cp_series.h"
+#include "cp_sym.h"
 
 #define CP_MAX_DEV 64
 
@@ -208,8 +208,12 @@ typedef struct cp_proc {
     const cp_live *freeing;
     cp_map *freeing_map;
     size_t freeing_i;
-    /* the memory and copy timeline (cp_series.h), NULL when out of memory */
-    cp_series *series;
+    /* for the record just applied, when an ALLOC: the live entry the model
+     * made for it (NULL otherwise); valid until the next record */
+    cp_live *made;
+    /* the memory and copy timeline, NULL when none: the record loop feeds
+     * it beside the model (cp_series.h), the model never looks inside */
+    struct cp_series *series;
 } cp_proc;
 
 /*! cp_proc_new() : an empty process for trace `file` (index among traces).
@@ -219,9 +223,9 @@ cp_proc *cp_proc_new(const char *file, int index);
 /*! cp_proc_free() : free everything the process holds (NULL is fine). */
 void cp_proc_free(cp_proc *p);
 
-/*! cp_model_feed() : apply record r (from decoder d) to p's model.  Called
- *  before the checks see r, except where noted in cp_model.c.
- *  @return : 0, or -ENOMEM. */
+/*! cp_model_feed() : apply record r (from decoder d) to p's model, and
+ *  set p->made.  Called between the checks that read r before the model
+ *  and those that read it after.  @return : 0, or -ENOMEM. */
 int cp_model_feed(cp_proc *p, const cp_dec *d, const cp_record *r);
 
 /*! cp_model_api_kind() : enum cp_api_kind of the API of event r. */
@@ -299,22 +303,9 @@ static inline int cp_hold_of_kind(uint64_t kind)
     }
 }
 
-/*! cp_fmt_bytes() : "1.50 GiB" into buf.  cp_fmt_ns() : "12.3 ms". */
-const char *cp_fmt_bytes(uint64_t b, char *buf, size_t cap);
-const char *cp_fmt_ns(uint64_t ns, char *buf, size_t cap);
-
-/*! cp_result_name() : "CUDA_ERROR_OUT_OF_MEMORY" for a CUresult, or NULL
- *  when unknown. */
-const char *cp_result_name(uint64_t code);
-
 /*! cp_model_drop_live() : free what only reading the trace needs (live
  *  allocations, VMM ranges, streams, contexts) once every check has
  *  finished; what stays is bounded by call sites. */
 void cp_model_drop_live(cp_proc *p);
-
-/*! cp_result_meaning() : what a CUresult means in a sentence (the shared
- *  table, include/cp_curesult.h), or NULL for codes programs do not meet in
- *  practice (the codes of docs/report.md's cuda-errors list all have one). */
-const char *cp_result_meaning(uint64_t code);
 
 #endif /* CP_MODEL_H */

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cp_path.h"
 #include "cp_run.h"
 
 /* Launcher variables, first match wins: torchrun, Slurm, Open MPI, PMI. */

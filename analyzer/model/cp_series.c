@@ -325,8 +325,8 @@ static uint64_t cp_ser_move(cp_series *s, const cp_proc *p, uint64_t ts)
 
 void cp_series_lean(cp_series *s)
 {
-    /* The rest cost a sixth of the reader's instructions a record, for
-     * outputs that a text or JSON report never shows (BENCHMARKS.md 3j). */
+    /* The rest is work on every record for outputs that a text or JSON
+     * report never shows. */
     s->lean = 1;
     s->types = CP_SER_TYPES_LEAN;
 }

@@ -105,14 +105,13 @@ void cp_series_free(cp_series *s);
  *  page, the summary, the Perfetto export) must not be given s. */
 void cp_series_lean(cp_series *s);
 
-/*! cp_series_pre() : record r before the model applies it; for a FREE,
- *  freeing is the live allocation it releases (cp_model_freeing(), NULL
- *  when unknown): the model hands it over so the timeline never calls back
- *  into the model.  O(1). */
+/*! cp_series_pre() : record r before the model applies it (only a FREE
+ *  needs it); freeing is the live allocation it releases
+ *  (cp_model_freeing(), NULL when unknown).  O(1). */
 void cp_series_pre(cp_series *s, const struct cp_record *r, const struct cp_live *freeing);
 
-/*! cp_series_feed() : record r after the model applied it; for an ALLOC,
- *  made is the live entry the model made for it (NULL otherwise): the
+/*! cp_series_feed() : record r after the model applied it; made is the
+ *  live entry the model made for an ALLOC (p->made, NULL otherwise): the
  *  timeline notes in it whether a CUDA library allocated it, so the FREE
  *  needs no lookup of its stack.  O(1) amortised.
  *  @return : 0, or -ENOMEM. */

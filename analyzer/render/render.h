@@ -4,8 +4,8 @@
  * docs/report.md (render_json.c); the environment section of each process
  * (render_env.c).
  */
-#ifndef REPORT_OUT_H
-#define REPORT_OUT_H
+#ifndef RENDER_H
+#define RENDER_H
 
 #include <stdio.h>
 
@@ -42,4 +42,4 @@ const char *cp_version_str(int64_t v, char *buf, size_t cap);
 /*! cp_frames_json() : the "python" and "native" arrays of stack id of p. */
 void cp_frames_json(cp_jb *b, cp_proc *p, uint64_t stack);
 
-#endif /* REPORT_OUT_H */
+#endif /* RENDER_H */

@@ -6,6 +6,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "cp_path.h"
+#include "cp_series.h"
 #include "render.h"
 
 /* Environment variables that configure allocators, and those that decide

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cp_series.h"
 #include "render_html.h"
 
 /* A JSON string safe inside <script>: no '<', '>' or '&' left as such. */

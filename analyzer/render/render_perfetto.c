@@ -22,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cp_series.h"
 #include "render_perfetto.h"
 
 #define PF_HEAP_MAX 65536

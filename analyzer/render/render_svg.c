@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "cp_series.h"
 #include "render_html.h"
 
 #define W 960.0             /* chart width in px */

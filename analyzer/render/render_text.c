@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "cp_path.h"
 #include "cp_run.h"
 #include "render.h"
 

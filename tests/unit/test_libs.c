@@ -1,6 +1,6 @@
-// link: build/analyzer/decode/cp_libs.o
+// link: build/analyzer/symbols/cp_libs.o
 /*
- * test_libs.c - the one table of known libraries (analyzer/decode/cp_libs.c)
+ * test_libs.c - the one table of known libraries (analyzer/symbols/cp_libs.c)
  * on the module paths real installs load (PyTorch, JAX and CuPy wheels,
  * NVIDIA's pip wheels, system CUDA): what the environment section names
  * and which framework it marks, whose allocator or library holds memory

@@ -1,4 +1,4 @@
-// link: build/analyzer/model/cp_map.o
+// link: build/analyzer/util/cp_map.o
 /*
  * test_map.c - the report's u64 hash map (cp_map) against a plain array
  * under heavy churn: puts that find and puts that insert (the created

@@ -1,4 +1,4 @@
-// link: build/analyzer/model/cp_format.o
+// link: build/analyzer/util/cp_format.o
 /*
  * test_result_meaning.c - every CUresult of the list below (the codes real
  * frameworks hit) has a name and a meaning in the CUresult table, and no

@@ -1,4 +1,4 @@
-// link: build/analyzer/model/cp_series.o build/analyzer/model/cp_model.o build/analyzer/model/cp_model_meta.o build/analyzer/model/cp_model_host.o build/analyzer/model/cp_format.o build/analyzer/model/cp_map.o build/analyzer/model/cp_fw.o build/analyzer/decode/cp_sym.o build/analyzer/decode/cp_libs.o build/analyzer/decode/cp_names.o build/analyzer/decode/cp_decode.o build/analyzer/decode/cp_decode_fields.o
+// link: build/analyzer/model/cp_series.o build/analyzer/model/cp_model.o build/analyzer/model/cp_model_meta.o build/analyzer/model/cp_model_host.o build/analyzer/util/cp_format.o build/analyzer/util/cp_map.o build/analyzer/model/cp_fw.o build/analyzer/symbols/cp_sym.o build/analyzer/symbols/cp_libs.o build/analyzer/decode/cp_names.o build/analyzer/decode/cp_decode.o build/analyzer/decode/cp_decode_fields.o
 // link: build/analyzer/decode/cp_decode_note.o build/analyzer/decode/cp_decode_ring.o build/analyzer/decode/cp_decode_defer.o build/analyzer/decode/cp_decode_window.o
 /*
  * test_series.c - the model's bucketed timeline (cp_series) fed synthetic
@@ -17,6 +17,35 @@
 #define CP_UNIT_COUNT
 #include "cp_unit.h"
 #include "cp_model.h"
+#include "cp_series.h"
+
+/* A process with a timeline, as the analyzer makes one (cp_analyze.c). */
+static cp_proc *proc_new(const char *file, int index)
+{
+    cp_proc *p = cp_proc_new(file, index);
+    if (p && !(p->series = cp_series_new())) {
+        cp_proc_free(p);
+        return NULL;
+    }
+    return p;
+}
+
+static void proc_free(cp_proc *p)
+{
+    if (p)
+        cp_series_free(p->series);
+    cp_proc_free(p);
+}
+
+/* r into p as the analyzer's record loop feeds it: the timeline sees a
+ * FREE before the model, the rest after.  @return : 0, or -ENOMEM. */
+static int feed(cp_proc *p, const cp_record *r)
+{
+    if (r->type == CP_REC_FREE)
+        cp_series_pre(p->series, r, cp_model_freeing(p, r));
+    int rc = cp_model_feed(p, NULL, r);
+    return rc ? rc : cp_series_feed(p->series, p, r, p->made);
+}
 
 static cp_record rec(int type, uint64_t ts)
 {
@@ -45,12 +74,12 @@ static void feed_growth(cp_proc *p, uint64_t *biggest, uint64_t *big_ptr)
             *big_ptr = r.u.alloc.ptr;
         }
         r.ev.stack = 1 + i % 5;
-        CHECK(cp_model_feed(p, NULL, &r) == 0);
+        CHECK(feed(p, &r) == 0);
         if (i % 4 && i != 2500) {
             cp_record f = rec(CP_REC_FREE, ts += ms);
             f.u.free.kind = CP_MK_DEVICE;
             f.u.free.ptr = r.u.alloc.ptr;
-            CHECK(cp_model_feed(p, NULL, &f) == 0);
+            CHECK(feed(p, &f) == 0);
         }
     }
     for (int i = 0; i < 150; i++) {
@@ -60,12 +89,12 @@ static void feed_growth(cp_proc *p, uint64_t *biggest, uint64_t *big_ptr)
         c.u.copy.dst_class = CP_MC_DEVICE;
         c.u.copy.flags = i < 100 ? 0 : CP_CF_ASYNC;
         c.ev.dur_ns = ms;
-        CHECK(cp_model_feed(p, NULL, &c) == 0);
+        CHECK(feed(p, &c) == 0);
     }
     cp_record f = rec(CP_REC_FREE, ts += ms);
     f.u.free.kind = CP_MK_DEVICE;
     f.u.free.ptr = *big_ptr;
-    CHECK(cp_model_feed(p, NULL, &f) == 0);
+    CHECK(feed(p, &f) == 0);
 }
 
 /* A lean series (the text and JSON reports') fed the same records has the
@@ -73,7 +102,7 @@ static void feed_growth(cp_proc *p, uint64_t *biggest, uint64_t *big_ptr)
  * none of what only the page and the export read. */
 static void check_lean(const cp_series *full)
 {
-    cp_proc *q = cp_proc_new("lean", 0);
+    cp_proc *q = proc_new("lean", 0);
     CHECK(q && q->series);
     if (!q)
         return;
@@ -93,12 +122,12 @@ static void check_lean(const cp_series *full)
         CHECK(s->b[i].copies[CP_CC_PAGEABLE] == 0 && s->b[i].blocked_ns == 0);
     }
     CHECK(s->now[0].n_top == 0 && s->lib_stack.n == 0);
-    cp_proc_free(q);
+    proc_free(q);
 }
 
 int main(void)
 {
-    cp_proc *p = cp_proc_new("synthetic", 0);
+    cp_proc *p = proc_new("synthetic", 0);
     CHECK(p && p->series);
     uint64_t ms = 1000000ull;
     uint64_t biggest = 0, big_ptr = 0;
@@ -146,31 +175,31 @@ int main(void)
     printf("series: %d buckets of %llu ns, peak %llu bytes\n", n, (unsigned long long)s->width,
            (unsigned long long)top);
     check_lean(s);
-    cp_proc_free(p);
+    proc_free(p);
 
     /* A time jump to 2^64 - 5 (a damaged or hostile trace): the buckets merge
      * until the width would overflow and the last bucket takes the rest;
      * this spun forever before (the report fuzzer's timeout). */
-    cp_proc *q = cp_proc_new("jump", 0);
+    cp_proc *q = proc_new("jump", 0);
     CHECK(q && q->series);
     cp_record a = rec(CP_REC_ALLOC, 1000);
     a.u.alloc.kind = CP_MK_DEVICE;
     a.u.alloc.ptr = 0x10000000ull;
     a.u.alloc.size = 1 << 20;
-    CHECK(cp_model_feed(q, NULL, &a) == 0);
+    CHECK(feed(q, &a) == 0);
     cp_record b = rec(CP_REC_ALLOC, UINT64_MAX - 5);
     b.u.alloc.kind = CP_MK_DEVICE;
     b.u.alloc.ptr = 0x20000000ull;
     b.u.alloc.size = 1 << 20;
-    CHECK(cp_model_feed(q, NULL, &b) == 0);
+    CHECK(feed(q, &b) == 0);
     CHECK(cp_series_n(q->series) <= CP_SER_N);
-    cp_proc_free(q);
+    proc_free(q);
 
     /* The "CUDA libraries" holder: what is allocated from inside cuBLAS is
      * counted at its ALLOC and taken off at its FREE (the live entry keeps
      * the answer), also when the same pointer comes back later from the
      * program's own code; plain allocations never count. */
-    cp_proc *l = cp_proc_new("libs", 0);
+    cp_proc *l = proc_new("libs", 0);
     CHECK(l && l->series);
     const char *lib = "/usr/lib/libcublas.so.12";
     CHECK(cp_stacks_module(&l->stacks, 0x7f0000000000ull, 0x100000, 0, lib, strlen(lib),
@@ -185,21 +214,21 @@ int main(void)
         la.u.alloc.ptr = 0x30000000ull;
         la.u.alloc.size = 3 << 20;
         la.ev.stack = pass == 1 ? 8 : 7;       /* pass 1: the program's own */
-        CHECK(cp_model_feed(l, NULL, &la) == 0);
+        CHECK(feed(l, &la) == 0);
         cp_record pa = rec(CP_REC_ALLOC, lt += ms);
         pa.u.alloc.kind = CP_MK_DEVICE;
         pa.u.alloc.ptr = 0x40000000ull + (uint64_t)pass * 0x1000000;
         pa.u.alloc.size = 1 << 20;
         pa.ev.stack = 8;
-        CHECK(cp_model_feed(l, NULL, &pa) == 0);
+        CHECK(feed(l, &pa) == 0);
         CHECK(l->series->now[0].lib_held == (pass == 1 ? 0 : 3u << 20));
         cp_record lf = rec(CP_REC_FREE, lt += ms);
         lf.u.free.kind = CP_MK_DEVICE;
         lf.u.free.ptr = la.u.alloc.ptr;
-        CHECK(cp_model_feed(l, NULL, &lf) == 0);
+        CHECK(feed(l, &lf) == 0);
         CHECK(l->series->now[0].lib_held == 0);
         CHECK(l->mem[0].held_total == (uint64_t)(pass + 1) << 20);
     }
-    cp_proc_free(l);
+    proc_free(l);
     return g_fail ? 1 : 0;
 }

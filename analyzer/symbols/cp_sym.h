@@ -14,7 +14,6 @@
 
 #include <stddef.h>
 #include <stdint.h>
-#include <string.h>
 
 #include "cp_libs.h"
 #include "cp_map.h"
@@ -144,13 +143,5 @@ const char *cp_site_label_as(cp_stacks *s, uint64_t id, int all_frames);
 
 /*! cp_module_class_of() : enum cp_mod_class for a path. */
 int cp_module_class_of(const char *path);
-
-/*! cp_base_name() : the part of path after its last '/'.  Inline: the
- *  known-library table (cp_libs.c), which cp_sym.c itself asks, needs it. */
-static inline const char *cp_base_name(const char *path)
-{
-    const char *b = strrchr(path, '/');
-    return b ? b + 1 : path;
-}
 
 #endif /* CP_SYM_H */

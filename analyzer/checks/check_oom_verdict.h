@@ -1,29 +1,29 @@
 /*
- * oom_verdict.h - an out-of-memory episode as the oom check records it
- * (check_oom.c), and its post-mortem: verdict and advice (oom_verdict.c).
+ * check_oom_verdict.h - an out-of-memory episode as the oom check records it
+ * (check_oom.c), and its post-mortem: verdict and advice (check_oom_verdict.c).
  *
  * An episode starts at a failed allocation and lasts while the program only
  * frees memory and tries again on the same device (PyTorch releases its
  * cached segments and retries once); it ends at the next successful
  * allocation there ("recovered") or at the end of the trace.
  */
-#ifndef REPORT_OOM_H
-#define REPORT_OOM_H
+#ifndef CHECK_OOM_VERDICT_H
+#define CHECK_OOM_VERDICT_H
 
 #include "cp_checks.h"
 #include "cp_fw.h"
 
-#define OOM_TOP 5
-#define OOM_PROCS 8
+#define CP_OOM_TOP 5
+#define CP_OOM_PROCS 8
 
 enum cp_verdict { CP_V_CAPACITY = 0, CP_V_FRAGMENTATION = 1, CP_V_OTHER_PROCESS = 2 };
 
-typedef struct oom_alloc {
+typedef struct cp_oom_alloc {
     uint64_t size, stack;
     int kind;
-} oom_alloc;
+} cp_oom_alloc;
 
-typedef struct oom_ep {
+typedef struct cp_oom_ep {
     int open, dev;
     uint64_t request, kind, stack, ts, api;
     const char *api_name;
@@ -32,10 +32,10 @@ typedef struct oom_ep {
     uint64_t held[CP_HOLD_N], held_total;
     uint64_t n_listed;              /* processes in the OOM record (0: no NVML) */
     uint64_t n_procs, others_used;  /* other processes among them */
-    uint64_t pid[OOM_PROCS], used[OOM_PROCS];
-    oom_alloc top[OOM_TOP];         /* largest live allocations on dev */
+    uint64_t pid[CP_OOM_PROCS], used[CP_OOM_PROCS];
+    cp_oom_alloc top[CP_OOM_TOP];         /* largest live allocations on dev */
     int n_top;
-    oom_alloc site[3];              /* sites holding the most (size = bytes) */
+    cp_oom_alloc site[3];              /* sites holding the most (size = bytes) */
     uint64_t site_count[3];
     int n_site;
     int have_pool;
@@ -45,16 +45,16 @@ typedef struct oom_ep {
     int recovered;
     int have_torch;
     cp_torch_oom torch;
-} oom_ep;
+} cp_oom_ep;
 
 /*! cp_oom_verdict() : enum cp_verdict of episode e, with the reason as one
  *  sentence in why. */
-int cp_oom_verdict(const cp_proc *p, const oom_ep *e, char *why, size_t cap);
+int cp_oom_verdict(const cp_proc *p, const cp_oom_ep *e, char *why, size_t cap);
 
 /*! cp_oom_postmortem() : a finding (error) of `check` for an unrecovered
  *  episode: request, device, free/total, what was held by kind, other
  *  processes, the largest allocations with sites, the retry, PyTorch's view,
  *  the verdict and advice that fits it. */
-void cp_oom_postmortem(const cp_check *check, cp_proc *p, const oom_ep *e, cp_report *rep);
+void cp_oom_postmortem(const cp_check *check, cp_proc *p, const cp_oom_ep *e, cp_report *rep);
 
-#endif /* REPORT_OOM_H */
+#endif /* CHECK_OOM_VERDICT_H */

@@ -1,6 +1,6 @@
 /*
- * fatal_async.c - the first sticky asynchronous error and the launches in
- * flight (see fatal_async.h).  A kernel that faults is reported by whatever
+ * check_fatal_async.c - the first sticky asynchronous error and the launches in
+ * flight (see check_fatal_async.h).  A kernel that faults is reported by whatever
  * driver call comes next on its context (a copy, a synchronisation, an
  * event query): the shim records that call, and the launches issued on the
  * context since its last successful synchronisation, from its ring of the
@@ -10,14 +10,14 @@
 #include <string.h>
 
 #include "cp_checks.h"
-#include "fatal_async.h"
+#include "check_fatal_async.h"
 
-int fa_sticky(uint64_t code)
+int cp_async_sticky(uint64_t code)
 {
     return code == 700 || code == 710 || (code >= 714 && code <= 719) || code == 999;
 }
 
-void fa_rec(cp_proc *p, fa_state *s, const cp_record *r)
+void cp_async_rec(cp_proc *p, cp_async_state *s, const cp_record *r)
 {
     (void)p;
     if (r->type == CP_REC_ASYNC_ERROR) {
@@ -37,9 +37,9 @@ void fa_rec(cp_proc *p, fa_state *s, const cp_record *r)
         return;
     }
     if (r->type != CP_REC_INFLIGHT || !s->have || (uint64_t)s->n >= s->n_expected ||
-        s->n >= FA_MAX)
+        s->n >= CP_ASYNC_MAX)
         return;
-    fa_launch *l = &s->l[s->n++];
+    cp_async_launch *l = &s->l[s->n++];
     const typeof(r->u.inflight) *x = &r->u.inflight;
     const char *n = p->dec ? cp_dec_api_name(p->dec, x->api) : NULL;
     l->api = n ? (uint64_t)(uintptr_t)cp_sym_intern(n, strlen(n)) : 0;
@@ -98,7 +98,7 @@ static const char *fa_meaning(uint64_t code)
     }
 }
 
-void fa_explain(cp_proc *p, const fa_state *s, cp_finding *f, int with_rerun)
+void cp_async_explain(cp_proc *p, const cp_async_state *s, cp_finding *f, int with_rerun)
 {
     char nm[160], site[1200];
     cp_finding_line(f, "Kernels run asynchronously: the Python line above is where the error "
@@ -123,7 +123,7 @@ void fa_explain(cp_proc *p, const fa_state *s, cp_finding *f, int with_rerun)
                             s->overflow ? ", and older ones no longer kept" : "");
         }
         for (int i = 0; i < s->n; i++) {
-            const fa_launch *l = &s->l[i];
+            const cp_async_launch *l = &s->l[i];
             cp_finding_line(f, "  %2d. %s grid (%llu,%llu,%llu) block (%llu,%llu,%llu) stream "
                             "0x%llx, from %s", i + 1, l->name[0] ? l->name : "(unnamed kernel)",
                             (unsigned long long)l->grid[0], (unsigned long long)l->grid[1],

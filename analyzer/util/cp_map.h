@@ -8,8 +8,8 @@
  * Values live inside the table: a pointer returned by cp_map_get/put is
  * valid only until the next put or del on the same map.
  */
-#ifndef REPORT_MAP_H
-#define REPORT_MAP_H
+#ifndef CP_MAP_H
+#define CP_MAP_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -128,4 +128,4 @@ void cp_map_del_at(cp_map *m, size_t i);
  *  iterating. */
 void *cp_map_next(const cp_map *m, size_t *it, uint64_t *key);
 
-#endif /* REPORT_MAP_H */
+#endif /* CP_MAP_H */

@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "cp_libs.h"
-#include "cp_sym.h"
+#include "cp_path.h"
 
 #define ENV CP_LIB_ENV
 #define ALLOC CP_LIB_ALLOC

@@ -1,13 +1,13 @@
 /*
- * leak_cost.c - what a leak cost in this run: its share of the card, a
+ * check_leak_cost.c - what a leak cost in this run: its share of the card, a
  * site that leaks every iteration, memory held at an out-of-memory failure
- * (see leak_cost.h for the rule).
+ * (see check_leak_cost.h for the rule).
  */
 #include <stdio.h>
 
-#include "leak_cost.h"
+#include "check_leak_cost.h"
 
-void lk_cost_alloc(cp_map *work, lk_oom *oom, const cp_record *r)
+void cp_leak_cost_alloc(cp_map *work, cp_leak_oom *oom, const cp_record *r)
 {
     if (r->ev.result == CUDA_ERROR_OUT_OF_MEMORY) {
         uint64_t dev = (uint64_t)r->ev.dev;     /* -1 (none) is out of range too */
@@ -20,7 +20,7 @@ void lk_cost_alloc(cp_map *work, lk_oom *oom, const cp_record *r)
     if (r->ev.result != 0 || r->u.alloc.launches == CP_LAUNCHES_UNKNOWN)
         return;
     int created;
-    lk_work *w = cp_map_put(work, r->ev.stack, &created);
+    cp_leak_work *w = cp_map_put(work, r->ev.stack, &created);
     if (!w)
         return;
     if (created)
@@ -29,32 +29,32 @@ void lk_cost_alloc(cp_map *work, lk_oom *oom, const cp_record *r)
         w->worked = 1;
 }
 
-void lk_cost_add(lk_cost *c, const cp_live *l, const lk_oom *oom)
+void cp_leak_cost_add(cp_leak_cost *c, const cp_live *l, const cp_leak_oom *oom)
 {
     int dev = l->dev >= 0 && l->dev < CP_MAX_DEV && cp_hold_of_kind(l->kind) >= 0 ? l->dev
-                                                                                  : LK_HOST;
+                                                                                  : CP_LEAK_HOST;
     c->bytes[dev] += l->size;
-    if (dev != LK_HOST && oom[dev].ts && l->ts < oom[dev].ts)
+    if (dev != CP_LEAK_HOST && oom[dev].ts && l->ts < oom[dev].ts)
         c->at_oom[dev] += l->size;
 }
 
 /* The card's (or the host's) capacity, 0 when the trace does not say. */
 static uint64_t lk_capacity(const cp_proc *p, int dev)
 {
-    return dev == LK_HOST ? p->hm_mem_total : p->dev[dev].total_mem;
+    return dev == CP_LEAK_HOST ? p->hm_mem_total : p->dev[dev].total_mem;
 }
 
 /* The bytes from which a leak on dev is a meaningful share. */
 static uint64_t lk_bar(const cp_proc *p, int dev)
 {
     uint64_t cap = lk_capacity(p, dev);
-    return cap && cap / LK_SHARE_DIV < LK_FLOOR ? cap / LK_SHARE_DIV : LK_FLOOR;
+    return cap && cap / CP_LEAK_SHARE_DIV < CP_LEAK_FLOOR ? cap / CP_LEAK_SHARE_DIV : CP_LEAK_FLOOR;
 }
 
 /* "GPU 1" or "host memory" into buf. */
 static const char *lk_where(int dev, char *buf, size_t cap)
 {
-    if (dev == LK_HOST)
+    if (dev == CP_LEAK_HOST)
         snprintf(buf, cap, "host memory");
     else
         snprintf(buf, cap, "GPU %d", dev);
@@ -79,7 +79,7 @@ static const char *lk_share(const cp_proc *p, int dev, uint64_t bytes, char *buf
     return buf;
 }
 
-/* The site that leaks every iteration: LK_REPEAT or more allocations left
+/* The site that leaks every iteration: CP_LEAK_REPEAT or more allocations left
  * with kernels launched between them (the one with the most bytes).
  * @return : it, or NULL. */
 static const cp_agg_val *lk_repeating(const cp_map *sites, const cp_map *work)
@@ -87,10 +87,10 @@ static const cp_agg_val *lk_repeating(const cp_map *sites, const cp_map *work)
     const cp_agg_val *best = NULL, *v;
     size_t it = 0;
     while ((v = cp_map_next((cp_map *)sites, &it, NULL))) {
-        if (v->count < LK_REPEAT)
+        if (v->count < CP_LEAK_REPEAT)
             continue;
         /* No entry: the trace has no launch counter, the count decides. */
-        const lk_work *w = cp_map_get(work, v->stack);
+        const cp_leak_work *w = cp_map_get(work, v->stack);
         if (w && !w->worked)
             continue;
         if (!best || v->bytes > best->bytes)
@@ -99,20 +99,20 @@ static const cp_agg_val *lk_repeating(const cp_map *sites, const cp_map *work)
     return best;
 }
 
-int lk_cost_judge(cp_finding *f, const cp_proc *p, const lk_cost *c, const cp_map *sites,
-                  const cp_map *work, const lk_oom *oom, int at_exit)
+int cp_leak_cost_judge(cp_finding *f, const cp_proc *p, const cp_leak_cost *c, const cp_map *sites,
+                  const cp_map *work, const cp_leak_oom *oom, int at_exit)
 {
     const char *until = at_exit ? "exit" : "its context was destroyed";
     const char *freed = at_exit ? "at exit" : "with its context";
     char b1[32], b2[32], b3[32], sh[96], w[32];
     int most = 0, share = -1, hit = -1;
-    for (int d = 0; d <= LK_HOST; d++) {
+    for (int d = 0; d <= CP_LEAK_HOST; d++) {
         if (c->bytes[d] > c->bytes[most])
             most = d;
         if (c->bytes[d] && c->bytes[d] >= lk_bar(p, d) &&
             (share < 0 || c->bytes[d] > c->bytes[share]))
             share = d;
-        if (d < LK_HOST && c->at_oom[d] && c->at_oom[d] >= oom[d].size &&
+        if (d < CP_LEAK_HOST && c->at_oom[d] && c->at_oom[d] >= oom[d].size &&
             (hit < 0 || c->at_oom[d] > c->at_oom[hit]))
             hit = d;
     }
@@ -124,7 +124,7 @@ int lk_cost_judge(cp_finding *f, const cp_proc *p, const lk_cost *c, const cp_ma
         cp_finding_line(f, "Cost: %s held for nothing until %s: %s (the bar: 1%% of the "
                         "card, at most %s)", cp_fmt_bytes(c->bytes[share], b1, sizeof b1),
                         until, lk_share(p, share, c->bytes[share], sh, sizeof sh),
-                        cp_fmt_bytes(LK_FLOOR, b2, sizeof b2));
+                        cp_fmt_bytes(CP_LEAK_FLOOR, b2, sizeof b2));
     }
     if (rep) {
         cp_jb_vals(&f->details, "s", "repeats");
@@ -159,6 +159,6 @@ int lk_cost_judge(cp_finding *f, const cp_proc *p, const lk_cost *c, const cp_ma
                     cp_fmt_bytes(c->bytes[most], b1, sizeof b1),
                     lk_share(p, most, c->bytes[most], sh, sizeof sh),
                     cp_fmt_bytes(lk_bar(p, most), b2, sizeof b2),
-                    cp_fmt_bytes(LK_FLOOR, b3, sizeof b3), LK_REPEAT, freed);
+                    cp_fmt_bytes(CP_LEAK_FLOOR, b3, sizeof b3), CP_LEAK_REPEAT, freed);
     return 0;
 }

@@ -1,11 +1,11 @@
 /*
- * oom_verdict.c - the out-of-memory post-mortem: verdict, advice and the
- * finding (see oom_verdict.h).
+ * check_oom_verdict.c - the out-of-memory post-mortem: verdict, advice and the
+ * finding (see check_oom_verdict.h).
  */
 #include <stdio.h>
 #include <string.h>
 
-#include "oom_verdict.h"
+#include "check_oom_verdict.h"
 
 static const char *const cp_verdict_names[] = { "capacity", "fragmentation", "another process" };
 
@@ -17,7 +17,7 @@ static uint64_t cp_sub(uint64_t a, uint64_t b)
 /* Memory on the device that this process does not hold: the other
  * processes NVML listed, else total - free - ours (other processes plus
  * every context's overhead). */
-static uint64_t cp_oom_others(const oom_ep *e)
+static uint64_t cp_oom_others(const cp_oom_ep *e)
 {
     if (!e->have_oom)
         return 0;
@@ -26,7 +26,7 @@ static uint64_t cp_oom_others(const oom_ep *e)
     return cp_sub(cp_sub(e->total_b, e->free_b), e->held_total);
 }
 
-int cp_oom_verdict(const cp_proc *p, const oom_ep *e, char *why, size_t cap)
+int cp_oom_verdict(const cp_proc *p, const cp_oom_ep *e, char *why, size_t cap)
 {
     char b1[32], b2[32], b3[32];
     uint64_t req = e->request;
@@ -74,7 +74,7 @@ int cp_oom_verdict(const cp_proc *p, const oom_ep *e, char *why, size_t cap)
     return CP_V_CAPACITY;
 }
 
-static void cp_oom_advice(cp_proc *p, cp_finding *f, const oom_ep *e, int v)
+static void cp_oom_advice(cp_proc *p, cp_finding *f, const cp_oom_ep *e, int v)
 {
     char b1[32];
     switch (v) {
@@ -121,7 +121,7 @@ static void cp_oom_advice(cp_proc *p, cp_finding *f, const oom_ep *e, int v)
     }
 }
 
-static void cp_oom_json(cp_proc *p, cp_finding *f, const oom_ep *e, int v, const char *why)
+static void cp_oom_json(cp_proc *p, cp_finding *f, const cp_oom_ep *e, int v, const char *why)
 {
     cp_jb *b = &f->details;
     char t[96];
@@ -148,7 +148,7 @@ static void cp_oom_json(cp_proc *p, cp_finding *f, const oom_ep *e, int v, const
     cp_jb_ku(b, "other_bytes", cp_oom_others(e));
     cp_jb_key(b, "other_processes");
     cp_jb_open(b, '[');
-    for (uint64_t i = 0; i < e->n_procs && i < OOM_PROCS; i++) {
+    for (uint64_t i = 0; i < e->n_procs && i < CP_OOM_PROCS; i++) {
         cp_jb_open(b, '{');
         cp_jb_ku(b, "pid", e->pid[i]);
         cp_jb_ku(b, "used_bytes", e->used[i]);
@@ -208,7 +208,7 @@ static void cp_oom_json(cp_proc *p, cp_finding *f, const oom_ep *e, int v, const
     cp_jb_ks(b, "verdict_reason", why);
 }
 
-static void cp_oom_torch_lines(cp_finding *f, const oom_ep *e)
+static void cp_oom_torch_lines(cp_finding *f, const cp_oom_ep *e)
 {
     char b1[32], b2[32], b3[32], b4[32];
     const cp_torch_dev *d = &e->torch.d;
@@ -238,7 +238,7 @@ static void cp_oom_torch_lines(cp_finding *f, const oom_ep *e)
  * knows its tensors and its cache; the driver knows everything this process
  * allocated (so the rest of it is cuBLAS/cuDNN workspaces, NCCL buffers and
  * other allocators); the OOM snapshot knows what the device had left. */
-static void cp_oom_filled_by(cp_finding *f, const oom_ep *e)
+static void cp_oom_filled_by(cp_finding *f, const cp_oom_ep *e)
 {
     char b1[32], b2[32], b3[32], b4[32];
     const cp_torch_dev *d = &e->torch.d;
@@ -260,7 +260,7 @@ static void cp_oom_filled_by(cp_finding *f, const oom_ep *e)
     cp_jb_close(b, '}');
 }
 
-void cp_oom_postmortem(const cp_check *check, cp_proc *p, const oom_ep *e, cp_report *rep)
+void cp_oom_postmortem(const cp_check *check, cp_proc *p, const cp_oom_ep *e, cp_report *rep)
 {
     char why[512], dn[192], b1[32], b2[32], b3[32], b4[32], b5[32];
     int v = cp_oom_verdict(p, e, why, sizeof why);
@@ -287,7 +287,7 @@ void cp_oom_postmortem(const cp_check *check, cp_proc *p, const oom_ep *e, cp_re
                     cp_fmt_bytes(e->held[CP_HOLD_VMM], b4, sizeof b4),
                     cp_fmt_bytes(e->held[CP_HOLD_MANAGED], b5, sizeof b5));
     if (e->n_procs)
-        for (uint64_t i = 0; i < e->n_procs && i < OOM_PROCS; i++)
+        for (uint64_t i = 0; i < e->n_procs && i < CP_OOM_PROCS; i++)
             cp_finding_line(f, "Another process, pid %llu, used %s.",
                             (unsigned long long)e->pid[i],
                             cp_fmt_bytes(e->used[i], b1, sizeof b1));

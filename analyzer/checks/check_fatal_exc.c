@@ -1,6 +1,6 @@
 /*
- * fatal_exc.c - the companion's "exception" record and its message (see
- * fatal_exc.h).  The message patterns are PyTorch's own texts (2.0-2.11:
+ * check_fatal_exc.c - the companion's "exception" record and its message (see
+ * check_fatal_exc.h).  The message patterns are PyTorch's own texts (2.0-2.11:
  * c10/core/TensorImpl, ATen's TensorIterator and checkSameDevice,
  * c10/cuda/CUDAException, ProcessGroupNCCL's watchdog), matched as
  * substrings so that a framework wrapping them (Lightning, DeepSpeed) still
@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "cp_fw.h"
-#include "fatal_exc.h"
+#include "check_fatal_exc.h"
 
 /* A JSON string member, unescaped (\uXXXX to UTF-8; surrogates as '?'). */
 static int fe_jstr(cp_jv v, const char *key, char *buf, size_t cap)
@@ -65,7 +65,7 @@ static int fe_jstr(cp_jv v, const char *key, char *buf, size_t cap)
     return 0;
 }
 
-static void fe_frame_parse(cp_jv f, fe_frame *out)
+static void fe_frame_parse(cp_jv f, cp_exc_frame *out)
 {
     memset(out, 0, sizeof *out);
     fe_jstr(f, "file", out->file, sizeof out->file);
@@ -74,7 +74,7 @@ static void fe_frame_parse(cp_jv f, fe_frame *out)
     cp_json_bool(f, "user", &out->user);
 }
 
-int fe_exc_parse(const char *json, size_t n, fe_exc *e)
+int cp_exc_parse(const char *json, size_t n, cp_exc *e)
 {
     cp_jv v = { json, n }, frames, f, chain, t;
     memset(e, 0, sizeof *e);
@@ -87,20 +87,20 @@ int fe_exc_parse(const char *json, size_t n, fe_exc *e)
     int64_t user = -1;
     cp_json_i64(v, "user_frame", &user);
     if (cp_json_member(v, "frames", &frames) == 0) {
-        fe_frame all[FE_FRAMES];
+        cp_exc_frame all[CP_EXC_FRAMES];
         size_t it = 0;
         int k = 0;
         while (cp_json_next(frames, &it, &f) == 1) {
-            fe_frame_parse(f, &all[k % FE_FRAMES]);
+            fe_frame_parse(f, &all[k % CP_EXC_FRAMES]);
             if (k == user)
-                e->user = all[k % FE_FRAMES];
-            e->raise_at = all[k % FE_FRAMES];
+                e->user = all[k % CP_EXC_FRAMES];
+            e->raise_at = all[k % CP_EXC_FRAMES];
             k++;
         }
         e->n_frames = k;
-        e->n_tail = k < FE_FRAMES ? k : FE_FRAMES;
+        e->n_tail = k < CP_EXC_FRAMES ? k : CP_EXC_FRAMES;
         for (int i = 0; i < e->n_tail; i++)
-            e->tail[i] = all[(k - e->n_tail + i) % FE_FRAMES];
+            e->tail[i] = all[(k - e->n_tail + i) % CP_EXC_FRAMES];
     }
     size_t it = 0;
     if (cp_json_member(v, "chain", &chain) == 0 && cp_json_next(chain, &it, &f) == 1) {
@@ -116,9 +116,9 @@ int fe_exc_parse(const char *json, size_t n, fe_exc *e)
         fe_jstr(t, "version", e->torch_version, sizeof e->torch_version);
         fe_jstr(t, "cuda", e->torch_cuda, sizeof e->torch_cuda);
     }
-    e->kind = fe_classify(e->type, e->msg);
-    if (e->kind == FE_OTHER && e->cause[0])
-        e->kind = fe_classify("", e->cause);
+    e->kind = cp_exc_classify(e->type, e->msg);
+    if (e->kind == CP_EXC_OTHER && e->cause[0])
+        e->kind = cp_exc_classify("", e->cause);
     e->have = 1;
     return 0;
 }
@@ -128,36 +128,36 @@ static int fe_has(const char *s, const char *needle)
     return strstr(s, needle) != NULL;
 }
 
-int fe_classify(const char *type, const char *msg)
+int cp_exc_classify(const char *type, const char *msg)
 {
     if (strcmp(type, "KeyboardInterrupt") == 0)
-        return FE_INTERRUPT;
+        return CP_EXC_INTERRUPT;
     if (fe_has(msg, "Expected all tensors to be on the same device") ||
         fe_has(msg, "to be on the same device") || fe_has(msg, "are on different devices"))
-        return FE_DEVICE_MISMATCH;
+        return CP_EXC_DEVICE_MISMATCH;
     if (fe_has(type, "OutOfMemoryError") || fe_has(msg, "CUDA out of memory") ||
         fe_has(msg, "CUDA error: out of memory") || fe_has(msg, "RESOURCE_EXHAUSTED: Out of memory") ||
         fe_has(msg, "cudaErrorMemoryAllocation"))
-        return FE_OOM;
+        return CP_EXC_OOM;
     if (fe_has(msg, "Torch not compiled with CUDA enabled"))
-        return FE_NO_CUDA;
+        return CP_EXC_NO_CUDA;
     if (fe_has(msg, "NCCL") || fe_has(type, "DistBackendError") ||
         fe_has(msg, "Watchdog caught collective operation timeout"))
-        return FE_NCCL;
+        return CP_EXC_NCCL;
     if (fe_has(msg, "illegal memory access") || fe_has(msg, "device-side assert") ||
         fe_has(msg, "misaligned address") || fe_has(msg, "unspecified launch failure") ||
         fe_has(msg, "illegal instruction") || fe_has(msg, "hardware stack error") ||
         fe_has(msg, "CUDA error: unknown error") || fe_has(msg, "an illegal") ||
         fe_has(msg, "cudaErrorIllegalAddress") || fe_has(msg, "cudaErrorAssert") ||
         fe_has(msg, "cudaErrorLaunchFailure"))
-        return FE_ASYNC;
+        return CP_EXC_ASYNC;
     if (fe_has(msg, "CUDA initialization") || fe_has(msg, "Found no NVIDIA driver") ||
         fe_has(msg, "no CUDA-capable device") || fe_has(msg, "NVIDIA driver on your system is too old") ||
         fe_has(msg, "CUDA driver initialization failed") || fe_has(msg, "CUDA unknown error") ||
         fe_has(msg, "No CUDA GPUs are available") || fe_has(msg, "invalid device ordinal") ||
         fe_has(msg, "CUDA driver version is insufficient") || fe_has(msg, "cudaGetDeviceCount"))
-        return FE_INIT;
-    return FE_OTHER;
+        return CP_EXC_INIT;
+    return CP_EXC_OTHER;
 }
 
 /* Length of a device name at s ("cuda:0", "cuda", "cpu", "mps", "meta",
@@ -183,7 +183,7 @@ static size_t fe_dev_at(const char *s, const char *start)
     return 0;
 }
 
-int fe_devices(const char *msg, char *buf, size_t cap)
+int cp_exc_devices(const char *msg, char *buf, size_t cap)
 {
     char seen[8][16];
     int n = 0;
@@ -224,7 +224,7 @@ static void fe_word_after(const char *msg, const char *pat, char *out, size_t ca
     out[n] = 0;
 }
 
-void fe_mismatch_arg(const char *msg, char *arg, size_t acap, char *method, size_t mcap)
+void cp_exc_mismatch_arg(const char *msg, char *arg, size_t acap, char *method, size_t mcap)
 {
     /* 2.1+: "... but got target is on cpu, different from other tensors on
      * cuda:0 (when checking argument in method wrapper_CUDA_nll_loss_forward)"
@@ -245,7 +245,7 @@ static int64_t fe_num_after(const char *msg, const char *pat)
     return isdigit((unsigned char)*s) ? strtoll(s, NULL, 10) : -1;
 }
 
-void fe_nccl(const char *msg, char *op, size_t ocap, int64_t *seq, int64_t *rank,
+void cp_exc_nccl(const char *msg, char *op, size_t ocap, int64_t *seq, int64_t *rank,
              int64_t *timeout_ms)
 {
     fe_word_after(msg, "OpType=", op, ocap);
@@ -256,7 +256,7 @@ void fe_nccl(const char *msg, char *op, size_t ocap, int64_t *seq, int64_t *rank
     *timeout_ms = fe_num_after(msg, "Timeout(ms)=");
 }
 
-const char *fe_first_line(const char *s, char *buf, size_t cap)
+const char *cp_exc_first_line(const char *s, char *buf, size_t cap)
 {
     size_t n = strcspn(s, "\n");
     if (n >= cap)

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "cp_grow.h"
+#include "cp_path.h"
 #include "cp_sym.h"
 
 static int g_symbolize = 1, g_all_frames;
