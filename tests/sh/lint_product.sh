@@ -7,7 +7,7 @@
 #
 # Scanned: every file `git ls-files` lists, binary files aside, except
 # third_party/ (other projects' text) and the fixtures whose bytes a test
-# compares as written (tests/scenarios/*.expected, tests/golden/).
+# compares byte for byte (tests/golden/).
 # The test first checks itself on planted lines: each process reference
 # must be caught, and the word's ordinary uses (around, background, a call
 # of round(), a round trip) must not.
@@ -62,7 +62,7 @@ scan "$TMP/ordinary.c" >"$TMP/ordinary.hits"
 [ ! -s "$TMP/ordinary.hits" ] || { cat "$TMP/ordinary.hits"; die "self-check: an ordinary use was caught"; }
 
 # The tree.
-git -C "$ROOT" ls-files | grep -v -E '^third_party/|^tests/golden/|^tests/scenarios/.*\.expected$' >"$TMP/files"
+git -C "$ROOT" ls-files | grep -v -E '^third_party/|^tests/golden/' >"$TMP/files"
 [ -s "$TMP/files" ] || die "git ls-files listed nothing"
 # (a file deleted in the work tree but not yet in the index is not there)
 while IFS= read -r f; do [ -f "$ROOT/$f" ] && printf '%s\n' "$f"; done <"$TMP/files" >"$TMP/present"
