@@ -2,11 +2,11 @@
 # layering.sh - the layout rules of the brief, checked on the built objects:
 #  - no loop of calls between files: the graph "file A calls a function
 #    defined in file B" (from nm: A's undefined symbols, B's defined ones)
-#    over build/interpose/**.o and build/analyzer/**.o has no cycle;
-#  - interpose/ never calls into analyzer/ and analyzer/ never into
-#    interpose/;
-#  - no source file over 600 lines in interpose/, analyzer/, include/ and
-#    tests/fakecuda/;
+#    over build/interpose/**.o, build/analyzer/**.o and build/frontend/*.o
+#    has no cycle;
+#  - interpose/, analyzer/ and frontend/ never call into each other;
+#  - no source file over 600 lines in interpose/, analyzer/, frontend/,
+#    include/ and tests/fakecuda/;
 #  - the Python companion's modules (scripts/python/cuprobe_companion) do
 #    not import each other in a loop either.
 # The names the shim exports to interpose on the program (interpose/
@@ -16,16 +16,17 @@
 . "$ROOT/tests/sh/lib.sh"
 command -v nm >/dev/null || skip "no nm"
 command -v python3 >/dev/null || skip "no python3"
-[ -d "$B/interpose" ] && [ -d "$B/analyzer" ] || die "$B/interpose or $B/analyzer not built"
+[ -d "$B/interpose" ] && [ -d "$B/analyzer" ] && [ -d "$B/frontend" ] ||
+    die "$B/interpose, $B/analyzer or $B/frontend not built"
 
-for o in $(find "$B/interpose" "$B/analyzer" -name '*.o' | sort); do
+for o in $(find "$B/interpose" "$B/analyzer" "$B/frontend" -name '*.o' | sort); do
     rel=${o#"$B"/}
     [ -f "$ROOT/${rel%.o}.c" ] || continue   # a stale object of a removed source
     nm -P "$o" | awk -v f="$rel" '$2 ~ /^[TDBRCVWG]$/ { print "D", f, $1 } $2 == "U" { print "U", f, $1 }'
 done >"$TMP/syms"
 [ -s "$TMP/syms" ] || die "no symbols read from $B/interpose and $B/analyzer"
 
-(cd "$ROOT" && find interpose analyzer include tests/fakecuda -name '*.[ch]' | sort | xargs wc -l) \
+(cd "$ROOT" && find interpose analyzer frontend include tests/fakecuda -name '*.[ch]' | sort | xargs wc -l) \
     | awk '$2 != "total" && $1 > 600 { print "  " $2 ": " $1 " lines" }' >"$TMP/long"
 
 python3 - "$TMP/syms" "$TMP/long" "$ROOT" <<'PY'
