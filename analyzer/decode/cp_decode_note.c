@@ -86,6 +86,7 @@ int cp__dec_note(struct cp_idmap *apis, struct cp_idmap *strings, cp_trace_info 
         in->ppid = h->ppid;
         in->wall_ns = h->wall_ns;
         in->root = h->root;
+        in->run_id = h->run_id;
         in->page_size = h->page_size;
         in->start_ts = r->ts;
         in->header_seen = 1;
