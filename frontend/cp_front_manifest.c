@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "cp_front.h"
+#include "cp_outname.h"
 
 static void cp_manifest_body(FILE *f, uint64_t run_id, const cp_child *c, char **names,
                              size_t n)
@@ -46,10 +47,7 @@ static void cp_manifest_body(FILE *f, uint64_t run_id, const cp_child *c, char *
 static const char *cp_manifest_foreign(const char *path)
 {
     struct stat st;
-    if (lstat(path, &st) != 0 || S_ISREG(st.st_mode))
-        return NULL;
-    return S_ISDIR(st.st_mode) ? "a directory" : S_ISLNK(st.st_mode) ? "a symbolic link"
-           : S_ISFIFO(st.st_mode) ? "a FIFO" : "not a regular file";
+    return lstat(path, &st) == 0 ? cp_outname_kind(st.st_mode) : NULL;
 }
 
 int cp_manifest_write(const char *dir, uint64_t run_id, const cp_child *c, char **names,

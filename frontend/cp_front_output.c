@@ -135,10 +135,7 @@ long cp_out_new(const cp_outset *s, char ***names)
 static const char *cp_out_not_file(const char *path)
 {
     struct stat st;
-    if (stat(path, &st) != 0 || S_ISREG(st.st_mode))
-        return NULL;
-    return S_ISDIR(st.st_mode) ? "a directory" : S_ISFIFO(st.st_mode) ? "a FIFO"
-           : S_ISSOCK(st.st_mode) ? "a socket" : "a device";
+    return stat(path, &st) == 0 ? cp_outname_kind(st.st_mode) : NULL;
 }
 
 static int cp_out_fail(const char *pattern, const char *why)

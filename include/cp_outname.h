@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -128,6 +129,16 @@ static inline int cp_outname_tagged(const char *path, const char *tag, char *buf
     else
         r = snprintf(buf, cap, "%s.%s", path, tag);
     return r < 0 || (size_t)r >= cap ? -ENAMETOOLONG : 0;
+}
+
+/*! cp_outname_kind() : what a file of mode m is, in words, when it is not
+ *  a regular file ("a directory", "a symbolic link", "a FIFO", "a socket",
+ *  "a device"): no trace, no manifest is written there.  NULL for a regular
+ *  file. */
+static inline const char *cp_outname_kind(mode_t m)
+{
+    return S_ISREG(m) ? NULL : S_ISDIR(m) ? "a directory" : S_ISLNK(m) ? "a symbolic link"
+           : S_ISFIFO(m) ? "a FIFO" : S_ISSOCK(m) ? "a socket" : "a device";
 }
 
 #endif /* CP_OUTNAME_H */

@@ -38,10 +38,9 @@ int cp__output_path(const char *pat, char *buf, size_t cap)
 static const char *cp_not_a_file(const char *path)
 {
     struct stat st;
-    if (lstat(path, &st) != 0 || S_ISREG(st.st_mode) || S_ISLNK(st.st_mode))
+    if (lstat(path, &st) != 0 || S_ISLNK(st.st_mode))
         return NULL;
-    return S_ISDIR(st.st_mode) ? "a directory" : S_ISFIFO(st.st_mode) ? "a FIFO"
-           : S_ISSOCK(st.st_mode) ? "a socket" : "a device";
+    return cp_outname_kind(st.st_mode);
 }
 
 /* Create path, never over an existing name.  @return : the fd, -EEXIST
