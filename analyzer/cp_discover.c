@@ -34,9 +34,24 @@ static int cp_found_add(cp_found *f, const char *dir, const char *name)
     return 0;
 }
 
-/* The manifest of dir, NUL-terminated (free it), or NULL: none, or not a
- * regular file (never waited on). */
-static char *cp_manifest_read(const char *dir)
+/* In a sticky directory (/tmp) anyone may write a manifest: one of another
+ * user's there names their run, not ours. */
+static int cp_manifest_foreign(const char *cmd, const char *path, const char *dir,
+                               const struct stat *st)
+{
+    struct stat ds;
+    if (st->st_uid == geteuid() || stat(dir, &ds) != 0 || !(ds.st_mode & S_ISVTX))
+        return 0;
+    if (cmd)
+        fprintf(stderr, "%s: %s belongs to another user in a shared directory: not read\n",
+                cmd, path);
+    return 1;
+}
+
+/* The manifest of dir, NUL-terminated (free it), or NULL: none, not a
+ * regular file (never waited on), or another user's in a sticky directory
+ * (said, with cmd's name, unless cmd is NULL). */
+static char *cp_manifest_read(const char *cmd, const char *dir)
 {
     char path[4096];
     snprintf(path, sizeof path, "%s/%s", dir, CP_MANIFEST);
@@ -46,7 +61,7 @@ static char *cp_manifest_read(const char *dir)
     struct stat st;
     char *buf = NULL;
     if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size > CP_MANIFEST_MAX ||
-        !(buf = malloc((size_t)st.st_size + 1)))
+        cp_manifest_foreign(cmd, path, dir, &st) || !(buf = malloc((size_t)st.st_size + 1)))
         goto out;
     size_t got = 0;
     ssize_t r;
@@ -105,7 +120,7 @@ static int cp_reaped_add(cp_found *f, uint64_t run_id, const char *rest, int sig
  * manifest, -ENOMEM. */
 static long cp_manifest_load(const char *cmd, const char *dir, int traces, cp_found *f)
 {
-    char *m = cp_manifest_read(dir);
+    char *m = cp_manifest_read(traces ? cmd : NULL, dir);
     if (!m || strncmp(m, "cuprobe-run ", 12) != 0) {
         free(m);
         return -1;   /* none, or an old list of names: read the directory */

@@ -4,7 +4,8 @@
 # warning, nothing hangs and no file but the manifest is written:
 #  - a directory, a FIFO, a symlink to a victim file under the name;
 #  - another user's manifest in a sticky directory (the run as nobody,
-#    through setpriv; skipped unless root);
+#    through setpriv; skipped unless root), which nobody's report does not
+#    read either;
 # and an ordinary run replaces the manifest with one naming its traces.
 . "$ROOT/tests/sh/lib.sh"
 [ -f "$SHIM" ] && [ -x "$CUPROBE" ] || die "shim or front end not built"
@@ -47,6 +48,12 @@ if [ "$(id -u)" -eq 0 ] && command -v setpriv >/dev/null 2>&1; then
     AS_NOBODY="setpriv --reuid=nobody --regid=nogroup --clear-groups"
     $AS_NOBODY true 2>/dev/null || AS_NOBODY="setpriv --reuid=65534 --regid=65534 --clear-groups"
     hostile sticky "chmod 1777 . && echo 'theirs' >$M && chmod 644 $M" $AS_NOBODY
+    # ... and nobody's report of that directory does not take root's
+    # manifest for its own: every trace there instead.
+    $AS_NOBODY "$ANA" report --no-progress --no-symbolize "$TMP/sticky" >"$TMP/sticky.rep" \
+        2>"$TMP/sticky.rerr" || { cat "$TMP/sticky.rerr"; die "sticky: report failed"; }
+    expect_grep "$M belongs to another user in a shared directory: not read" "$TMP/sticky.rerr"
+    expect_grep '^cuprobe report.*: 1 trace$' "$TMP/sticky.rep"
 else
     echo "not root: another user's manifest is not tried"
 fi
