@@ -147,9 +147,16 @@ $(ANALYZER): $(ANA_OBJ)
 	@echo "  LD      $@"
 	$(Q)$(CC) $(SANFLAGS) $(LTO_FLAG) -o $@ $(ANA_OBJ) $(ZSTD_A) -ldw -lelf -ldl -lpthread -lm
 
-$(FRONT): scripts/cuprobe Makefile
+# The front end (frontend/): plain C on libc, include/ only.
+FRONT_OBJ := $(patsubst %.c,$(B)/%.o,$(wildcard frontend/*.c))
+$(B)/frontend/%.o: frontend/%.c
 	@mkdir -p $(dir $@)
-	$(Q)sed 's/^CUPROBE_VERSION=.*/CUPROBE_VERSION=$(VERSION)/' $< >$@ && chmod +x $@
+	@echo "  CC      $<"
+	$(Q)$(CC) $(CFLAGS) $(DEPFLAGS) -c $< -o $@
+
+$(FRONT): $(FRONT_OBJ)
+	@echo "  LD      $@"
+	$(Q)$(CC) $(SANFLAGS) -o $@ $(FRONT_OBJ)
 
 $(B)/tests/fakecuda/%.o: tests/fakecuda/%.c
 	@mkdir -p $(dir $@)
@@ -268,4 +275,4 @@ help:
 clean:
 	rm -rf build build-san-*
 
--include $(SHIM_OBJ:.o=.d) $(ANA_OBJ:.o=.d) $(FAKE_OBJ:.o=.d) $(UNIT_BIN:=.d) $(PROG_BIN:=.d)
+-include $(SHIM_OBJ:.o=.d) $(ANA_OBJ:.o=.d) $(FRONT_OBJ:.o=.d) $(FAKE_OBJ:.o=.d) $(UNIT_BIN:=.d) $(PROG_BIN:=.d)

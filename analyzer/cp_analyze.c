@@ -61,6 +61,25 @@ static void cp_progress_clear(cp_progress *pg)
 
 /* --- one trace --------------------------------------------------------------------------- */
 
+/* A trace with no END: what `cuprobe run` saw of the end, when it reaped
+ * the process.  An exit is not a kill: the process ended without its exit
+ * handlers (quick_exit, a raw exit_group), whole up to its last flush. */
+static void cp_read_reaped(cp_proc *p, const cp_trace_info *in, const cp_found *f)
+{
+    const cp_reaped *r = cp_found_reaped(f, in->run_id, in->pid, in->wall_ns);
+    if (!r)
+        return;
+    p->reaped = 1;
+    p->reaped_signo = r->signo;
+    p->reaped_code = r->code;
+    if (r->signo)
+        return;
+    p->killed = 0;
+    p->truncated = 0;
+    free(p->error);
+    p->error = NULL;
+}
+
 static int cp_read_trace(cp_proc *p, const cp_aopts *o, cp_progress *pg)
 {
     const char *err = NULL;
@@ -140,7 +159,9 @@ static int cp_read_trace(cp_proc *p, const cp_aopts *o, cp_progress *pg)
     const cp_trace_info *in = cp_dec_info(d);
     if (in)
         p->lost = in->lost > p->lost ? in->lost : p->lost;
-    return rc < 0 && !p->killed ? -1 : 0;
+    if (in && p->killed && o->found)
+        cp_read_reaped(p, in, o->found);
+    return rc < 0 && !p->killed && !p->reaped ? -1 : 0;
 }
 
 /* files[i] into parts[i]: the whole life of one trace.  @return : 0 or -1

@@ -8,6 +8,7 @@
 #ifndef CP_ANALYZE_H
 #define CP_ANALYZE_H
 
+#include "cp_discover.h"
 #include "cp_findings.h"
 
 /* Called for every record after the model and the checks saw it. */
@@ -23,6 +24,7 @@ typedef struct cp_part {
 
 typedef struct cp_aopts {
     const unsigned char *selected;  /* [i]: run the i-th check of cp_checks() */
+    const cp_found *found;  /* may be NULL: how `cuprobe run` saw processes end */
     cp_rec_hook hook;       /* may be NULL; set: one trace at a time, in order */
     void *hook_ctx;
     int progress;           /* draw the bar on a terminal for large inputs (serial only) */

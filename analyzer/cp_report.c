@@ -9,9 +9,8 @@
  * input.
  *
  * With no TRACE, or a directory, the traces of the last `cuprobe run` there
- * are read: the files its .cuprobe-last-run lists, else every *.trace.
+ * are read (cp_discover.h).
  */
-#include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,6 +21,7 @@
 
 #include "cp_report.h"
 #include "cp_checks.h"
+#include "cp_discover.h"
 #include "cp_grow.h"
 #include "cp_summary.h"
 #include "cp_run.h"
@@ -36,6 +36,7 @@ typedef struct cp_ropts {
     const char *summary;        /* --summary FILE */
     int jobs;                   /* --jobs N, 0: online CPUs (CUPROBE_JOBS caps) */
     int timeline;               /* the memory timeline is read (page, summary, export) */
+    const cp_found *found;      /* how the processes ended, from `cuprobe run` */
     cp_rec_hook hook;           /* called after the model and checks saw a record */
     void *hook_ctx;
 } cp_ropts;
@@ -92,7 +93,8 @@ static int cp_gather(const cp_ropts *o, char **in, size_t n_in, cp_part **parts,
         if (!is_sum[i])
             tr[n_tr++] = in[i];
     }
-    cp_aopts ao = { .selected = o->selected, .hook = o->hook, .hook_ctx = o->hook_ctx,
+    cp_aopts ao = { .selected = o->selected, .found = o->found, .hook = o->hook,
+                    .hook_ctx = o->hook_ctx,
                     .progress = o->progress, .jobs = o->jobs,
                     .timeline = o->timeline || o->html || o->summary };
     if (cp_analyze_traces(tr, n_tr, &ao, tp) != 0)
@@ -343,137 +345,32 @@ static int cp_parse_args(int argc, char **argv, cp_ropts *o, int *first)
     return 0;
 }
 
-/* --- which traces ------------------------------------------------------------------- */
-
-typedef struct cp_paths {
-    char **v;
-    size_t n, cap;
-} cp_paths;
-
-static int cp_paths_add(cp_paths *ps, const char *dir, const char *name)
-{
-    if (ps->n == ps->cap) {
-        size_t c = ps->cap ? ps->cap * 2 : 16;
-        char **v = realloc(ps->v, c * sizeof *v);
-        if (!v)
-            return -ENOMEM;
-        ps->v = v;
-        ps->cap = c;
-    }
-    size_t len = (dir ? strlen(dir) + 1 : 0) + strlen(name) + 1;
-    char *s = malloc(len);
-    if (!s)
-        return -ENOMEM;
-    if (dir && name[0] != '/')
-        snprintf(s, len, "%s/%s", dir, name);
-    else
-        snprintf(s, len, "%s", name);
-    ps->v[ps->n++] = s;
-    return 0;
-}
-
-static int cp_str_cmp(const void *a, const void *b)
-{
-    return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-/* The traces of the last run in dir: its .cuprobe-last-run list (one file
- * a line, written by `cuprobe run`), else every *.trace in it. */
-static int cp_paths_dir(cp_paths *ps, const char *dir)
-{
-    char lf[4096], line[4096];
-    snprintf(lf, sizeof lf, "%s/.cuprobe-last-run", dir);
-    size_t before = ps->n;
-    FILE *f = fopen(lf, "r");
-    if (f) {
-        while (fgets(line, sizeof line, f)) {
-            line[strcspn(line, "\n")] = 0;
-            struct stat st;
-            char full[8192];
-            snprintf(full, sizeof full, "%s/%s", dir, line);
-            if (*line && stat(line[0] == '/' ? line : full, &st) == 0 &&
-                cp_paths_add(ps, dir, line) != 0) {
-                fclose(f);
-                return -ENOMEM;
-            }
-        }
-        fclose(f);
-        if (ps->n > before)
-            return 0;
-    }
-    DIR *d = opendir(dir);
-    if (!d)
-        return -errno;
-    struct dirent *e;
-    while ((e = readdir(d))) {
-        size_t l = strlen(e->d_name);
-        if (l > 6 && strcmp(e->d_name + l - 6, ".trace") == 0 &&
-            cp_paths_add(ps, dir, e->d_name) != 0) {
-            closedir(d);
-            return -ENOMEM;
-        }
-    }
-    closedir(d);
-    qsort(ps->v + before, ps->n - before, sizeof *ps->v, cp_str_cmp);
-    return 0;
-}
-
-static void cp_paths_free(cp_paths *ps)
-{
-    for (size_t i = 0; i < ps->n; i++)
-        free(ps->v[i]);
-    free(ps->v);
-}
-
-/* argv[first..argc) as trace paths: directories (and no argument at all:
- * ".") stand for the traces of the last run there.  @return : 0 or -1. */
-static int cp_paths_of_args(cp_paths *ps, int argc, char **argv, int first)
-{
-    const char *dot[] = { "." };
-    const char *const *a = first < argc ? (const char *const *)argv + first : dot;
-    int n = first < argc ? argc - first : 1;
-    for (int i = 0; i < n; i++) {
-        struct stat st;
-        if (stat(a[i], &st) == 0 && S_ISDIR(st.st_mode)) {
-            size_t before = ps->n;
-            int rc = cp_paths_dir(ps, a[i]);
-            if (rc < 0 || ps->n == before) {
-                fprintf(stderr, "report: %s: %s\n", a[i],
-                        rc < 0 ? strerror(-rc) : "no traces here (*.trace) and no "
-                        ".cuprobe-last-run from `cuprobe run`");
-                return -1;
-            }
-        } else if (cp_paths_add(ps, NULL, a[i]) != 0) {
-            return -1;
-        }
-    }
-    return 0;
-}
-
 int cp_report_main(int argc, char **argv)
 {
     cp_ropts o;
     int first;
     if (cp_parse_args(argc, argv, &o, &first) != 0)
         return 2;
-    cp_paths ps = { 0 };
-    if (cp_paths_of_args(&ps, argc, argv, first) != 0) {
-        cp_paths_free(&ps);
+    cp_found ps = { 0 };
+    if (cp_discover("report", argv + first, (size_t)(argc - first), &ps) != 0) {
+        cp_found_free(&ps);
+        free(o.selected);
         return 2;
     }
+    o.found = &ps;
     cp_sym_config(o.symbolize, o.all_frames);
     cp_report rep = { .all_frames = o.all_frames, .max_sites = o.max_sites };
     /* The same file named twice (or through a link) is one process. */
     size_t nt = 0;
     struct stat *seen = calloc(ps.n ? ps.n : 1, sizeof *seen);
     if (!seen) {
-        cp_paths_free(&ps);
+        cp_found_free(&ps);
         return 2;
     }
     for (size_t i = 0; i < ps.n; i++) {
         struct stat st;
         int dup = 0;
-        if (stat(ps.v[i], &st) == 0 && S_ISREG(st.st_mode)) {
+        if (stat(ps.paths[i], &st) == 0 && S_ISREG(st.st_mode)) {
             for (size_t j = 0; j < nt && !dup; j++)
                 dup = seen[j].st_dev == st.st_dev && seen[j].st_ino == st.st_ino;
             seen[nt] = st;
@@ -481,20 +378,20 @@ int cp_report_main(int argc, char **argv)
             memset(&seen[nt], 0, sizeof seen[nt]);
         }
         if (dup) {
-            fprintf(stderr, "report: %s: given more than once; read once\n", ps.v[i]);
-            free(ps.v[i]);
+            fprintf(stderr, "report: %s: given more than once; read once\n", ps.paths[i]);
+            free(ps.paths[i]);
             continue;
         }
-        ps.v[nt++] = ps.v[i];
+        ps.paths[nt++] = ps.paths[i];
     }
     free(seen);
     ps.n = nt;
-    int bad = cp_collect(&o, ps.v, (int)ps.n, &rep);
+    int bad = cp_collect(&o, ps.paths, (int)ps.n, &rep);
     if (bad < 0 || bad == 2 || o.summary) {
         if (bad < 0)
             fprintf(stderr, "report: out of memory\n");
         cp_report_release(&rep);
-        cp_paths_free(&ps);
+        cp_found_free(&ps);
         free(o.selected);
         return bad ? 2 : 0;
     }
@@ -521,7 +418,7 @@ int cp_report_main(int argc, char **argv)
             fprintf(stderr, "%s\n", rep.procs[i]->error);
     int rc = bad || bad_html ? 2 : (o.fail_on >= 0 && worst >= o.fail_on) ? 3 : 0;
     cp_report_release(&rep);
-    cp_paths_free(&ps);
+    cp_found_free(&ps);
     free(o.selected);
     return rc;
 }

@@ -87,7 +87,7 @@ typedef struct cp_oom_proc {
 
 /* ---- the records ----------------------------------------------------------- */
 #define CP_RECORDS(R) \
-    R(HEADER, 1, header, REC, "wall_ns: CLOCK_REALTIME at file start; root: 1 when this process is the one `cuprobe run` started; exe: /proc/self/exe; argv: /proc/self/cmdline; env: the CUDA/framework/launcher variables that matter; forked: 1 in a forked child that has not exec'd (its image is a copy of the parent's), 0 in an image started by exec") \
+    R(HEADER, 1, header, REC, "wall_ns: CLOCK_REALTIME at file start; root: 1 when this process is the one `cuprobe run` started; exe: /proc/self/exe; argv: /proc/self/cmdline; env: the CUDA/framework/launcher variables that matter; forked: 1 in a forked child that has not exec'd (its image is a copy of the parent's), 0 in an image started by exec; run_id: the run this process belongs to (CUPROBE_RUN_ID, set by `cuprobe run`), 0 outside one") \
     R(THREAD, 2, thread, REC, "announces tid before its first other record") \
     R(MODULE, 3, module, REC, "a mapped ELF file; build_id in hex") \
     R(MODULE_RESET, 4, module_reset, BARE, "forget all modules: a fresh map follows") \
@@ -136,7 +136,8 @@ typedef struct cp_oom_proc {
     F(STRARR, argv, argc, ARGV) \
     F(KVARR, env, nenv, ENV) \
     F(U, page_size, _, DEC) \
-    F(UOPT, forked, _, DEC)
+    F(UOPT, forked, _, DEC) \
+    F(UOPT, run_id, _, HEX)
 #define CP_F_THREAD(F) \
     F(U, os_tid, _, DEC) \
     F(STR, name, _, STR)

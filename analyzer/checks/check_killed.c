@@ -5,8 +5,11 @@
  * ended by a signal nobody can catch: SIGKILL, from the kernel's OOM killer,
  * a scheduler's time limit or a user.  This is the post-mortem case: the
  * report says when the process was last seen, what it held on the devices
- * and what it was doing.
+ * and what it was doing.  When `cuprobe run` reaped the process, the signal
+ * it died of is known and named (cp_discover.h); one that exited is not
+ * killed (cp_analyze.c).
  */
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -153,11 +156,21 @@ static void killed_finish(cp_proc *p, void *st, cp_report *rep)
     for (int d = 0; d < p->n_dev && d < CP_MAX_DEV; d++)
         held += cp_proc_hold_total(p, d);
     uint64_t at = p->t_last > p->t0 ? p->t_last - p->t0 : 0;
-    cp_finding *f = cp_finding_new(rep, &cp_check_killed, p,
-                                   "killed: no exit was recorded, consistent with SIGKILL (the "
-                                   "kernel's OOM killer, a scheduler's time limit)");
+    /* `cuprobe run` reaped it: the signal is known, not inferred. */
+    int sig = p->reaped ? p->reaped_signo : 0;
+    const char *sn = sig ? sigabbrev_np(sig) : NULL;
+    cp_finding *f =
+        !sig ? cp_finding_new(rep, &cp_check_killed, p, "killed: no exit was recorded, "
+                              "consistent with SIGKILL (the kernel's OOM killer, a scheduler's "
+                              "time limit)")
+             : cp_finding_new(rep, &cp_check_killed, p, "killed by signal %d (SIG%s), as "
+                              "`cuprobe run` saw it: no exit was recorded%s", sig,
+                              sn ? sn : "?", sig == SIGKILL ? " (the kernel's OOM killer, a "
+                              "scheduler's time limit, kill -9)" : "");
     if (!f)
         return;
+    if (sig)
+        cp_jb_ki(&f->details, "signal", sig);
     f->count = 1;
     f->bytes = held;
     cp_finding_line(f, "Last recorded: %s after the trace began (%llu records, up to the "
@@ -172,7 +185,8 @@ static void killed_finish(cp_proc *p, void *st, cp_report *rep)
     if (p->host_pinned)
         cp_finding_line(f, "Pinned host memory held: %s.",
                         cp_fmt_bytes(p->host_pinned, b1, sizeof b1));
-    cp_killed_host(f, p);
+    if (!sig || sig == SIGKILL)
+        cp_killed_host(f, p);
     unsigned n = p->n_last < CP_LAST_EVENTS ? p->n_last : CP_LAST_EVENTS;
     if (n)
         cp_finding_line(f, "Last events:");

@@ -84,6 +84,7 @@ int cp__dec_note(cp_dec_names *nm, const cp_record *r)
         in->ppid = h->ppid;
         in->wall_ns = h->wall_ns;
         in->root = h->root;
+        in->run_id = h->run_id;
         in->page_size = h->page_size;
         in->start_ts = r->ts;
         in->header_seen = 1;

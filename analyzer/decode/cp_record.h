@@ -76,6 +76,7 @@ typedef struct cp_record {
 /* What the file said about itself, kept beyond the current record. */
 typedef struct cp_trace_info {
     uint64_t pid, ppid, wall_ns, root, page_size, start_ts;
+    uint64_t run_id;        /* 0 outside `cuprobe run`, CP_FIELD_ABSENT not recorded */
     char *host, *exe, *shim_version;
     char *cmdline;          /* argv joined with spaces */
     int header_seen, end_seen;

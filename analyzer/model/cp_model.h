@@ -121,6 +121,11 @@ typedef struct cp_proc {
     char *error;                /* "FILE: offset N: reason" or NULL */
     int truncated;
     int killed;                 /* the trace decodes cleanly to a cut, with no END */
+    /* how `cuprobe run` saw a process end that wrote no END (cp_discover.h):
+     * reaped 1 when known, then reaped_signo > 0 the signal it died of, else
+     * reaped_code its exit status (it exited without running exit handlers:
+     * quick_exit, a raw exit_group) */
+    int reaped, reaped_signo, reaped_code;
     /* NOSPACE: the file system filled up at nospace_ts (0: never) and the
      * shim stopped writing; what it lost then. */
     uint64_t nospace_ts, nospace_err, nospace_records, nospace_bytes;

@@ -101,6 +101,16 @@ static void cp_proc_json(cp_jb *b, const cp_proc *p)
     cp_jb_ku(b, "records", p->records);
     cp_jb_ku(b, "lost", p->lost);
     cp_jb_ku(b, "signal", p->signo);
+    if (p->reaped) {
+        /* Only for a trace with no END whose end `cuprobe run` saw. */
+        cp_jb_key(b, "reaped");
+        cp_jb_open(b, '{');
+        if (p->reaped_signo)
+            cp_jb_ki(b, "signal", p->reaped_signo);
+        else
+            cp_jb_ki(b, "exit_status", p->reaped_code);
+        cp_jb_close(b, '}');
+    }
     if (p->nospace_ts) {
         /* Only when the shim stopped writing at a full file system. */
         cp_jb_key(b, "write_stopped");

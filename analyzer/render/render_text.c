@@ -43,7 +43,14 @@ static void cp_trace_status(FILE *o, const cp_proc *p)
             fprintf(o, "the process went on untraced, its exit was not recorded");
         if (p->error)
             fprintf(o, "; DAMAGED after that: %s", p->error);
-    } else if (p->killed)
+    } else if (p->reaped && !p->reaped_signo)
+        fprintf(o, "exited with status %d without running exit handlers (no END record; "
+                   "whole up to its last flush)", p->reaped_code);
+    else if (p->killed && p->reaped)
+        fprintf(o, "killed by signal %d (SIG%s) (no END record; whole up to its last flush)",
+                p->reaped_signo, sigabbrev_np(p->reaped_signo) ? sigabbrev_np(p->reaped_signo)
+                                                               : "?");
+    else if (p->killed)
         fprintf(o, "killed (no END record; whole up to its last flush)");
     else if (p->error)
         fprintf(o, "%s: %s", p->truncated ? "TRUNCATED" : "DAMAGED", p->error);

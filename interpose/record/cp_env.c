@@ -58,6 +58,23 @@ static long long cp_env_int(const char *name, long long lo, long long hi,
     return v;
 }
 
+/* A 64-bit hex variable (the run id `cuprobe run` makes); 0 when unset or
+ * odd (one warning). */
+static uint64_t cp_env_hex(const char *name)
+{
+    const char *s = getenv(name);
+    if (!s || !*s)
+        return 0;
+    char *end;
+    errno = 0;
+    unsigned long long v = strtoull(s, &end, 16);
+    if (errno || end == s || *end || *s == '-' || *s == '+') {
+        cp_env_warn(name, s, "not a hexadecimal number", 0);
+        return 0;
+    }
+    return (uint64_t)v;
+}
+
 static void cp_env_parse(void)
 {
     const char *out = getenv("CUPROBE_OUTPUT");
@@ -71,6 +88,7 @@ static void cp_env_parse(void)
     g_cfg.stack_cache = (int)cp_env_int("CUPROBE_STACK_CACHE", 0, 1, 1);
     g_cfg.tsc = (int)cp_env_int("CUPROBE_TSC", 0, 1, 1);
     g_cfg.root_pid = (long)cp_env_int("CUPROBE_ROOT_PID", 0, INT_MAX, 0);
+    g_cfg.run_id = cp_env_hex("CUPROBE_RUN_ID");
     g_cfg.disable = (int)cp_env_int("CUPROBE_DISABLE", 0, 1, 0);
     g_cfg.signals = (int)cp_env_int("CUPROBE_SIGNALS", 0, 1, 1);
     g_cfg.backlog_bytes =

@@ -18,6 +18,7 @@ struct cp_config {
     int stack_cache;           /* CUPROBE_STACK_CACHE, 0/1, default 1 (x86-64 only) */
     int tsc;                   /* CUPROBE_TSC, 0/1, default 1: times from the CPU counter */
     long root_pid;             /* CUPROBE_ROOT_PID, 0 when unset */
+    uint64_t run_id;           /* CUPROBE_RUN_ID (hex), 0 when unset */
     int disable;               /* CUPROBE_DISABLE, 0/1, default 0 */
     int signals;               /* CUPROBE_SIGNALS, 0/1, default 1 */
     uint64_t backlog_bytes;    /* CUPROBE_BACKLOG_MB (default 256) in bytes */

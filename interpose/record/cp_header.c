@@ -175,7 +175,8 @@ uint8_t *cp__header_encode(size_t *len)
                                 exe_len, CP_SHIM_VERSION, shim_version_len, argv_enc,
                                 argv_enc_len, env_enc, env_enc_len,
                                 (uint64_t)sysconf(_SC_PAGESIZE),
-                                (uint64_t)(cp__image_forked != 0)) - out);
+                                (uint64_t)(cp__image_forked != 0), cp_config()->run_id) -
+                     out);
 free_enc:
     free(argv_enc);
 free_kv:

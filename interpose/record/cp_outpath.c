@@ -1,7 +1,7 @@
 /*
- * cp_outpath.c - the trace file: the CUPROBE_OUTPUT pattern expanded (%p
- * pid, %h host, %r rank, %l local rank, %t local time, %% a percent sign)
- * and the file created under that name, or name.N.  Part of the writer.
+ * cp_outpath.c - the trace file: the CUPROBE_OUTPUT pattern expanded
+ * (include/cp_outname.h) and the file created under that name, never over
+ * an existing one.  Part of the writer.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -9,141 +9,87 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "cp_env.h"
+#include "cp_outname.h"
 #include "cp_rec.h"
 #include "cp_writer.h"
 
-/* The first of the variables launchers set for a process's rank (%r) or
- * local rank (%l): torchrun, Slurm, Open MPI, then PMI (MPICH, Intel MPI). */
-static const char *const cp_rank_vars[] = { "RANK", "SLURM_PROCID", "OMPI_COMM_WORLD_RANK",
-                                            "PMI_RANK", NULL };
-static const char *const cp_local_vars[] = { "LOCAL_RANK", "SLURM_LOCALID",
-                                             "OMPI_COMM_WORLD_LOCAL_RANK", NULL };
-
-/* The rank of this process from vars, or "norank-PID" when none is set: a
- * launcher, or a helper outside the job, must not take the name of rank 0. */
-static const char *cp_rank_of(const char *const *vars, char *tmp, size_t cap)
-{
-    for (size_t i = 0; vars[i]; i++) {
-        const char *v = getenv(vars[i]);
-        if (v && *v)
-            return v;
-    }
-    snprintf(tmp, cap, "norank-%d", (int)getpid());
-    return tmp;
-}
-
-/* Copy s into the file name, keeping only characters safe in a name. */
-static int cp_path_put(char **p, char *end, const char *s)
-{
-    for (; *s; s++) {
-        if (*p >= end)
-            return -ENAMETOOLONG;
-        char c = *s;
-        int ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-                 (c >= '0' && c <= '9') || c == '.' || c == '-' || c == '_';
-        *(*p)++ = ok ? c : '_';
-    }
-    return 0;
-}
-
 int cp__output_path(const char *pat, char *buf, size_t cap)
 {
-    char *p = buf, *end = buf + cap - 1;
-    char tmp[256];
-    for (; *pat; pat++) {
-        if (*pat != '%' || !pat[1]) {
-            if (p >= end)
-                return -ENAMETOOLONG;
-            *p++ = *pat;
-            continue;
-        }
-        const char *s = tmp;
-        switch (*++pat) {
-        case 'p':
-            snprintf(tmp, sizeof tmp, "%d", (int)getpid());
-            break;
-        case 'h':
-            if (gethostname(tmp, sizeof tmp) < 0)
-                strcpy(tmp, "unknown");
-            tmp[sizeof tmp - 1] = 0;
-            break;
-        case 'r':
-            s = cp_rank_of(cp_rank_vars, tmp, sizeof tmp);
-            break;
-        case 'l':
-            s = cp_rank_of(cp_local_vars, tmp, sizeof tmp);
-            break;
-        case 't': {
-            time_t now = time(NULL);
-            struct tm tm;
-            localtime_r(&now, &tm);
-            strftime(tmp, sizeof tmp, "%Y%m%d-%H%M%S", &tm);
-            break;
-        }
-        case '%':
-            s = "%";
-            break;
-        default: {  /* unknown: keep it literally, and say so once */
-            static int warned;
-            if (!warned) {
-                warned = 1;
-                cp_log(1, "CUPROBE_OUTPUT: unknown escape '%%%c' is not expanded (known: %%p "
-                          "pid, %%h host, %%r rank, %%t time, %%%% a percent sign)", *pat);
-            }
-            snprintf(tmp, sizeof tmp, "%%%c", *pat);
-            break;
-        }
-        }
-        int rc = *pat == '%' ? (p < end ? (*p++ = '%', 0) : -ENAMETOOLONG)
-                             : cp_path_put(&p, end, s);
-        if (rc < 0)
-            return rc;
+    char unknown;
+    int rc = cp_outname_expand(pat, (long)getpid(), time(NULL), buf, cap, &unknown);
+    static int warned;
+    if (unknown && !warned) {
+        warned = 1;
+        cp_log(1, "CUPROBE_OUTPUT: unknown escape '%%%c' is not expanded (known: %%p "
+                  "pid, %%h host, %%r rank, %%l local rank, %%t time, %%%% a percent sign)",
+               unknown);
     }
-    *p = 0;
-    return 0;
+    return rc;
 }
 
-/* "x.trace" -> "x.N.trace", anything else -> "x.N". */
-static int cp_alt_path(const char *path, unsigned n, char *buf, size_t cap)
+/* What the existing name is when it cannot be a trace file (a directory,
+ * a device, a FIFO, a socket), else NULL: writing NAME.1 beside /dev/null
+ * or / helps nobody (as root it created /dev/null.1). */
+static const char *cp_not_a_file(const char *path)
 {
-    size_t len = strlen(path);
-    const char *ext = ".trace";
-    size_t el = strlen(ext);
-    int r;
-    if (len > el && strcmp(path + len - el, ext) == 0)
-        r = snprintf(buf, cap, "%.*s.%u%s", (int)(len - el), path, n, ext);
-    else
-        r = snprintf(buf, cap, "%s.%u", path, n);
-    return r < 0 || (size_t)r >= cap ? -ENAMETOOLONG : 0;
+    struct stat st;
+    if (lstat(path, &st) != 0 || S_ISLNK(st.st_mode))
+        return NULL;
+    return cp_outname_kind(st.st_mode);
 }
 
-/* O_EXCL never overwrites (nor follows a planted symlink); when the name
- * is taken (same pid after an exec, or an old trace) pick name.N. */
+/* Create path, never over an existing name.  @return : the fd, -EEXIST
+ * when the name is taken, or another negative errno. */
+static int cp_create(const char *path)
+{
+    int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+    return fd >= 0 ? fd : -errno;
+}
+
+/* O_EXCL never overwrites (nor follows a planted symlink).  When the name
+ * is taken: a pattern without %p gets the pid (the other processes of a
+ * run, or the root when an old trace has the name), then NAME.N (the same
+ * pid after an exec).  The root's rename, and any without `cuprobe run`,
+ * is announced: the name asked for is not the name written. */
 int cp__output_create(const char *pattern, char *path, size_t cap)
 {
-    char want[PATH_MAX];
+    char want[PATH_MAX], base[PATH_MAX], tag[24];
     int rc = cp__output_path(pattern, want, sizeof want);
-    if (rc < 0) {
-        snprintf(path, cap, "%s", pattern);
+    snprintf(path, cap, "%s", rc < 0 ? pattern : want);
+    if (rc < 0)
         return rc;
+    int fd = cp_create(path);
+    if (fd != -EEXIST)
+        return fd;
+    const char *what = cp_not_a_file(want);
+    if (what) {
+        cp_log(1, "CUPROBE_OUTPUT names '%s', %s, not a trace file; tracing is off, the "
+                  "program continues untraced", want, what);
+        return -ECANCELED;
     }
-    int flags = O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC;
-    snprintf(path, cap, "%s", want);
-    for (unsigned n = 1; n < 1000; n++) {
-        int fd = open(path, flags, 0600);
-        if (fd >= 0) {
-            if (n > 1)
-                cp_log(strstr(pattern, "%p") ? 2 : 1,
-                       "trace file '%s' exists; writing '%s'", want, path);
-            return fd;
-        }
-        if (errno != EEXIST)
-            return -errno;
-        if (cp_alt_path(want, n, path, cap) < 0)
+    long root = cp_config()->root_pid;
+    int has_pid = cp_outname_has(pattern, 'p');
+    int level = has_pid || (root > 0 && root != (long)getpid()) ? 2 : 1;
+    snprintf(base, sizeof base, "%s", want);
+    if (!has_pid) {
+        snprintf(tag, sizeof tag, "%d", (int)getpid());
+        if (cp_outname_tagged(want, tag, base, sizeof base) < 0)
             return -ENAMETOOLONG;
+        snprintf(path, cap, "%s", base);
+        fd = cp_create(path);
     }
-    return -EEXIST;
+    for (unsigned n = 1; fd == -EEXIST && n < 1000; n++) {
+        snprintf(tag, sizeof tag, "%u", n);
+        if (cp_outname_tagged(base, tag, path, cap) < 0)
+            return -ENAMETOOLONG;
+        fd = cp_create(path);
+    }
+    if (fd >= 0)
+        cp_log(level, "trace file '%s' exists; writing '%s'", want, path);
+    return fd;
 }

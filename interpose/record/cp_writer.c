@@ -293,6 +293,8 @@ static int cp_writer_start(uint64_t start_ts)
     int fd = cp__output_create(cp_config()->output, w->path, sizeof w->path);
     if (fd < 0) {
         char b[256];
+        if (fd == -ECANCELED)   /* said by cp__output_create */
+            return fd;
         cp_log(1, "cannot create trace file '%s': %s; tracing is off, the "
                   "program continues untraced", cp_path_msg(w->path, b, sizeof b),
                strerror(-fd));

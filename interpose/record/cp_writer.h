@@ -151,9 +151,11 @@ extern _Atomic uint64_t cp__flush_due;
 int cp__output_path(const char *pattern, char *buf, size_t cap);
 
 /*! cp__output_create() : create the trace file named by pattern (expanded
- *  by cp__output_path) with O_EXCL, or name.N when that name is taken; the
- *  name used (or the pattern, when it does not expand) is left in path.
- *  @return : the fd, or a negative errno. */
+ *  by cp__output_path) with O_EXCL; when that name is taken, NAME.PID (a
+ *  pattern without %p), then NAME.N.  The name used (or the pattern, when it
+ *  does not expand) is left in path.
+ *  @return : the fd, or a negative errno; -ECANCELED when the name is a
+ *  directory or a device (said on stderr already). */
 int cp__output_create(const char *pattern, char *path, size_t cap);
 
 /* ---- file start (cp_header.c) ------------------------------------------- */

@@ -2,12 +2,13 @@
 # layering.sh - the layout rules, checked on the sources and the built objects:
 #  - no loop of calls between files: the graph "file A calls a function
 #    defined in file B" (from nm: A's undefined symbols, B's defined ones)
-#    over build/interpose/**.o and build/analyzer/**.o has no cycle;
+#    over build/interpose/**.o, build/analyzer/**.o and build/frontend/*.o
+#    has no cycle;
 #  - no loop of #include between modules either (a module: x.c with its
 #    x.h; a header shared through an inline function, a struct or a macro
 #    ties two files together as much as a call does);
-#  - interpose/ never calls into analyzer/ or includes its headers, nor
-#    the other way round;
+#  - interpose/, analyzer/ and frontend/ never call into each other, and
+#    interpose/ and analyzer/ never include each other's headers;
 #  - the analyzer's folders keep their order (ANA_ORDER and ANA_DOCTOR in
 #    the Makefile): a file includes headers of its own folder, of folders
 #    before it and of include/ only, and calls only into those folders;
@@ -23,16 +24,17 @@
 . "$ROOT/tests/sh/lib.sh"
 command -v nm >/dev/null || skip "no nm"
 command -v python3 >/dev/null || skip "no python3"
-[ -d "$B/interpose" ] && [ -d "$B/analyzer" ] || die "$B/interpose or $B/analyzer not built"
+[ -d "$B/interpose" ] && [ -d "$B/analyzer" ] && [ -d "$B/frontend" ] ||
+    die "$B/interpose, $B/analyzer or $B/frontend not built"
 
-for o in $(find "$B/interpose" "$B/analyzer" -name '*.o' | sort); do
+for o in $(find "$B/interpose" "$B/analyzer" "$B/frontend" -name '*.o' | sort); do
     rel=${o#"$B"/}
     [ -f "$ROOT/${rel%.o}.c" ] || continue   # a stale object of a removed source
     nm -P "$o" | awk -v f="$rel" '$2 ~ /^[TDBRCVWG]$/ { print "D", f, $1 } $2 == "U" { print "U", f, $1 }'
 done >"$TMP/syms"
 [ -s "$TMP/syms" ] || die "no symbols read from $B/interpose and $B/analyzer"
 
-(cd "$ROOT" && find interpose analyzer include tests/fakecuda -name '*.[ch]' | sort | xargs wc -l) \
+(cd "$ROOT" && find interpose analyzer frontend include tests/fakecuda -name '*.[ch]' | sort | xargs wc -l) \
     | awk '$2 != "total" && $1 > 800 { print "  " $2 ": " $1 " lines" }' >"$TMP/long"
 
 python3 - "$TMP/syms" "$TMP/long" "$ROOT" <<'PY'

@@ -2,7 +2,7 @@
 # writer_frontend.sh - `cuprobe run`: the command is exec'ed under the shim
 # with its own exit status, is the root process (a trace even without CUDA,
 # HEADER root=1), LD_PRELOAD keeps what was there, -o and defaults work;
-# children that never use CUDA write nothing.
+# children that never use CUDA write nothing; the default name is absolute.
 . "$ROOT/tests/sh/lib.sh"
 [ -f "$SHIM" ] || skip "libcuprobe.so not built"
 [ -x "$CUPROBE" ] && [ -x "$ANA" ] || die "front end or analyzer not built"
@@ -18,7 +18,9 @@ grep -q "^$SHIM\$" pre || die "LD_PRELOAD was '$(cat pre)'"
 
 LD_PRELOAD=/lib/x86_64-linux-gnu/libc.so.6 "$CUPROBE" run -- sh -c 'echo "$LD_PRELOAD" >pre2; echo "$CUPROBE_OUTPUT" >out2'
 grep -q "^$SHIM:/lib/x86_64-linux-gnu/libc.so.6\$" pre2 || die "LD_PRELOAD not prepended: '$(cat pre2)'"
-grep -q '^cuprobe-%p.trace$' out2 || die "default CUPROBE_OUTPUT is '$(cat out2)'"
+# The default name, made absolute against the directory `run` started in.
+grep -qx "$(pwd -P)/cuprobe-%p.trace" out2 || grep -qx "$TMP/cuprobe-%p.trace" out2 ||
+    die "default CUPROBE_OUTPUT is '$(cat out2)'"
 ls cuprobe-*.trace >/dev/null 2>&1 || die "no default-named trace in the cwd"
 
 "$CUPROBE" run --flush-ms 0 -- true 2>err; [ $? -eq 2 ] || die "bad --flush-ms accepted"
