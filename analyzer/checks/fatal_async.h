@@ -41,7 +41,7 @@ void fa_rec(cp_proc *p, fa_state *s, const cp_record *r);
 void fa_explain(cp_proc *p, const fa_state *s, cp_finding *f, int with_rerun);
 
 /*! fa_sticky() : non-zero for the CUresults that leave a context unusable
- *  (700, 710, 714-719, 999). */
+ *  (the asynchronous class of cp_curesult.h's CP_CUERR_CLASSES). */
 int fa_sticky(uint64_t code);
 
 #endif /* FATAL_ASYNC_H */
