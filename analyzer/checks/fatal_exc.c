@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cp_curesult.h"
 #include "cp_fw.h"
 #include "fatal_exc.h"
 
@@ -117,8 +118,11 @@ int fe_exc_parse(const char *json, size_t n, fe_exc *e)
         fe_jstr(t, "cuda", e->torch_cuda, sizeof e->torch_cuda);
     }
     e->kind = fe_classify(e->type, e->msg);
-    if (e->kind == FE_OTHER && e->cause[0])
+    e->cuda_code = fe_cuda_code(e->msg);
+    if (e->kind == FE_OTHER && e->cause[0]) {
         e->kind = fe_classify("", e->cause);
+        e->cuda_code = fe_cuda_code(e->cause);
+    }
     e->have = 1;
     return 0;
 }
@@ -128,13 +132,42 @@ static int fe_has(const char *s, const char *needle)
     return strstr(s, needle) != NULL;
 }
 
+uint64_t fe_cuda_code(const char *msg)
+{
+    static const char *const prefixes[] = { "CUDA error: ", "CUDA driver error: " };
+    for (size_t i = 0; i < sizeof prefixes / sizeof *prefixes; i++) {
+        const char *s = strstr(msg, prefixes[i]);
+        uint64_t code = s ? cp_cuerr_of_text(s + strlen(prefixes[i])) : 0;
+        if (code)
+            return code;
+    }
+    return 0;
+}
+
 int fe_classify(const char *type, const char *msg)
 {
     if (strcmp(type, "KeyboardInterrupt") == 0)
         return FE_INTERRUPT;
+    /* PyTorch's DataLoader re-raises a worker's exception in the parent
+     * with the worker's traceback in the text (ExceptionWrapper.reraise):
+     * what it names is the worker's, not this process's. */
+    if (fe_has(msg, " in DataLoader worker process ") &&
+        fe_has(msg, "Original Traceback (most recent call last):"))
+        return FE_WORKER;
     if (fe_has(msg, "Expected all tensors to be on the same device") ||
         fe_has(msg, "to be on the same device") || fe_has(msg, "are on different devices"))
         return FE_DEVICE_MISMATCH;
+    /* A message that names its CUresult is classified by the code: every
+     * CUDA error text of PyTorch ends in advice about asynchronous errors
+     * and device-side assertions, whatever the error was. */
+    switch (cp_cuerr_class(fe_cuda_code(msg))) {
+    case CP_CUERR_SYNC_DEVICE: return FE_SYNC;
+    case CP_CUERR_SYNC_OOM: return FE_OOM;
+    case CP_CUERR_SYNC_DRIVER:
+    case CP_CUERR_SYNC_OLD: return FE_INIT;
+    case CP_CUERR_ASYNC: return FE_ASYNC;
+    default: break;
+    }
     if (fe_has(type, "OutOfMemoryError") || fe_has(msg, "CUDA out of memory") ||
         fe_has(msg, "CUDA error: out of memory") || fe_has(msg, "RESOURCE_EXHAUSTED: Out of memory") ||
         fe_has(msg, "cudaErrorMemoryAllocation"))

@@ -19,6 +19,8 @@ enum fe_kind {
     FE_ASYNC,               /* illegal address, device-side assert, launch failure... */
     FE_NCCL,                /* NCCL error or watchdog timeout */
     FE_INTERRUPT,           /* KeyboardInterrupt */
+    FE_SYNC,                /* a synchronous CUDA error: a device not visible */
+    FE_WORKER,              /* re-raised from a worker process (DataLoader) */
 };
 
 typedef struct fe_frame {
@@ -48,6 +50,7 @@ typedef struct fe_exc {
     char torch_version[64];
     char torch_cuda[32];    /* "" when torch.version.cuda is None (CPU-only build) */
     int kind;               /* enum fe_kind */
+    uint64_t cuda_code;     /* the CUresult the message names ("CUDA error: ..."), 0 */
 } fe_exc;
 
 /*! fe_exc_parse() : an "exception" record's JSON into *e (kind classified).
@@ -56,6 +59,11 @@ int fe_exc_parse(const char *json, size_t n, fe_exc *e);
 
 /*! fe_classify() : enum fe_kind of an exception type and message. */
 int fe_classify(const char *type, const char *msg);
+
+/*! fe_cuda_code() : the CUresult a framework's "CUDA error: <text>" (or
+ *  "CUDA driver error: <text>") message names, by the runtime's texts of
+ *  cp_curesult.h.  @return : the code, or 0 when the message names none. */
+uint64_t fe_cuda_code(const char *msg);
 
 /*! fe_devices() : the distinct device names ("cuda:0", "cpu"...) a message
  *  mentions, in order, joined with " and " into buf.  @return : how many. */
