@@ -1,7 +1,10 @@
 """backward_growth_lightning.py - the same growth in a Lightning module: its
 training_step keeps every step's activations in a list, and Lightning calls
 backward() itself.  Expected: memory-growth with a site at a line of this
-file (the innermost line of the program above backward(): trainer.fit)."""
+file (the innermost line of the program above backward(): trainer.fit).
+Argument "clean" (the accuracy suite): nothing is kept."""
+import sys
+
 import torch
 from torch.utils.data import DataLoader, TensorDataset
 
@@ -19,7 +22,8 @@ class KeepActivations(L.LightningModule):
 
     def training_step(self, batch, batch_idx):
         out = self.net(batch[0])
-        self.acts.append(out)                       # every step's activations stay
+        if sys.argv[1:] != ["clean"]:
+            self.acts.append(out)                   # every step's activations stay
         return out.square().mean()
 
     def configure_optimizers(self):
