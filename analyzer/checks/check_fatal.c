@@ -520,8 +520,7 @@ const cp_check cp_check_fatal = {
                "listed), a worker process's exception (its own line; CUDA in a forked "
                "worker), an NCCL error or timeout. Other exceptions are shown as info with "
                "the program's own line.",
-    .fix = "Follow the fix stated with the finding; for asynchronous errors rerun with "
-           "CUDA_LAUNCH_BLOCKING=1 or under compute-sanitizer with the command line given.",
+    .fix = "Follow the fix stated with the finding.",
     .types = CP_TYPE_BIT(CP_REC_FRAMEWORK) | CP_TYPE_BIT(CP_REC_SIGNAL) |
              CP_TYPE_BIT(CP_REC_ALLOC) | FA_TYPES | FS_TYPES,
     .state_size = sizeof(cp_ft),

@@ -137,6 +137,10 @@ void fa_explain(cp_proc *p, const fa_state *s, cp_finding *f, int with_rerun)
     }
     if (!with_rerun)
         return;
+    /* Only an asynchronous error needs a rerun to be found: the check's
+     * own fix does not say so for the others. */
+    f->fix = "Rerun with CUDA_LAUNCH_BLOCKING=1, or under compute-sanitizer, with the command "
+             "line given: the failing launch then raises at its own line.";
     const char *cmd = p->cmdline && p->cmdline[0] ? p->cmdline : "<your command>";
     cp_finding_line(f, "Next: make the failing launch raise at its own line:");
     cp_finding_line(f, "    CUDA_LAUNCH_BLOCKING=1 %s", cmd);
