@@ -24,7 +24,8 @@
 #define CP_BW_THREADS 16
 
 typedef struct cp_bw_site {
-    int kind;                   /* CP_BW_NAMED: frame is its caller; CP_BW_AUTOGRAD: none known */
+    int kind;                   /* CP_BW_NAMED: frame is its caller; CP_BW_AUTOGRAD: none
+                                 * known; 0: not the backward pass's (Python frames) */
     uint64_t frame;
 } cp_bw_site;
 
@@ -122,18 +123,18 @@ int cp_bw_alloc(cp_proc *p, const cp_record *r)
     int named = s->depth > 0 && s->frame;
     if (!named && !cp_bw_autograd(s, r->tid))
         return 0;
-    const cp_stack *st = cp_stacks_get(&p->stacks, id);
-    if (!st || st->n_py)
-        return 0;
+    /* Each stack is judged once (kind 0: it had Python frames), and named
+     * by the first pass it allocates in whose caller is known. */
     int created;
     cp_bw_site *site = cp_map_put(&s->sites, id, &created);
     if (!site)
         return -ENOMEM;
-    if (!created)
+    if (!created && (site->kind != CP_BW_AUTOGRAD || !named))
         return 0;
-    site->kind = named ? CP_BW_NAMED : CP_BW_AUTOGRAD;
-    site->frame = named ? s->frame : 0;
-    return named ? cp_bw_reannounce(p, id, st, s->frame) : 0;
+    const cp_stack *st = cp_stacks_get(&p->stacks, id);
+    site->kind = !st || st->n_py ? 0 : named ? CP_BW_NAMED : CP_BW_AUTOGRAD;
+    site->frame = site->kind == CP_BW_NAMED ? s->frame : 0;
+    return site->kind == CP_BW_NAMED ? cp_bw_reannounce(p, id, st, s->frame) : 0;
 }
 
 int cp_bw_kind(const cp_proc *p, uint64_t stack)
@@ -145,6 +146,8 @@ int cp_bw_kind(const cp_proc *p, uint64_t stack)
 const char *cp_bw_note(const cp_proc *p, uint64_t stack)
 {
     const cp_bw_site *site = p->bw && stack ? cp_map_get(&p->bw->sites, stack) : NULL;
+    if (site && !site->kind)
+        site = NULL;
     const cp_pyframe *f = site && site->kind == CP_BW_NAMED
                               ? cp_map_get(&p->stacks.pyframes, site->frame) : NULL;
     char buf[700];
