@@ -162,6 +162,28 @@ static inline __attribute__((unused)) const char *cp_curesult_setup(uint64_t cod
     }
 }
 
+/*! cp_curesult_of_name() : the code whose name starts s
+ *  ("CUDA_ERROR_INVALID_DEVICE: invalid device ordinal" gives 101); the
+ *  longest name wins.  @return : the code, or 0. */
+static inline __attribute__((unused)) uint64_t cp_curesult_of_name(const char *s)
+{
+    static const struct { uint64_t code; const char *name; } tab[] = {
+#define CP_CURESULT_ROW_(c, n, m, st) { c, #n },
+        CP_CURESULTS(CP_CURESULT_ROW_)
+#undef CP_CURESULT_ROW_
+    };
+    uint64_t best = 0;
+    size_t best_n = 0;
+    for (size_t i = 0; i < sizeof tab / sizeof *tab; i++) {
+        size_t n = strlen(tab[i].name);
+        if (tab[i].code && n > best_n && strncmp(s, tab[i].name, n) == 0) {
+            best = tab[i].code;
+            best_n = n;
+        }
+    }
+    return best;
+}
+
 /* How a failure reaches the program, for the CUresults that end runs:
  *   CP_CUERR_SYNC_DEVICE  returned by the call that asked for a device that
  *                         is not visible: the call is the culprit, and the

@@ -141,7 +141,10 @@ uint64_t fe_cuda_code(const char *msg)
         if (code)
             return code;
     }
-    return 0;
+    /* The driver's own names, as XLA and CuPy raise them
+     * ("CUDA_ERROR_INVALID_DEVICE: invalid device ordinal"). */
+    const char *s = strstr(msg, "CUDA_ERROR_");
+    return s ? cp_curesult_of_name(s) : 0;
 }
 
 int fe_classify(const char *type, const char *msg)

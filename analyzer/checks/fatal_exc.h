@@ -62,7 +62,8 @@ int fe_classify(const char *type, const char *msg);
 
 /*! fe_cuda_code() : the CUresult a framework's "CUDA error: <text>" (or
  *  "CUDA driver error: <text>") message names, by the runtime's texts of
- *  cp_curesult.h.  @return : the code, or 0 when the message names none. */
+ *  cp_curesult.h, else the first driver name it holds ("CUDA_ERROR_...").
+ *  @return : the code, or 0 when the message names none. */
 uint64_t fe_cuda_code(const char *msg);
 
 /*! fe_devices() : the distinct device names ("cuda:0", "cpu"...) a message
