@@ -162,26 +162,40 @@ static inline __attribute__((unused)) const char *cp_curesult_setup(uint64_t cod
     }
 }
 
+/* A code and a text of it (a name, the runtime's message). */
+typedef struct cp_cu_text {
+    uint64_t code;
+    const char *text;
+} cp_cu_text;
+
+/*! cp_cu_longest() : the code of the row of tab[n] (code 0 rows skipped)
+ *  whose text is the longest one s starts with.  @return : it, or 0. */
+static inline __attribute__((unused)) uint64_t cp_cu_longest(const cp_cu_text *tab, size_t n,
+                                                             const char *s)
+{
+    uint64_t best = 0;
+    size_t best_n = 0;
+    for (size_t i = 0; i < n; i++) {
+        size_t len = strlen(tab[i].text);
+        if (tab[i].code && len > best_n && strncmp(s, tab[i].text, len) == 0) {
+            best = tab[i].code;
+            best_n = len;
+        }
+    }
+    return best;
+}
+
 /*! cp_curesult_of_name() : the code whose name starts s
- *  ("CUDA_ERROR_INVALID_DEVICE: invalid device ordinal" gives 101); the
- *  longest name wins.  @return : the code, or 0. */
+ *  ("CUDA_ERROR_INVALID_DEVICE: invalid device ordinal" gives 101).
+ *  @return : the code, or 0. */
 static inline __attribute__((unused)) uint64_t cp_curesult_of_name(const char *s)
 {
-    static const struct { uint64_t code; const char *name; } tab[] = {
+    static const cp_cu_text tab[] = {
 #define CP_CURESULT_ROW_(c, n, m, st) { c, #n },
         CP_CURESULTS(CP_CURESULT_ROW_)
 #undef CP_CURESULT_ROW_
     };
-    uint64_t best = 0;
-    size_t best_n = 0;
-    for (size_t i = 0; i < sizeof tab / sizeof *tab; i++) {
-        size_t n = strlen(tab[i].name);
-        if (tab[i].code && n > best_n && strncmp(s, tab[i].name, n) == 0) {
-            best = tab[i].code;
-            best_n = n;
-        }
-    }
-    return best;
+    return cp_cu_longest(tab, sizeof tab / sizeof *tab, s);
 }
 
 /* How a failure reaches the program, for the CUresults that end runs:
@@ -258,21 +272,12 @@ CP_CUERR_FN_(cp_cuerr_detail, const char *, CP_CUERR_DETAIL_, NULL)
  *  "CUDA error: "); the longest text wins.  @return : the code, or 0. */
 static inline __attribute__((unused)) uint64_t cp_cuerr_of_text(const char *text)
 {
-    static const struct { uint64_t code; const char *text; } tab[] = {
+    static const cp_cu_text tab[] = {
 #define CP_CUERR_ROW_(c, k, t, d) { c, t },
         CP_CUERR_CLASSES(CP_CUERR_ROW_)
 #undef CP_CUERR_ROW_
     };
-    uint64_t best = 0;
-    size_t best_n = 0;
-    for (size_t i = 0; i < sizeof tab / sizeof *tab; i++) {
-        size_t n = strlen(tab[i].text);
-        if (n > best_n && strncmp(text, tab[i].text, n) == 0) {
-            best = tab[i].code;
-            best_n = n;
-        }
-    }
-    return best;
+    return cp_cu_longest(tab, sizeof tab / sizeof *tab, text);
 }
 
 #endif /* CP_CURESULT_H */
