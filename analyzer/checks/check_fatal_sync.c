@@ -133,6 +133,11 @@ void fs_explain(cp_proc *p, const fs_state *s, const fe_exc *e, const char *src,
         fs_dev_line(p, d, cvd, line, sizeof line);
         cp_finding_line(f, "  %s", line);
     }
+    const char *order = cp_proc_env(p, "CUDA_DEVICE_ORDER");
+    if (n > 1 && (!order || strcmp(order, "PCI_BUS_ID") != 0))
+        cp_finding_line(f, "  (CUDA numbers GPUs fastest first unless CUDA_DEVICE_ORDER="
+                        "PCI_BUS_ID; nvidia-smi numbers them by PCI address, which tells them "
+                        "apart)");
     if (asked >= 0 && asked >= n) {
         char have[64];
         if (n == 0)
