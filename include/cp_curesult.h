@@ -8,6 +8,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 /* X(code, NAME, meaning, setup) for each CUresult: meaning is what the code
  * says where frameworks meet it, in a sentence (cuda-errors adds what the
@@ -159,6 +160,124 @@ static inline __attribute__((unused)) const char *cp_curesult_setup(uint64_t cod
     default:
         return NULL;
     }
+}
+
+/* A code and a text of it (a name, the runtime's message). */
+typedef struct cp_cu_text {
+    uint64_t code;
+    const char *text;
+} cp_cu_text;
+
+/*! cp_cu_longest() : the code of the row of tab[n] (code 0 rows skipped)
+ *  whose text is the longest one s starts with.  @return : it, or 0. */
+static inline __attribute__((unused)) uint64_t cp_cu_longest(const cp_cu_text *tab, size_t n,
+                                                             const char *s)
+{
+    uint64_t best = 0;
+    size_t best_n = 0;
+    for (size_t i = 0; i < n; i++) {
+        size_t len = strlen(tab[i].text);
+        if (tab[i].code && len > best_n && strncmp(s, tab[i].text, len) == 0) {
+            best = tab[i].code;
+            best_n = len;
+        }
+    }
+    return best;
+}
+
+/*! cp_curesult_of_name() : the code whose name starts s
+ *  ("CUDA_ERROR_INVALID_DEVICE: invalid device ordinal" gives 101).
+ *  @return : the code, or 0. */
+static inline __attribute__((unused)) uint64_t cp_curesult_of_name(const char *s)
+{
+    static const cp_cu_text tab[] = {
+#define CP_CURESULT_ROW_(c, n, m, st) { c, #n },
+        CP_CURESULTS(CP_CURESULT_ROW_)
+#undef CP_CURESULT_ROW_
+    };
+    return cp_cu_longest(tab, sizeof tab / sizeof *tab, s);
+}
+
+/* How a failure reaches the program, for the CUresults that end runs:
+ *   CP_CUERR_SYNC_DEVICE  returned by the call that asked for a device that
+ *                         is not visible: the call is the culprit, and the
+ *                         visible devices explain it;
+ *   CP_CUERR_SYNC_DRIVER  returned by the call that needs a driver, or the
+ *                         real one (not initialised, stub, kernel/user
+ *                         driver mismatch);
+ *   CP_CUERR_SYNC_OLD     returned by the call that needs a newer driver
+ *                         (the runtime's, a function's or a PTX's version);
+ *   CP_CUERR_SYNC_OOM     returned by the allocation that did not fit;
+ *   CP_CUERR_ASYNC        a kernel (or the device) failed earlier: the call
+ *                         that returned it only reported it, the context is
+ *                         unusable and every later call returns it too.
+ * X(code, class, text, detail): text is the runtime's cudaGetErrorString()
+ * for the code (frameworks raise "CUDA error: <text>", so a message names
+ * its code through it); detail is what an asynchronous code says happened
+ * on the device, NULL for the synchronous ones. */
+enum cp_cuerr_class {
+    CP_CUERR_NONE = 0,
+    CP_CUERR_SYNC_DEVICE,
+    CP_CUERR_SYNC_DRIVER,
+    CP_CUERR_SYNC_OLD,
+    CP_CUERR_SYNC_OOM,
+    CP_CUERR_ASYNC,
+};
+
+#define CP_CUERR_CLASSES(X) \
+    X(2, CP_CUERR_SYNC_OOM, "out of memory", NULL) \
+    X(3, CP_CUERR_SYNC_DRIVER, "initialization error", NULL) \
+    X(34, CP_CUERR_SYNC_DRIVER, "CUDA driver is a stub library", NULL) \
+    X(35, CP_CUERR_SYNC_OLD, "CUDA driver version is insufficient for CUDA runtime version", NULL) \
+    X(36, CP_CUERR_SYNC_OLD, "API call is not supported in the installed CUDA driver", NULL) \
+    X(46, CP_CUERR_SYNC_DEVICE, "CUDA-capable device(s) is/are busy or unavailable", NULL) \
+    X(100, CP_CUERR_SYNC_DEVICE, "no CUDA-capable device is detected", NULL) \
+    X(101, CP_CUERR_SYNC_DEVICE, "invalid device ordinal", NULL) \
+    X(214, CP_CUERR_ASYNC, "uncorrectable ECC error encountered", "the GPU's memory reported an uncorrectable ECC error (a hardware fault: check nvidia-smi -q -d ECC and dmesg for Xid 48/63/64)") \
+    X(220, CP_CUERR_ASYNC, "uncorrectable NVLink error detected during the execution", "an NVLink link reported an uncorrectable error (a hardware fault: check dmesg for Xid 74)") \
+    X(218, CP_CUERR_SYNC_OLD, "a PTX JIT compilation failed", NULL) \
+    X(222, CP_CUERR_SYNC_OLD, "the provided PTX was compiled with an unsupported toolchain.", NULL) \
+    X(700, CP_CUERR_ASYNC, "an illegal memory access was encountered", "a kernel read or wrote an address outside any allocation (an out-of-bounds index, a freed or another device's buffer)") \
+    X(702, CP_CUERR_ASYNC, "the launch timed out and was terminated", "a kernel ran longer than the display watchdog allows and was killed") \
+    X(710, CP_CUERR_ASYNC, "device-side assert triggered", "a device-side assert fired (in PyTorch usually an index out of range: embedding, gather, index_select, a class label >= num_classes in a loss)") \
+    X(714, CP_CUERR_ASYNC, "hardware stack error", "a kernel overflowed its call stack") \
+    X(715, CP_CUERR_ASYNC, "an illegal instruction was encountered", "a kernel executed an illegal instruction") \
+    X(716, CP_CUERR_ASYNC, "misaligned address", "a kernel accessed memory at a misaligned address") \
+    X(717, CP_CUERR_ASYNC, "operation not supported on global/shared address space", "a kernel used an address in the wrong address space") \
+    X(718, CP_CUERR_ASYNC, "invalid program counter", "a kernel's program counter went out of its code") \
+    X(719, CP_CUERR_ASYNC, "unspecified launch failure", "a kernel failed (an illegal instruction or address the driver could not classify)") \
+    X(803, CP_CUERR_SYNC_DRIVER, "system has unsupported display driver / cuda driver combination", NULL) \
+    X(804, CP_CUERR_SYNC_DRIVER, "forward compatibility was attempted on non supported HW", NULL) \
+    X(999, CP_CUERR_ASYNC, "unknown error", "the device reported an unknown error (often a crashed kernel or a hardware fault: check dmesg for Xid messages)")
+
+/* A function of a code that returns one column of CP_CUERR_CLASSES. */
+#define CP_CUERR_FN_(fn, type, case_, dflt) \
+    static inline __attribute__((unused)) type fn(uint64_t code) \
+    { \
+        switch (code) { CP_CUERR_CLASSES(case_) default: return dflt; } \
+    }
+#define CP_CUERR_CLASS_(c, k, t, d) case c: return k;
+#define CP_CUERR_DETAIL_(c, k, t, d) case c: return d;
+
+/*! cp_cuerr_class() : enum cp_cuerr_class of code (CP_CUERR_NONE for a
+ *  code that does not end runs by itself). */
+CP_CUERR_FN_(cp_cuerr_class, int, CP_CUERR_CLASS_, CP_CUERR_NONE)
+
+/*! cp_cuerr_detail() : what an asynchronous code says happened on the
+ *  device.  @return : the text, or NULL (a synchronous or unknown code). */
+CP_CUERR_FN_(cp_cuerr_detail, const char *, CP_CUERR_DETAIL_, NULL)
+
+/*! cp_cuerr_of_text() : the code whose runtime text starts text ("CUDA
+ *  error: invalid device ordinal\n..." gives 101 for text pointing after
+ *  "CUDA error: "); the longest text wins.  @return : the code, or 0. */
+static inline __attribute__((unused)) uint64_t cp_cuerr_of_text(const char *text)
+{
+    static const cp_cu_text tab[] = {
+#define CP_CUERR_ROW_(c, k, t, d) { c, t },
+        CP_CUERR_CLASSES(CP_CUERR_ROW_)
+#undef CP_CUERR_ROW_
+    };
+    return cp_cu_longest(tab, sizeof tab / sizeof *tab, text);
 }
 
 #endif /* CP_CURESULT_H */

@@ -5,6 +5,10 @@
  * loader found no libcuda), the toolkit's stub library, a driver older than
  * the runtime (a lookup for a version above the driver's).
  *
+ *
+ * A driver older than the runtime is judged by what it broke
+ * (check_errors_version.c): an error only when a call failed because of it.
+ *
  * Not every failure is a problem.  Probes (does this symbol, attribute or
  * peer mapping exist?) fail by design, and at process exit the driver
  * answers CUDA_ERROR_DEINITIALIZED to calls from atexit handlers and library
@@ -24,6 +28,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "check_errors_version.h"
 #include "cp_checks.h"
 #include "cp_fw.h"
 
@@ -53,8 +58,7 @@ typedef struct cp_er {
     cp_errors_code c[ER_MAX_CODES];
     int n_codes;
     int deinit;                 /* CUDA_ERROR_DEINITIALIZED seen: exit has begun */
-    uint64_t newer, newer_max;
-    const char *newer_sym;
+    ev_state ver;               /* the driver's version against the runtime's */
     char arch_list[256];
 } cp_er;
 
@@ -118,21 +122,12 @@ static __attribute__((noinline)) void er_rec_full(cp_proc *p, cp_er *s, const cp
 {
     if (r->type == CP_REC_FRAMEWORK) {
         er_framework(p, s);
+        if (p->fw_ready_kind && strcmp(p->fw_ready_kind, "exception") == 0)
+            ev_exception(p, &s->ver);
         return;
     }
     if (r->type == CP_REC_RESOLVE) {
-        const typeof(r->u.resolve) *rs = &r->u.resolve;
-        /* Refused for its version: VERSION_NOT_SUFFICIENT (2), or
-         * CUDA_ERROR_INVALID_VALUE for a version the driver does not know.
-         * Compared with the driver's version at the end: cudart asks
-         * before or after cuDriverGetVersion. */
-        if (rs->status != 2 && rs->result != CUDA_ERROR_INVALID_VALUE)
-            return;
-        s->newer++;
-        if ((uint64_t)rs->cuda_version > s->newer_max) {
-            s->newer_max = (uint64_t)rs->cuda_version;
-            s->newer_sym = cp_sym_intern(rs->symbol.p, rs->symbol.n);
-        }
+        ev_resolve(p, &s->ver, r);
         return;
     }
     uint64_t code = r->ev.result;
@@ -174,6 +169,7 @@ static __attribute__((noinline)) void er_rec_full(cp_proc *p, cp_er *s, const cp
                                r->ev.dur_ns, r->ts);
     if (v && !v->note && api)
         v->note = cp_sym_intern(api, strlen(api));
+    ev_failure(&s->ver, v && v->note ? v->note : NULL, code);
     s->c[i].n++;
     uint64_t *ft = cp_map_put(&s->fail, er_fail_key(code, teardown, r->ev.api), NULL);
     if (ft)
@@ -363,7 +359,6 @@ static void er_code_finding(cp_proc *p, cp_er *s, cp_errors_code *c, cp_report *
 static void er_finish(cp_proc *p, void *st, cp_report *rep)
 {
     cp_er *s = st;
-    char v1[32], v2[32];
     if (p->dlopen_seen && !p->dlopen_ok && p->lib_kind == CP_LIB_NOT_FOUND) {
         cp_finding *f = cp_finding_new(rep, &cp_check_errors, p,
                                        "no CUDA driver installed: libcuda.so.1 was not found");
@@ -399,34 +394,7 @@ static void er_finish(cp_proc *p, void *st, cp_report *rep)
             f->count = 1;
         }
     }
-    int code36 = 0;
-    for (int i = 0; i < s->n_codes; i++)
-        code36 |= s->c[i].code == 36;
-    /* Refusals only count when they asked for more than the driver has. */
-    if (p->driver_version > 0 && s->newer_max <= (uint64_t)p->driver_version)
-        s->newer = 0;
-    if ((p->runtime_version > 0 && p->driver_version > 0 &&
-         p->runtime_version > p->driver_version) || s->newer || code36) {
-        er_version(v1, sizeof v1, p->driver_version);
-        er_version(v2, sizeof v2, p->runtime_version ? p->runtime_version
-                                                     : (int64_t)s->newer_max);
-        cp_finding *f = cp_finding_new(rep, &cp_check_errors, p,
-                                       "the driver (CUDA %s) is older than the CUDA runtime "
-                                       "(CUDA %s)", p->driver_version ? v1 : "?", v2);
-        if (f) {
-            if (s->newer)
-                cp_finding_line(f, "%llu driver function lookup%s asked for a newer version "
-                                "than the driver has (e.g. %s).", (unsigned long long)s->newer,
-                                s->newer == 1 ? "" : "s", s->newer_sym ? s->newer_sym : "?");
-            cp_finding_line(f, "Fix: upgrade the NVIDIA driver, install the CUDA forward "
-                            "compatibility package (cuda-compat) for this runtime, or use a "
-                            "build of the program for CUDA %s or older.", v1);
-            cp_jb_ks(&f->details, "condition", "driver-too-old");
-            cp_jb_ki(&f->details, "driver_version", p->driver_version);
-            cp_jb_ki(&f->details, "runtime_version", p->runtime_version);
-            f->count = s->newer ? s->newer : 1;
-        }
-    }
+    ev_finish(p, &s->ver, rep, &cp_check_errors);
     for (int i = 0; i < s->n_codes; i++)
         if (s->c[i].code != 34)
             er_code_finding(p, s, &s->c[i], rep);

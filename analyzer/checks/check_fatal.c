@@ -15,8 +15,15 @@
  *                    with what the trace says about each layer;
  *   asynchronous     where it surfaced is not where it happened; the
  *                    launches in flight; the exact rerun command lines;
+ *   synchronous      a device that is not visible: the failing call, the
+ *                    GPUs the process sees (check_fatal_sync.c);
+ *   worker process   a DataLoader worker's exception re-raised here: the
+ *                    worker's line, and CUDA in a forked worker's cause
+ *                    (check_fatal_worker.c), always an error;
  *   NCCL             the collective, sequence number, rank and timeout;
  *   anything else    the exception and the user's frame, at info.
+ * Synchronous and asynchronous CUDA errors are told apart by the CUresult
+ * the message names (cp_curesult.h's classes), not by its wording.
  * A run that exited 0 after catching everything shows nothing here; a
  * worker thread's death in a run that went on is a warning (GPU errors) or
  * info.
@@ -26,6 +33,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "check_fatal_sync.h"
+#include "check_fatal_worker.h"
 #include "cp_checks.h"
 #include "check_fatal_async.h"
 #include "check_fatal_exc.h"
@@ -43,6 +52,7 @@ typedef struct cp_ft {
     uint64_t sig_addr;
     uint64_t oom_failures;      /* failed allocations (CUDA_ERROR_OUT_OF_MEMORY) */
     cp_async_state async;             /* the first sticky error and its launches */
+    cp_sync_state sync;              /* the last synchronous device error */
 } cp_ft;
 
 static __attribute__((noinline)) void ft_rec_full(cp_proc *p, void *st, const cp_record *r)
@@ -68,6 +78,10 @@ static __attribute__((noinline)) void ft_rec_full(cp_proc *p, void *st, const cp
         free(e);
         return;
     }
+    case CP_REC_CALL:
+    case CP_REC_CTX:
+        cp_sync_rec(p, &s->sync, r);
+        return;
     case CP_REC_SIGNAL:
         s->sig_code = r->u.signal.code;
         s->sig_addr = r->u.signal.addr;
@@ -135,15 +149,16 @@ static const cp_exc_frame *ft_blame(const cp_exc *e)
     return e->user.file[0] ? &e->user : &e->raise_at;
 }
 
-static void ft_exc_lines(cp_finding *f, const cp_exc *e)
+/* The exception, and b, the frame it is blamed on (ft_blame(), or a
+ * worker's), as lines and details. */
+static void ft_exc_lines(cp_finding *f, const cp_exc *e, const cp_exc_frame *b)
 {
     char w[800], src[256], m[600];
-    const cp_exc_frame *b = ft_blame(e);
     cp_finding_line(f, "%s: %s", e->type, cp_exc_first_line(e->msg, m, sizeof m));
     if (e->cause[0])
         cp_finding_line(f, "  caused by %s", cp_exc_first_line(e->cause, m, sizeof m));
     cp_finding_line(f, "Your line: %s%s", ft_where(b, w, sizeof w),
-                    b == &e->user ? "" : " (no frame of the program itself)");
+                    b == &e->user || b->user ? "" : " (no frame of the program itself)");
     if (ft_source(b, src, sizeof src))
         cp_finding_line(f, "    %s", src);
     if (b == &e->user && e->raise_at.file[0] &&
@@ -156,7 +171,7 @@ static void ft_exc_lines(cp_finding *f, const cp_exc *e)
     cp_jb_ks(&f->details, "file", b->file);
     cp_jb_ki(&f->details, "line", b->line);
     cp_jb_ks(&f->details, "function", b->func);
-    cp_jb_kb(&f->details, "user_frame", b == &e->user);
+    cp_jb_kb(&f->details, "user_frame", b == &e->user || b->user);
 }
 
 /* Devices with memory this process allocated, into buf. */
@@ -318,6 +333,8 @@ static const char *ft_kind_title(int kind)
     case CP_EXC_ASYNC: return "an asynchronous CUDA error";
     case CP_EXC_NCCL: return "an NCCL error";
     case CP_EXC_INTERRUPT: return "KeyboardInterrupt";
+    case CP_EXC_SYNC: return "a synchronous CUDA error";
+    case CP_EXC_WORKER: return "an exception in a worker process";
     default: return NULL;
     }
 }
@@ -358,11 +375,20 @@ static void ft_point_here(cp_proc *p, cp_report *rep, const cp_check *c, uint64_
 
 static void ft_exception(cp_proc *p, cp_ft *s, cp_report *rep, const cp_exc *e, int died)
 {
-    char w[800], rk[48] = "";
+    char w[800], rk[48] = "", src[256];
     const char *what = ft_kind_title(e->kind);
     const char *env_rank = cp_proc_env(p, "RANK");
     int gpu = e->kind != CP_EXC_OTHER && e->kind != CP_EXC_INTERRUPT;
     int thread = strcmp(e->hook, "threading.excepthook") == 0;
+    const cp_exc_frame *b = ft_blame(e);
+    /* A worker's exception is blamed on the worker's line. */
+    cp_worker wk;
+    int worker = e->kind == CP_EXC_WORKER && cp_worker_parse(e->msg, &wk) == 0;
+    if (worker) {
+        b = wk.user.file[0] ? &wk.user : &wk.raise_at;
+        if (wk.fork_cuda)
+            what = "CUDA used in a worker process forked after CUDA was initialised";
+    }
     if (e->kind == CP_EXC_OOM && died && ft_join_oom(p, rep, e))
         return;
     if (env_rank)
@@ -374,14 +400,15 @@ static void ft_exception(cp_proc *p, cp_ft *s, cp_report *rep, const cp_exc *e, 
         snprintf(who, sizeof who, " died");
     cp_finding *f = cp_finding_new(rep, &cp_check_fatal, p, "pid %llu%s%s of %s at %s",
                                    (unsigned long long)p->pid, rk, who, what ? what : e->type,
-                                   ft_where(ft_blame(e), w, sizeof w));
+                                   ft_where(b, w, sizeof w));
     if (!f)
         return;
     f->count = 1;
     f->sev = !gpu ? CP_SEV_INFO : (died && !thread) ? CP_SEV_ERROR : CP_SEV_WARNING;
-    if (thread && died && gpu)
+    /* A worker process that crashed is an error: its work is lost. */
+    if ((thread && died && gpu) || worker)
         f->sev = CP_SEV_ERROR;
-    ft_exc_lines(f, e);
+    ft_exc_lines(f, e, b);
     cp_jb_ks(&f->details, "kind", what ? what : "other");
     switch (e->kind) {
     case CP_EXC_DEVICE_MISMATCH:
@@ -395,10 +422,8 @@ static void ft_exception(cp_proc *p, cp_ft *s, cp_report *rep, const cp_exc *e, 
     case CP_EXC_NO_CUDA:
     case CP_EXC_INIT:
         ft_nocuda(p, f, e);
-        if (died) {
-            ft_point_here(p, rep, &cp_check_nogpu, 0);
+        if (died)
             ft_point_here(p, rep, &cp_check_errors, 0);
-        }
         break;
     case CP_EXC_ASYNC:
         cp_async_explain(p, &s->async, f, 1);
@@ -408,9 +433,25 @@ static void ft_exception(cp_proc *p, cp_ft *s, cp_report *rep, const cp_exc *e, 
     case CP_EXC_NCCL:
         ft_nccl(p, f, e);
         break;
+    case CP_EXC_SYNC:
+        cp_sync_explain(p, &s->sync, e, ft_source(b, src, sizeof src) ? src : NULL, f);
+        if (died)
+            ft_point_here(p, rep, &cp_check_errors, e->cuda_code ? e->cuda_code : s->sync.code);
+        break;
+    case CP_EXC_WORKER:
+        if (worker) {
+            cp_worker_explain(p, &wk, f);
+            cp_finding_line(f, "PyTorch re-raised it in this process at %s.",
+                            ft_where(ft_blame(e), w, sizeof w));
+        }
+        break;
     default:
         break;
     }
+    /* A process that died of a GPU error used no GPU because it died:
+     * no-gpu-used says the same thing, so it points here. */
+    if (died && !thread && gpu)
+        ft_point_here(p, rep, &cp_check_nogpu, 0);
     if (thread)
         cp_finding_line(f, "The exception ended thread '%s' only; the process %s.", e->thread,
                         died ? "died too" : p->complete ? "went on and exited normally"
@@ -474,13 +515,14 @@ const cp_check cp_check_fatal = {
     .explain = "The exception (or fatal signal) that ended the process, explained: tensors on "
                "two devices, out of memory, PyTorch without CUDA or a failed CUDA "
                "initialisation (which layer), an asynchronous CUDA error (reported by a later "
-               "call than the kernel that caused it; the launches in flight are listed), an "
-               "NCCL error or timeout. Other exceptions are shown as info with the "
-               "program's own line.",
-    .fix = "Follow the fix stated with the finding; for asynchronous errors rerun with "
-           "CUDA_LAUNCH_BLOCKING=1 or under compute-sanitizer with the command line given.",
+               "call than the kernel that caused it; the launches in flight are listed), a "
+               "synchronous one (a device that is not visible: the GPUs the process sees are "
+               "listed), a worker process's exception (its own line; CUDA in a forked "
+               "worker), an NCCL error or timeout. Other exceptions are shown as info with "
+               "the program's own line.",
+    .fix = "Follow the fix stated with the finding.",
     .types = CP_TYPE_BIT(CP_REC_FRAMEWORK) | CP_TYPE_BIT(CP_REC_SIGNAL) |
-             CP_TYPE_BIT(CP_REC_ALLOC) | CP_ASYNC_TYPES,
+             CP_TYPE_BIT(CP_REC_ALLOC) | CP_ASYNC_TYPES | FS_TYPES,
     .state_size = sizeof(cp_ft),
     .rec = cp_check_fatal_rec,
     .finish = ft_finish,

@@ -10,11 +10,12 @@
 #include <string.h>
 
 #include "cp_checks.h"
+#include "cp_curesult.h"
 #include "check_fatal_async.h"
 
 int cp_async_sticky(uint64_t code)
 {
-    return code == 700 || code == 710 || (code >= 714 && code <= 719) || code == 999;
+    return cp_cuerr_class(code) == CP_CUERR_ASYNC;
 }
 
 void cp_async_rec(cp_proc *p, cp_async_state *s, const cp_record *r)
@@ -81,21 +82,9 @@ static const char *fa_site(cp_proc *p, uint64_t stack, char *buf, size_t cap)
 
 static const char *fa_meaning(uint64_t code)
 {
-    switch (code) {
-    case 700: return "a kernel read or wrote an address outside any allocation (an "
-                     "out-of-bounds index, a freed or another device's buffer)";
-    case 710: return "a device-side assert fired (in PyTorch usually an index out of range: "
-                     "embedding, gather, index_select, a class label >= num_classes in a loss)";
-    case 716: return "a kernel accessed memory at a misaligned address";
-    case 719: return "a kernel failed (an illegal instruction or address the driver could "
-                     "not classify)";
-    case 714: return "a kernel overflowed its call stack";
-    case 715: return "a kernel executed an illegal instruction";
-    case 717: return "a kernel used an address in the wrong address space";
-    case 718: return "a kernel's program counter went out of its code";
-    default: return "the device reported an unknown error (often a crashed kernel or a "
-                    "hardware fault: check dmesg for Xid messages)";
-    }
+    const char *d = cp_cuerr_detail(code);
+    return d ? d : "the device reported an error the driver could not attribute to a call "
+                   "(often a crashed kernel or a hardware fault: check dmesg for Xid messages)";
 }
 
 void cp_async_explain(cp_proc *p, const cp_async_state *s, cp_finding *f, int with_rerun)
@@ -148,6 +137,10 @@ void cp_async_explain(cp_proc *p, const cp_async_state *s, cp_finding *f, int wi
     }
     if (!with_rerun)
         return;
+    /* Only an asynchronous error needs a rerun to be found: the check's
+     * own fix does not say so for the others. */
+    f->fix = "Rerun with CUDA_LAUNCH_BLOCKING=1, or under compute-sanitizer, with the command "
+             "line given: the failing launch then raises at its own line.";
     const char *cmd = p->cmdline && p->cmdline[0] ? p->cmdline : "<your command>";
     cp_finding_line(f, "Next: make the failing launch raise at its own line:");
     cp_finding_line(f, "    CUDA_LAUNCH_BLOCKING=1 %s", cmd);

@@ -41,7 +41,7 @@ void cp_async_rec(cp_proc *p, cp_async_state *s, const cp_record *r);
 void cp_async_explain(cp_proc *p, const cp_async_state *s, cp_finding *f, int with_rerun);
 
 /*! cp_async_sticky() : non-zero for the CUresults that leave a context unusable
- *  (700, 710, 714-719, 999). */
+ *  (the asynchronous class of cp_curesult.h's CP_CUERR_CLASSES). */
 int cp_async_sticky(uint64_t code);
 
 #endif /* CHECK_FATAL_ASYNC_H */

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cp_curesult.h"
 #include "cp_fw.h"
 #include "check_fatal_exc.h"
 
@@ -117,8 +118,11 @@ int cp_exc_parse(const char *json, size_t n, cp_exc *e)
         fe_jstr(t, "cuda", e->torch_cuda, sizeof e->torch_cuda);
     }
     e->kind = cp_exc_classify(e->type, e->msg);
-    if (e->kind == CP_EXC_OTHER && e->cause[0])
+    e->cuda_code = cp_exc_cuda_code(e->msg);
+    if (e->kind == CP_EXC_OTHER && e->cause[0]) {
         e->kind = cp_exc_classify("", e->cause);
+        e->cuda_code = cp_exc_cuda_code(e->cause);
+    }
     e->have = 1;
     return 0;
 }
@@ -128,13 +132,45 @@ static int fe_has(const char *s, const char *needle)
     return strstr(s, needle) != NULL;
 }
 
+uint64_t cp_exc_cuda_code(const char *msg)
+{
+    static const char *const prefixes[] = { "CUDA error: ", "CUDA driver error: " };
+    for (size_t i = 0; i < sizeof prefixes / sizeof *prefixes; i++) {
+        const char *s = strstr(msg, prefixes[i]);
+        uint64_t code = s ? cp_cuerr_of_text(s + strlen(prefixes[i])) : 0;
+        if (code)
+            return code;
+    }
+    /* The driver's own names, as XLA and CuPy raise them
+     * ("CUDA_ERROR_INVALID_DEVICE: invalid device ordinal"). */
+    const char *s = strstr(msg, "CUDA_ERROR_");
+    return s ? cp_curesult_of_name(s) : 0;
+}
+
 int cp_exc_classify(const char *type, const char *msg)
 {
     if (strcmp(type, "KeyboardInterrupt") == 0)
         return CP_EXC_INTERRUPT;
+    /* PyTorch's DataLoader re-raises a worker's exception in the parent
+     * with the worker's traceback in the text (ExceptionWrapper.reraise):
+     * what it names is the worker's, not this process's. */
+    if (fe_has(msg, " in DataLoader worker process ") &&
+        fe_has(msg, "Original Traceback (most recent call last):"))
+        return CP_EXC_WORKER;
     if (fe_has(msg, "Expected all tensors to be on the same device") ||
         fe_has(msg, "to be on the same device") || fe_has(msg, "are on different devices"))
         return CP_EXC_DEVICE_MISMATCH;
+    /* A message that names its CUresult is classified by the code: every
+     * CUDA error text of PyTorch ends in advice about asynchronous errors
+     * and device-side assertions, whatever the error was. */
+    switch (cp_cuerr_class(cp_exc_cuda_code(msg))) {
+    case CP_CUERR_SYNC_DEVICE: return CP_EXC_SYNC;
+    case CP_CUERR_SYNC_OOM: return CP_EXC_OOM;
+    case CP_CUERR_SYNC_DRIVER:
+    case CP_CUERR_SYNC_OLD: return CP_EXC_INIT;
+    case CP_CUERR_ASYNC: return CP_EXC_ASYNC;
+    default: break;
+    }
     if (fe_has(type, "OutOfMemoryError") || fe_has(msg, "CUDA out of memory") ||
         fe_has(msg, "CUDA error: out of memory") || fe_has(msg, "RESOURCE_EXHAUSTED: Out of memory") ||
         fe_has(msg, "cudaErrorMemoryAllocation"))

@@ -19,6 +19,8 @@ enum cp_exc_kind {
     CP_EXC_ASYNC,               /* illegal address, device-side assert, launch failure... */
     CP_EXC_NCCL,                /* NCCL error or watchdog timeout */
     CP_EXC_INTERRUPT,           /* KeyboardInterrupt */
+    CP_EXC_SYNC,                /* a synchronous CUDA error: a device not visible */
+    CP_EXC_WORKER,              /* re-raised from a worker process (DataLoader) */
 };
 
 typedef struct cp_exc_frame {
@@ -48,6 +50,7 @@ typedef struct cp_exc {
     char torch_version[64];
     char torch_cuda[32];    /* "" when torch.version.cuda is None (CPU-only build) */
     int kind;               /* enum cp_exc_kind */
+    uint64_t cuda_code;     /* the CUresult the message names (\"CUDA error: ...\"), 0 */
 } cp_exc;
 
 /*! cp_exc_parse() : an "exception" record's JSON into *e (kind classified).
@@ -56,6 +59,12 @@ int cp_exc_parse(const char *json, size_t n, cp_exc *e);
 
 /*! cp_exc_classify() : enum cp_exc_kind of an exception type and message. */
 int cp_exc_classify(const char *type, const char *msg);
+
+/*! cp_exc_cuda_code() : the CUresult a framework's "CUDA error: <text>" (or
+ *  "CUDA driver error: <text>") message names, by the runtime's texts of
+ *  cp_curesult.h, else the first driver name it holds ("CUDA_ERROR_...").
+ *  @return : the code, or 0 when the message names none. */
+uint64_t cp_exc_cuda_code(const char *msg);
 
 /*! cp_exc_devices() : the distinct device names ("cuda:0", "cpu"...) a message
  *  mentions, in order, joined with " and " into buf.  @return : how many. */

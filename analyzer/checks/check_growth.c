@@ -48,6 +48,7 @@
 #include <string.h>
 
 #include "cp_advice.h"
+#include "cp_backward.h"
 #include "cp_checks.h"
 #include "cp_fw.h"
 #include "check_growth_window.h"
@@ -321,6 +322,7 @@ static void gr_finish(cp_proc *p, void *st, cp_report *rep)
     uint32_t eb = g.teardown && g.end == s->tail_idx && g.end > sb ? g.end - 1 : g.end;
     size_t it = 0;
     cp_growth_site *gs;
+    int backward = 0;
     while ((gs = cp_map_next(&s->sites, &it, NULL))) {
         cp_growth_hist *h = cp_gwin_hist(s, gs);
         for (uint32_t j = gs->touched; j < CP_GROWTH_BUCKETS; j++) {
@@ -330,8 +332,10 @@ static void gr_finish(cp_proc *p, void *st, cp_report *rep)
         gs->touched = CP_GROWTH_BUCKETS;
         if (h->at[eb] > h->at[sb]) {
             uint64_t n = h->n_at[eb] - h->n_at[sb];
-            cp_finding_site(f, p, gs->stack, n, h->at[eb] - h->at[sb], 0, NULL);
+            cp_finding_site(f, p, gs->stack, n, h->at[eb] - h->at[sb], 0,
+                            cp_bw_note(p, gs->stack));
             f->count += n;
+            backward |= cp_bw_kind(p, gs->stack);
         }
     }
     f->bytes = growth;
@@ -380,6 +384,16 @@ static void gr_finish(cp_proc *p, void *st, cp_report *rep)
                         "torch.cuda.memory._record_memory_history() before the loop and "
                         "torch.cuda.memory._dump_snapshot(\"snap.pickle\") after it "
                         "(open it at pytorch.org/memory_viz)." : "");
+    if (backward)
+        /* The autograd engine's threads run no Python: such a site is the
+         * line that called backward() (cp_backward.h), when it is known. */
+        cp_finding_line(f, "Some of it was allocated in the backward pass, on PyTorch's "
+                        "autograd threads, which run no Python: %s; the tensors that stay are "
+                        "made in the forward pass of that step (a list of outputs, losses or "
+                        "activations kept across steps).", backward & CP_BW_NAMED
+                        ? "their sites are the line that called backward()"
+                        : "the line that called backward() was not recorded (the framework "
+                          "companion was off, CUPROBE_FRAMEWORK=0)");
     uint64_t steps = gr_steps(s, sb, !g.start);
     if (steps)
         cp_finding_line(f, "About %s per step (%llu steps, counted from the read-back "

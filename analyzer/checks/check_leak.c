@@ -2,16 +2,16 @@
  * check_leak.c - leak: memory still allocated when its context was
  * destroyed or when the process exited, grouped by allocation site.
  *
- * Every live allocation is classified by the innermost frame of its
- * allocation stack that lies in a known library:
+ * Every live allocation is classified by who made it (check_leak_owner.h):
  *   - a caching allocator (PyTorch's c10/libtorch, JAX/XLA, CuPy): "held by
  *     allocator", not a leak: the cache keeps its segments until exit;
  *   - a CUDA library (NCCL, cuBLAS, cuDNN, ...): held by that library;
+ *   - a framework's arrays the program still held (numba): held by it;
  *   - otherwise the program's own allocation: a leak.
- * Without a stack, the module map decides: a process that loaded a caching
- * allocator has its unattributed memory reported as held by it when the
- * sizes follow its segment pattern (multiples of 2 MiB), else as held by
- * other code (info); a plain driver program's memory is a leak.
+ * Without a stack, PyTorch's own list of its segments decides, then (one
+ * caching allocator loaded and no other framework that allocates from
+ * Python) its segment sizes (multiples of 2 MiB); else it is held by other
+ * code (info); a plain driver program's memory is a leak.
  *
  * A leak is a warning only when it cost something in this run (a share of
  * the card, a site leaking every iteration, memory held at an OOM), else
@@ -21,15 +21,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "check_leak_owner.h"
 #include "check_leak_cost.h"
-#include "cp_path.h"
 
 extern const cp_check cp_check_leak;   /* defined at the end of this file */
 
-enum { CL_LEAK = 0, CL_ALLOC, CL_LIB, CL_OTHER, CL_N };
-
 typedef struct cp_lk_cls {
-    int cls;
+    int cls;                    /* enum CL_*, -1: the site does not decide */
     const char *who;
 } cp_lk_cls;
 
@@ -38,9 +36,12 @@ typedef struct cp_lk {
     cp_map at_ctx;              /* stack -> cp_agg_val (alive at context destruction) */
     cp_map cls[CL_N];           /* stack -> cp_agg_val (alive at exit) */
     cp_map work;                /* stack -> cp_leak_work: kernels launched between its allocations */
-    const char *alloc_name;     /* which caching allocator */
+    const char *names[CL_N][4]; /* who holds each class's memory, distinct */
+    int n_names[CL_N];
+    int unnamed_other;          /* some CL_OTHER memory has no owner to name */
     cp_leak_oom oom[CP_MAX_DEV];     /* each device's last out-of-memory failure */
     cp_leak_cost ctx_cost;           /* what at_ctx's allocations held, by device */
+    lo_state owner;             /* PyTorch's own list of its segments */
 } cp_lk;
 
 static const cp_state_map lk_maps[] = {
@@ -50,77 +51,35 @@ static const cp_state_map lk_maps[] = {
     CP_STATE_MAPS(cp_lk, cls, cp_agg_val, CL_N),
 };
 
-static const char *cp_fw_name(unsigned fw)
-{
-    return (fw & CP_FW_TORCH) ? "PyTorch caching allocator"
-           : (fw & CP_FW_JAX) ? "JAX/XLA allocator"
-           : (fw & CP_FW_CUPY) ? "CuPy memory pool" : NULL;
-}
-
-/* enum CL_* of allocation l; *who names the allocator or library. */
-static int cp_classify(cp_proc *p, const cp_live *l, const char **who)
+/* enum CL_* of allocation l at ptr; *who names the allocator, library or
+ * framework that holds it (check_leak_owner.h).  What the call site says
+ * depends on the stack only and is cached by stack. */
+static int cp_classify(cp_proc *p, cp_lk *s, uint64_t ptr, const cp_live *l, const char **who)
 {
     const cp_stack *st = cp_stacks_get(&p->stacks, l->stack);
-    *who = NULL;
-    if (st) {
-        for (uint32_t i = 0; i < st->n_native; i++) {
-            if (!st->native[i].mod)
-                continue;
-            /* The known-library table (cp_libs.c) says whose it is. */
-            const char *path = p->stacks.mods[st->native[i].mod - 1].path;
-            const cp_known_lib *k = cp_lib_find(path, CP_LIB_ALLOC);
-            if (k) {
-                *who = cp_fw_name(k->fw);
-                return CL_ALLOC;
-            }
-            if (cp_lib_find(path, CP_LIB_HOLDS)) {
-                *who = cp_base_name(path);
-                return CL_LIB;
-            }
-        }
-        for (uint32_t i = 0; i < st->n_py; i++) {
-            const cp_pyframe *f = cp_map_get(&p->stacks.pyframes, st->py[i]);
-            if (f && (strstr(f->file, "/torch/") || strstr(f->file, "/cupy/") ||
-                      strstr(f->file, "/jax/") || strstr(f->file, "/jaxlib/"))) {
-                *who = strstr(f->file, "/torch/") ? "PyTorch caching allocator"
-                       : strstr(f->file, "/cupy/") ? "CuPy memory pool" : "JAX/XLA allocator";
-                return CL_ALLOC;
-            }
+    int framed = st && (st->n_native || st->n_py), created;
+    cp_lk_cls *c = framed ? cp_map_put(&s->cls_cache, l->stack, &created) : NULL;
+    int cls;
+    if (c && !created) {
+        cls = c->cls;
+        *who = c->who;
+    } else {
+        cls = framed ? lo_by_stack(p, l->stack, who) : -1;
+        if (c) {
+            c->cls = cls;
+            c->who = *who;
         }
     }
+    if (cls >= 0)
+        return cls;
+    *who = NULL;
     if (!p->fw)
         return CL_LEAK;
-    if (st && (st->n_native || st->n_py)) {
-        /* A framework process: its own code's allocations are leaks only when
-         * the site is the user's (a user Python frame or a user module). */
-        for (uint32_t i = 0; i < st->n_py; i++) {
-            const cp_pyframe *f = cp_map_get(&p->stacks.pyframes, st->py[i]);
-            if (f && f->user)
-                return CL_LEAK;
-        }
+    /* A framework process: its own code's allocations are leaks only when
+     * the site is the user's (lo_by_stack() said so). */
+    if (framed)
         return CL_OTHER;
-    }
-    if (l->size % (2u << 20) == 0) {
-        *who = cp_fw_name(p->fw);
-        return CL_ALLOC;
-    }
-    return CL_OTHER;
-}
-
-/* cp_classify() depends only on the stack when there is one: cache it. */
-static int cp_classify_cached(cp_proc *p, cp_lk *s, const cp_live *l, const char **who)
-{
-    const cp_stack *st = cp_stacks_get(&p->stacks, l->stack);
-    if (!st || (!st->n_native && !st->n_py))
-        return cp_classify(p, l, who);
-    int created;
-    cp_lk_cls *c = cp_map_put(&s->cls_cache, l->stack, &created);
-    if (!c)
-        return cp_classify(p, l, who);
-    if (created)
-        c->cls = cp_classify(p, l, &c->who);
-    *who = c->who;
-    return c->cls;
+    return lo_by_pointer(p, &s->owner, ptr, l, who);
 }
 
 /* A CTX record (the ALLOCs go to cp_leak_cost_alloc() from cp_check_leak_rec()). */
@@ -133,12 +92,13 @@ static __attribute__((noinline)) void lk_rec_ctx(cp_proc *p, cp_lk *s, const cp_
     cp_map *maps[2] = { &p->live_dev, &p->live_vmm };
     for (int i = 0; i < 2; i++) {
         size_t it = 0;
+        uint64_t key;
         cp_live *l;
-        while ((l = cp_map_next(maps[i], &it, NULL))) {
+        while ((l = cp_map_next(maps[i], &it, &key))) {
             if (l->ctx != ctx)
                 continue;
             const char *who;
-            if (cp_classify_cached(p, s, l, &who) != CL_LEAK)
+            if (cp_classify(p, s, key, l, &who) != CL_LEAK)
                 continue;
             cp_leak_cost_add(&s->ctx_cost, l, s->oom);
             cp_agg_val *v = cp_agg_add(&s->at_ctx, l->stack, l->stack, l->size, 0, l->ts);
@@ -160,6 +120,8 @@ cp_check_leak_rec(cp_proc *p, void *st, const cp_record *r)
     cp_lk *s = st;
     if (r->type == CP_REC_ALLOC)
         cp_leak_cost_alloc(&s->work, s->oom, r);
+    else if (r->type == CP_REC_FRAMEWORK)
+        lo_rec(p, &s->owner, r);
     else
         lk_rec_ctx(p, s, r);
 }
@@ -179,11 +141,49 @@ static int cp_item_cmp(const void *a, const void *b)
 
 #define CP_LEAK_LIST 20
 
+static void lk_name(cp_lk *s, int c, const char *who)
+{
+    int i;
+    if (!who) {
+        s->unnamed_other |= c == CL_OTHER;
+        return;
+    }
+    for (i = 0; i < s->n_names[c] && s->names[c][i] != who; i++)
+        ;
+    if (i == s->n_names[c] && i < 4)
+        s->names[c][s->n_names[c]++] = who;
+}
+
+/* "A, B and C" of class c's names. */
+static const char *lk_names(const cp_lk *s, int c, char *buf, size_t cap)
+{
+    size_t o = 0;
+    buf[0] = 0;
+    for (int i = 0; i < s->n_names[c]; i++) {
+        int w = snprintf(buf + o, cap - o, "%s%s", i == 0 ? ""
+                         : i == s->n_names[c] - 1 ? " and " : ", ", s->names[c][i]);
+        if (w < 0 || (size_t)w >= cap - o)
+            break;
+        o += (size_t)w;
+    }
+    return buf;
+}
+
+/* Sites name who holds them only where a class has several holders. */
+static void lk_site_notes(cp_lk *s, int c)
+{
+    size_t it = 0;
+    cp_agg_val *v;
+    if (s->n_names[c] > 1)
+        return;
+    while ((v = cp_map_next(&s->cls[c], &it, NULL)))
+        v->note = NULL;
+}
+
 static void lk_exit_list(cp_proc *p, cp_lk *s, cp_report *rep)
 {
     cp_leak_item top[CP_LEAK_LIST];
     size_t n_top = 0;
-    const char *lib_who = NULL;
     cp_leak_cost cost = { { 0 }, { 0 } };
     cp_map *maps[3] = { &p->live_dev, &p->live_vmm, &p->live_host };
     for (int i = 0; i < 3; i++) {
@@ -192,13 +192,11 @@ static void lk_exit_list(cp_proc *p, cp_lk *s, cp_report *rep)
         cp_live *l;
         while ((l = cp_map_next(maps[i], &it, &key))) {
             const char *who;
-            int c = cp_classify_cached(p, s, l, &who);
-            if (c == CL_ALLOC && who && !s->alloc_name)
-                s->alloc_name = who;
-            if (c == CL_LIB && !lib_who)
-                lib_who = who;
+            int c = cp_classify(p, s, key, l, &who);
+            if (c != CL_LEAK)
+                lk_name(s, c, who);
             cp_agg_val *v = cp_agg_add(&s->cls[c], l->stack, l->stack, l->size, 0, l->ts);
-            if (v && !v->note && c == CL_LIB)
+            if (v && !v->note && c != CL_LEAK)
                 v->note = who;
             if (c != CL_LEAK)
                 continue;
@@ -218,7 +216,9 @@ static void lk_exit_list(cp_proc *p, cp_lk *s, cp_report *rep)
         }
     }
     qsort(top, n_top, sizeof *top, cp_item_cmp);
-    char b1[32];
+    lk_site_notes(s, CL_ALLOC);
+    lk_site_notes(s, CL_OTHER);
+    char b1[32], who[256];
     cp_finding *f = cp_finding_of_map(rep, &cp_check_leak, p, &s->cls[CL_LEAK],
                                       CP_SEV_OF_CHECK, CP_SORT_BYTES);
     if (f) {
@@ -241,18 +241,20 @@ static void lk_exit_list(cp_proc *p, cp_lk *s, cp_report *rep)
     f = cp_finding_of_map(rep, &cp_check_leak, p, &s->cls[CL_ALLOC], CP_SEV_INFO, CP_SORT_BYTES);
     if (f) {
         cp_finding_retitle(f, "held by allocator (%s): %s in %llu segment%s at exit, "
-                           "not a leak", s->alloc_name ? s->alloc_name : "caching allocator",
+                           "not a leak", s->n_names[CL_ALLOC] ? lk_names(s, CL_ALLOC, who,
+                                                                         sizeof who)
+                                                              : "caching allocator",
                            cp_fmt_bytes(f->bytes, b1, sizeof b1),
                            (unsigned long long)f->count, f->count == 1 ? "" : "s");
         cp_finding_line(f, "A caching allocator keeps the segments it took from the "
                         "driver until the process ends; this memory is its cache.");
         cp_jb_ks(&f->details, "when", "exit");
-        cp_jb_ks(&f->details, "held_by", s->alloc_name ? s->alloc_name : "allocator");
+        cp_jb_ks(&f->details, "held_by", s->n_names[CL_ALLOC] ? who : "allocator");
     }
     f = cp_finding_of_map(rep, &cp_check_leak, p, &s->cls[CL_LIB], CP_SEV_INFO, CP_SORT_BYTES);
     if (f) {
         cp_finding_retitle(f, "held by CUDA libraries (%s...): %s in %llu allocation%s at "
-                           "exit", lib_who ? lib_who : "?",
+                           "exit", s->n_names[CL_LIB] ? s->names[CL_LIB][0] : "?",
                            cp_fmt_bytes(f->bytes, b1, sizeof b1),
                            (unsigned long long)f->count, f->count == 1 ? "" : "s");
         cp_jb_ks(&f->details, "when", "exit");
@@ -260,11 +262,19 @@ static void lk_exit_list(cp_proc *p, cp_lk *s, cp_report *rep)
     }
     f = cp_finding_of_map(rep, &cp_check_leak, p, &s->cls[CL_OTHER], CP_SEV_INFO, CP_SORT_BYTES);
     if (f) {
-        cp_finding_retitle(f, "held at exit outside the caching allocator: %s in %llu "
-                           "allocation%s", cp_fmt_bytes(f->bytes, b1, sizeof b1),
-                           (unsigned long long)f->count, f->count == 1 ? "" : "s");
+        if (s->n_names[CL_OTHER])
+            cp_finding_retitle(f, "held at exit by %s%s, not by a caching allocator: %s in "
+                               "%llu allocation%s", lk_names(s, CL_OTHER, who, sizeof who),
+                               s->unnamed_other ? " and other code" : "",
+                               cp_fmt_bytes(f->bytes, b1, sizeof b1),
+                               (unsigned long long)f->count, f->count == 1 ? "" : "s");
+        else
+            cp_finding_retitle(f, "held at exit outside the caching allocator: %s in %llu "
+                               "allocation%s", cp_fmt_bytes(f->bytes, b1, sizeof b1),
+                               (unsigned long long)f->count, f->count == 1 ? "" : "s");
         cp_jb_ks(&f->details, "when", "exit");
         cp_jb_ks(&f->details, "held_by", "other");
+        cp_jb_ks(&f->details, "owners", s->n_names[CL_OTHER] ? who : NULL);
     }
 }
 
@@ -291,6 +301,11 @@ static void lk_finish(cp_proc *p, void *st, cp_report *rep)
     lk_exit_list(p, s, rep);
 }
 
+static void lk_done(void *st)
+{
+    lo_free(&((cp_lk *)st)->owner);
+}
+
 const cp_check cp_check_leak = {
     .id = "leak",
     .sev = CP_SEV_WARNING,
@@ -308,9 +323,10 @@ const cp_check cp_check_leak = {
            "cuMemRelease for VMM handles), before destroying the context; in long-running "
            "programs release buffers when they are done, e.g. with an RAII owner or a "
            "cleanup ladder, and drop references (del tensor) in framework code.",
-    .types = CP_TYPE_BIT(CP_REC_CTX) | CP_TYPE_BIT(CP_REC_ALLOC),
+    .types = CP_TYPE_BIT(CP_REC_CTX) | CP_TYPE_BIT(CP_REC_ALLOC) | LO_TYPES,
     .pre_types = CP_TYPE_BIT(CP_REC_CTX),
     CP_CHECK_STATE(cp_lk, lk_maps),
     .rec = cp_check_leak_rec,
     .finish = lk_finish,
+    .done = lk_done,
 };

@@ -219,6 +219,8 @@ typedef struct cp_proc {
     /* the memory and copy timeline, NULL when none: the record loop feeds
      * it beside the model (cp_series.h), the model never looks inside */
     struct cp_series *series;
+    /* PyTorch's backward passes (cp_backward.h), NULL until one is seen */
+    struct cp_bw *bw;
 } cp_proc;
 
 /*! cp_proc_new() : an empty process for trace `file` (index among traces).
@@ -244,6 +246,10 @@ int cp_model_ctx_ending(const cp_proc *p, const cp_record *r, uint64_t *ctx, int
 /*! cp__model_library() : (model internal) note a loaded module's path:
  *  known CUDA libraries and caching-allocator frameworks. */
 void cp__model_library(cp_proc *p, const char *path);
+
+/*! cp__model_dlopen() : (model internal) a DLOPEN record: how the driver
+ *  library was loaded, or why not. */
+void cp__model_dlopen(cp_proc *p, const cp_record *r);
 
 /*! cp__model_framework() : (model internal) a CP_REC_FRAMEWORK record:
  *  sets p->fw_ready_* when a payload is complete.  @return : 0 or -ENOMEM. */

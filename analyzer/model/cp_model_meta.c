@@ -28,6 +28,20 @@ void cp__model_library(cp_proc *p, const char *path)
     p->libs[p->n_libs++] = (cp_lib){ k->name, path };
 }
 
+void cp__model_dlopen(cp_proc *p, const cp_record *r)
+{
+    p->dlopen_seen = 1;
+    p->lib_kind = r->u.dlopen.lib_kind;
+    if (r->u.dlopen.ok) {
+        p->dlopen_ok = 1;
+        free(p->lib_path);
+        p->lib_path = cp_str_dup(r->u.dlopen.found_path);
+    } else {
+        free(p->lib_error);
+        p->lib_error = cp_str_dup(r->u.dlopen.error);
+    }
+}
+
 /* A companion record names its framework ("torch.exit", "jax.periodic"):
  * the framework is in use even where the module map was not recorded. */
 static void cp_fw_from_kind(cp_proc *p, cp_str k)

@@ -111,7 +111,7 @@ int cp_module_class_of(const char *path)
     return CP_MODC_USER;
 }
 
-static int cp_py_user(const char *file)
+int cp_py_user(const char *file)
 {
     if (!file || !*file || file[0] == '<')
         return 0;

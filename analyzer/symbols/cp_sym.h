@@ -141,6 +141,11 @@ const char *cp_site_label(cp_stacks *s, uint64_t id);
  *  cp_sym_config() said (a summary keeps both labels). */
 const char *cp_site_label_as(cp_stacks *s, uint64_t id, int all_frames);
 
+/*! cp_py_user() : 1 when a Python source file is the program's own: not
+ *  an installed package (site-packages, dist-packages), not the standard
+ *  library, not cuprobe's companion, not "<...>" code. */
+int cp_py_user(const char *file);
+
 /*! cp_module_class_of() : enum cp_mod_class for a path. */
 int cp_module_class_of(const char *path);
 

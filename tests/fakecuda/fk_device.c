@@ -25,6 +25,7 @@ pthread_mutex_t fk_lock = PTHREAD_MUTEX_INITIALIZER;
 int fk_ndev;
 struct fk_dev fk_devs[FK_MAX_DEVICES];
 int fk_driver_version = 13000;
+int fk_gpa_newer;
 int fk_stub;
 unsigned fk_alloc_us;
 unsigned fk_forbid_handles;
@@ -157,6 +158,8 @@ static void fk_env_parse(void)
         fk_alloc_us = (unsigned)strtoul(s, NULL, 10);
     if ((s = getenv("FAKECUDA_DRIVER_VERSION")) && *s)
         fk_driver_version = atoi(s);
+    if ((s = getenv("FAKECUDA_GPA_NEWER")) && atoi(s) != 0)
+        fk_gpa_newer = 1;
     if ((s = getenv("CUDA_API_PER_THREAD_DEFAULT_STREAM")) && atoi(s) == 1)
         fk_ptds_default = 1;
     if ((s = getenv("FAKECUDA_DEVICES")) && *s) {

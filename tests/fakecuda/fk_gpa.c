@@ -62,9 +62,15 @@ static CUresult fk_gpa(const char *symbol, void **pfn, int cudaVersion, cuuint64
         return CUDA_ERROR_STUB_LIBRARY;
     if (!symbol || !pfn || (flags & ~(cuuint64_t)3))
         return CUDA_ERROR_INVALID_VALUE;
-    /* A runtime newer than the driver is refused outright. */
-    if (cudaVersion > fk_driver_version)
+    /* A runtime newer than the driver is refused outright; with
+     * FAKECUDA_GPA_NEWER=1 it is answered as a real driver answers the
+     * CUDA Python bindings: with the newest ABI the driver has, and
+     * functions newer than the driver are not found. */
+    int newer = cudaVersion > fk_driver_version;
+    if (newer && !fk_gpa_newer)
         return CUDA_ERROR_INVALID_VALUE;
+    if (newer)
+        cudaVersion = fk_driver_version;
     int want_pt = (flags & CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM) ? 1
                   : (flags & CU_GET_PROC_ADDRESS_LEGACY_STREAM)           ? 0
                                                                           : fk_ptds_default;
@@ -76,7 +82,8 @@ static CUresult fk_gpa(const char *symbol, void **pfn, int cudaVersion, cuuint64
         if (t && (!e || t->ver >= e->ver))
             e = t;
     }
-    CUdriverProcAddressQueryResult st = !known ? CU_GET_PROC_ADDRESS_SYMBOL_NOT_FOUND
+    CUdriverProcAddressQueryResult st = !known || (newer && !e)
+                                            ? CU_GET_PROC_ADDRESS_SYMBOL_NOT_FOUND
                                         : !e   ? CU_GET_PROC_ADDRESS_VERSION_NOT_SUFFICIENT
                                         : !e->pfn ? CU_GET_PROC_ADDRESS_SYMBOL_NOT_FOUND
                                                   : CU_GET_PROC_ADDRESS_SUCCESS;

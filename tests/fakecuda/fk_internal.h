@@ -135,6 +135,7 @@ extern pthread_mutex_t fk_lock;     /* guards every piece of driver state */
 extern int fk_ndev;                 /* visible devices (after CUDA_VISIBLE_DEVICES) */
 extern struct fk_dev fk_devs[FK_MAX_DEVICES];   /* indexed by logical ordinal */
 extern int fk_driver_version;       /* FAKECUDA_DRIVER_VERSION */
+extern int fk_gpa_newer;            /* FAKECUDA_GPA_NEWER=1 */
 extern int fk_stub;                 /* FAKECUDA_STUB=1 */
 extern unsigned fk_forbid_handles; /* FAKECUDA_FORBID_HANDLES: cuMemCreate handle types refused (800) */
 extern unsigned fk_alloc_us;        /* FAKECUDA_ALLOC_US: time of cuMemAlloc / cuMemFree */

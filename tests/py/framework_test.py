@@ -277,6 +277,32 @@ class CompanionTest(unittest.TestCase):
         self.assertIn("OutOfMemoryError", err)
         self.assertIn("torch.oom", self.kinds(recs))
 
+    def test_backward_caller_recorded_and_transparent(self):
+        prog = os.path.join(self.tmp, "train.py")
+        with open(prog, "w") as f:
+            f.write("import torch\n"
+                    "torch.cuda.init()\n"
+                    "calls = []\n"
+                    "print(torch.autograd.backward.__name__)\n"
+                    "torch.Tensor('cuda:0', engine=lambda: calls.append(1)).backward()\n"
+                    "def boom():\n"
+                    "    raise ValueError('from the graph')\n"
+                    "try:\n"
+                    "    torch.Tensor('cuda:0', engine=boom).backward()\n"
+                    "except ValueError as e:\n"
+                    "    print('raised', e)\n"
+                    "print(len(calls), torch.autograd.backward(torch.Tensor()))\n")
+        on = self.run_py([prog])
+        off = self.run_py([prog], companion=False)
+        self.assertEqual(on[:3], off[:3])
+        self.assertEqual(on[1], "backward\nraised from the graph\n1 None\n")
+        bw = [r["data"] for r in on[3] if r["kind"] == "torch.backward"]
+        self.assertEqual([b["event"] for b in bw], ["begin", "end"] * 3, bw)
+        self.assertEqual([(b["file"], b["line"]) for b in bw[::2]],
+                         [(prog, 5), (prog, 9), (prog, 12)])
+        info = [r["data"] for r in on[3] if r["data"].get("event") == "torch_cuda_init"]
+        self.assertTrue(info[0]["backward_caller"], info)
+
 
 class UnitTest(unittest.TestCase):
     def setUp(self):

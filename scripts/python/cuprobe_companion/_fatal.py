@@ -16,58 +16,16 @@ Rules kept here:
 import os
 import sys
 
+from ._frames import is_user_frame, library_dirs
 from ._sink import VERSION
 MAX_MESSAGE = 8000
 MAX_FRAMES = 120        # innermost 100 and outermost 20 when deeper
 MAX_CHAIN = 4
 
-# Top-level packages whose frames are never "the user's line".
-LIBRARY_PACKAGES = frozenset((
-    "torch", "torchvision", "torchaudio", "torchtext", "jax", "jaxlib", "flax", "optax",
-    "cupy", "cupyx", "triton", "numpy", "scipy", "transformers", "accelerate",
-    "deepspeed", "lightning", "pytorch_lightning", "apex", "xformers", "vllm",
-    "megatron", "timm", "diffusers", "datasets", "tensorflow", "keras", "nccl",
-    "cuprobe_companion", "sitecustomize", "runpy", "threading", "importlib",
-    "concurrent", "multiprocessing", "asyncio", "unittest", "pdb", "bdb",
-))
-
 # Exceptions of the main thread recorded already, as (id, type, message):
 # no reference is kept (it would keep the traceback's frames, and their
 # tensors, alive), and an id alone may be reused once the object is gone.
 _seen = set()
-
-
-def _library_dirs():
-    dirs = []
-    try:
-        import sysconfig
-
-        for key in ("stdlib", "platstdlib", "purelib", "platlib"):
-            path = sysconfig.get_paths().get(key)
-            if path:
-                dirs.append(os.path.realpath(path) + os.sep)
-    except Exception:
-        pass
-    return tuple(dirs)
-
-
-def is_user_frame(filename, module, libdirs):
-    """A frame of the program itself: not the standard library, not an
-    installed package, not a known framework (by its module name, so that
-    a framework run from a source checkout is still a library)."""
-    top = (module or "").split(".", 1)[0]
-    if top in LIBRARY_PACKAGES:
-        return False
-    if not filename or filename.startswith("<"):
-        return False
-    parts = filename.replace("\\", "/").split("/")
-    if "site-packages" in parts or "dist-packages" in parts:
-        return False
-    try:
-        real = os.path.realpath(filename)
-    except (OSError, ValueError):
-        real = filename
-    return not any(real.startswith(d) for d in libdirs)
 
 
 def frames_of(tb, libdirs):
@@ -138,7 +96,7 @@ def _torch_info():
 
 def build(hook, etype, value, tb, thread_name=None):
     """The record for one uncaught exception (a dict)."""
-    libdirs = _library_dirs()
+    libdirs = library_dirs()
     frames = frames_of(tb, libdirs)
     user = -1
     for i in range(len(frames) - 1, -1, -1):

@@ -1,7 +1,8 @@
 """PyTorch: the caching allocator's own view, recorded at each OOM, at exit,
 periodically and right after the allocator takes a new segment (kinds
 torch.oom, torch.exit, torch.periodic, torch.segment; fields in
-docs/framework.md).
+docs/framework.md); and, from CUDA's initialisation on, the line that calls
+each backward pass (torch.backward, _backward.py).
 
 API surface used (PyTorch 2.11; every call is looked up with getattr and a
 missing one degrades the record instead of failing):
@@ -10,7 +11,7 @@ missing one degrades the record instead of failing):
       device_allocated, device_free)),
   torch.cuda.is_initialized, _lazy_call, device_count, get_arch_list,
   get_allocator_backend, memory_stats_as_nested_dict(device),
-  torch.cuda.memory._snapshot().
+  torch.cuda.memory._snapshot(), torch.autograd.backward (wrapped).
 
 CUDA is never initialised here.  Attaching the OOM observer initialises CUDA
 in PyTorch (lazyInitDevice), so it is attached from torch.cuda._lazy_call,
@@ -211,8 +212,12 @@ class TorchCollector:
                          "_cuda_attach_out_of_memory_observer", None)
         if attach is not None:
             attach(self._observer)
+        # torch is whole by now (CUDA initialises at the program's first use).
+        from . import _backward
+
+        backward = _backward.install(self.torch, self._record, self._guarded)
         info = {"v": VERSION, "event": "torch_cuda_init",
-                "oom_observer": attach is not None}
+                "oom_observer": attach is not None, "backward_caller": backward}
         info.update(self._static_info())
         self._record("companion.info", info)
 

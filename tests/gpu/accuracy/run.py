@@ -45,6 +45,13 @@ WORKLOADS = [
     ("ddp_torchrun", "ddp_train.py", {}, ["torch"], 2, "torchrun"),
     # 2 ranks on whatever GPUs there are (one H200: both share GPU 0)
     ("ddp_gloo_shared_gpu", "ddp_gloo.py", {}, ["torch"], 1, "torchrun:2"),
+    # the explanations of tests/gpu/explain (explain_cases.sh runs them too)
+    ("set_device_invalid", "../explain/set_device.py", {"CUDA_VISIBLE_DEVICES": "0"},
+     ["torch"], 1, None),
+    ("dataloader_fork_cuda", "../explain/fork_worker.py", {}, ["torch"], 1, None),
+    ("backward_growth", "../explain/backward_growth.py", {}, ["torch"], 1, None),
+    ("lightning_backward_growth", "../explain/backward_growth_lightning.py", {},
+     ["torch", "lightning"], 1, None),
 ]
 
 
@@ -76,9 +83,13 @@ def expectation(script):
 
 
 def site_lines(finding, script):
-    """Lines of `script` named by any Python frame of the finding's sites."""
+    """Lines of `script` named by any Python frame of the finding's sites,
+    or by its details' file and line (fatal-error has no sites)."""
     base = os.path.basename(script)
     out = set()
+    details = finding.get("details") or {}
+    if os.path.basename(str(details.get("file") or "")) == base and details.get("line"):
+        out.add(int(details["line"]))
     for s in finding.get("sites") or ():
         for fr in s.get("python") or ():
             if fr.get("file") and os.path.basename(fr["file"]) == base and fr.get("line"):

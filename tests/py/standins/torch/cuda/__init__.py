@@ -9,6 +9,7 @@ import traceback
 import torch
 
 _initialized = False
+_in_bad_fork = False
 _tls = threading.local()
 _initialization_lock = threading.Lock()
 _queued_calls = []
@@ -29,7 +30,19 @@ def is_available():
 
 
 def is_initialized():
-    return _initialized
+    return _initialized and not _in_bad_fork
+
+
+def _after_fork():
+    # PyTorch 2.11 (torch/cuda/__init__.py): a child forked after CUDA was
+    # initialised may not initialise it again.
+    global _initialized, _in_bad_fork
+    if _initialized:
+        _initialized = False
+        _in_bad_fork = True
+
+
+os.register_at_fork(after_in_child=_after_fork)
 
 
 def _lazy_call(callable, **kwargs):
@@ -50,6 +63,10 @@ def _lazy_init(_source="program"):
     with _initialization_lock:
         if is_initialized():
             return
+        if _in_bad_fork:
+            raise RuntimeError(
+                "Cannot re-initialize CUDA in forked subprocess. To use CUDA with "
+                "multiprocessing, you must use the 'spawn' start method")
         _standin_init_source = _source
         lib = os.environ.get("STANDIN_LIBCUDA")
         if lib:
@@ -81,6 +98,24 @@ def device_count():
 def current_device():
     _lazy_init()
     return 0
+
+
+def set_device(device):
+    """PyTorch 2.11: cudaSetDevice through c10::cuda::SetDevice; an ordinal
+    that is not visible raises the runtime's error with C10_CUDA_CHECK's
+    text."""
+    _lazy_init()
+    device = int(str(device).split(":")[-1])
+    if not 0 <= device < device_count():
+        raise torch.AcceleratorError(
+            "CUDA error: invalid device ordinal\n"
+            "CUDA kernel errors might be asynchronously reported at some other API call, so "
+            "the stacktrace below might be incorrect.\n"
+            "For debugging consider passing CUDA_LAUNCH_BLOCKING=1\n"
+            "Compile with `TORCH_USE_CUDA_DSA` to enable device-side assertions.\n"
+            "Search for `cudaErrorInvalidDevice' in "
+            "https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__TYPES.html for more "
+            "information.\n")
 
 
 def get_arch_list():

@@ -13,6 +13,21 @@ _STATS = ("allocation", "allocated_bytes", "segment", "reserved_bytes",
           "requested_bytes")
 
 
+def _driver_segment(size):
+    """STANDIN_TORCH_DRIVER=1: a segment taken from the driver, as PyTorch's
+    allocator takes it (cuMemAlloc on the current context), so that its
+    address is one the trace has; else None."""
+    if os.environ.get("STANDIN_TORCH_DRIVER") != "1":
+        return None
+    import ctypes
+
+    p = ctypes.c_uint64()
+    rc = ctypes.CDLL("libcuda.so.1").cuMemAlloc_v2(ctypes.byref(p), ctypes.c_size_t(size))
+    if rc != 0:
+        raise RuntimeError("stand-in: cuMemAlloc of a segment failed: %d" % rc)
+    return p.value
+
+
 def _fail(what):
     if os.environ.get("STANDIN_TORCH_FAIL") == what:
         raise RuntimeError("stand-in %s failure" % what)
@@ -33,12 +48,15 @@ class _Device:
         return sum(s["total_size"] for s in self.segments)
 
     def _new_segment(self, size, small):
-        seg = {"address": self.next_address, "total_size": size, "stream": 0,
+        address = _driver_segment(size)
+        if address is None:
+            address = self.next_address
+            self.next_address += size
+        seg = {"address": address, "total_size": size, "stream": 0,
                "segment_type": "small" if small else "large",
                "segment_pool_id": (0, 0), "is_expandable": False,
-               "blocks": [{"address": self.next_address, "size": size,
+               "blocks": [{"address": address, "size": size,
                            "requested_size": 0, "state": "inactive"}]}
-        self.next_address += size
         self.segments.append(seg)
         self.counters["num_device_alloc"] += 1
         return seg

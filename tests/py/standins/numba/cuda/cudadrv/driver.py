@@ -1,0 +1,84 @@
+"""Stand-in numba.cuda.cudadrv.driver on NVIDIA's CUDA Python bindings.
+
+Like cuda-bindings 13.x, the first use looks up every driver function the
+bindings know through cuGetProcAddress_v2 at the bindings' own CUDA
+version (STANDIN_BINDINGS_VERSION, default 13030: newer than the fake
+driver's 13000), takes the pointers it is given, and never asks again for
+one it was refused; a call of a refused function raises 'Function "cuX"
+not found' without reaching the driver.  Then numba makes the primary
+context of device 0 current.
+"""
+import ctypes
+import os
+
+# What the stand-in calls, with its ctypes prototype, and functions newer
+# than the fake driver (not found there) that the bindings also look up.
+_PROTOS = {
+    "cuInit": (ctypes.c_uint,),
+    "cuDeviceGet": (ctypes.POINTER(ctypes.c_int), ctypes.c_int),
+    "cuDevicePrimaryCtxRetain": (ctypes.POINTER(ctypes.c_void_p), ctypes.c_int),
+    "cuCtxSetCurrent": (ctypes.c_void_p,),
+    "cuCtxSynchronize": (ctypes.c_void_p,),     # CUDA 13's cuCtxSynchronize_v2(ctx)
+    "cuMemAlloc": (ctypes.POINTER(ctypes.c_uint64), ctypes.c_size_t),
+    "cuModuleLoadData": (ctypes.POINTER(ctypes.c_void_p), ctypes.c_char_p),
+    "cuModuleGetFunction": (ctypes.POINTER(ctypes.c_void_p), ctypes.c_void_p, ctypes.c_char_p),
+    "cuLaunchKernel": (ctypes.c_void_p,) + (ctypes.c_uint,) * 7 + (ctypes.c_void_p,) * 3,
+}
+_NEWER = ("cuStreamBeginRecaptureToGraph", "cuGraphNodeGetContainingGraph",
+          "cuDeviceGetHostAtomicCapabilities")
+
+_driver = None
+
+
+class _Driver:
+    def __init__(self):
+        lib = ctypes.CDLL("libcuda.so.1")
+        gpa = lib.cuGetProcAddress_v2
+        gpa.argtypes = (ctypes.c_char_p, ctypes.POINTER(ctypes.c_void_p), ctypes.c_int,
+                        ctypes.c_uint64, ctypes.POINTER(ctypes.c_int))
+        version = int(os.environ.get("STANDIN_BINDINGS_VERSION", "13030"))
+        self.fn = {}
+        for name in tuple(_PROTOS) + _NEWER:
+            p, status = ctypes.c_void_p(), ctypes.c_int()
+            if gpa(name.encode(), ctypes.byref(p), version, 0, ctypes.byref(status)) == 0 \
+                    and p.value:
+                proto = ctypes.CFUNCTYPE(ctypes.c_int, *_PROTOS.get(name, ()))
+                self.fn[name] = proto(p.value)
+        self.call("cuInit", 0)
+        dev, ctx = ctypes.c_int(), ctypes.c_void_p()
+        self.call("cuDeviceGet", ctypes.byref(dev), 0)
+        self.call("cuDevicePrimaryCtxRetain", ctypes.byref(ctx), dev)
+        self.call("cuCtxSetCurrent", ctx)
+        self.kernel = None
+
+    def call(self, name, *args):
+        fn = self.fn.get(name)
+        if fn is None:
+            raise RuntimeError('Function "%s" not found' % name)
+        rc = fn(*args)
+        if rc != 0:
+            raise RuntimeError("%s failed: %d" % (name, rc))
+
+    def alloc(self, nbytes):
+        p = ctypes.c_uint64()
+        self.call("cuMemAlloc", ctypes.byref(p), nbytes)
+        return p.value
+
+    def launch(self, n):
+        if self.kernel is None:
+            mod, f = ctypes.c_void_p(), ctypes.c_void_p()
+            self.call("cuModuleLoadData", ctypes.byref(mod), b"fake")
+            self.call("cuModuleGetFunction", ctypes.byref(f), mod, b"fake_noop")
+            self.kernel = f
+        for _ in range(n):
+            self.call("cuLaunchKernel", self.kernel, 1, 1, 1, 128, 1, 1, 0, None, None, None)
+
+    def synchronize(self):
+        self.call("cuCtxSynchronize", None)
+
+
+def get():
+    global _driver
+    if _driver is None:
+        _driver = _Driver()
+    return _driver

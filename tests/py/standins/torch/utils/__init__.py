@@ -1,0 +1,1 @@
+"""Stand-in torch.utils: only torch.utils.data."""
