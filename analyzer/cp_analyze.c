@@ -15,6 +15,7 @@
 
 #include "cp_analyze.h"
 #include "cp_checks.h"
+#include "cp_backward.h"
 #include "cp_series.h"
 
 #define CP_MAX_JOBS 1024
@@ -118,10 +119,18 @@ static int cp_read_trace(cp_proc *p, const cp_aopts *o, cp_progress *pg)
              * releases, everything else after the model applied it. */
             if (r->type == CP_REC_FREE)
                 cp_series_pre(ser, r, cp_model_freeing(p, r));
-            if (cp_model_feed(p, d, r) == -ENOMEM || cp_series_feed(ser, p, r, p->made) == -ENOMEM) {
+            /* PyTorch's backward passes (cp_backward.h): an ALLOC gets the
+             * caller of the running pass before the model keeps its stack;
+             * the companion's record and the thread names after the model
+             * applied them. */
+            if ((r->type == CP_REC_ALLOC && p->bw && cp_bw_alloc(p, r) == -ENOMEM) ||
+                cp_model_feed(p, d, r) == -ENOMEM || cp_series_feed(ser, p, r, p->made) == -ENOMEM ||
+                (r->type == CP_REC_FRAMEWORK && cp_bw_framework(p, r) == -ENOMEM)) {
                 rc = -ENOMEM;
                 break;
             }
+            if (r->type == CP_REC_THREAD)
+                cp_bw_thread(p, r);
             if (post)
                 post(p->checks, p, r);
             if (hook)
@@ -212,8 +221,10 @@ cp_proc *cp_part_proc_new(const char *file, int index)
 
 void cp_part_proc_free(cp_proc *p)
 {
-    if (p)
+    if (p) {
         cp_series_free(p->series);
+        cp_bw_free(p);
+    }
     cp_proc_free(p);
 }
 

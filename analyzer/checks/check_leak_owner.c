@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "check_leak_owner.h"
+#include "cp_path.h"
 #include "cp_fw.h"
 #include "cp_grow.h"
 

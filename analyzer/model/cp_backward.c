@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "cp_backward.h"
+#include "cp_path.h"
 #include "cp_fw.h"
 
 /* Python frame ids of callers of backward(): above every id the shim's

@@ -7,7 +7,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cp_backward.h"
 #include "cp_model.h"
 
 cp_proc *cp_proc_new(const char *file, int index)
@@ -53,7 +52,6 @@ void cp_proc_free(cp_proc *p)
     free(p->fw_kind);
     free(p->fw_buf);
     free(p->forks);
-    cp_bw_free(p);
     cp_stacks_free(&p->stacks);
     free(p);
 }
@@ -503,8 +501,6 @@ static int cp_model_apply(cp_proc *p, const cp_dec *d, const cp_record *r, cp_li
         return 0;
     }
     case CP_REC_ALLOC:
-        if (p->bw && cp_bw_alloc(p, r) == -ENOMEM)
-            return -ENOMEM;
         return cp_model_alloc(p, r, made);
     case CP_REC_FREE:
         cp_model_free(p, r);
@@ -546,13 +542,8 @@ static int cp_model_apply(cp_proc *p, const cp_dec *d, const cp_record *r, cp_li
         p->nospace_records = r->u.nospace.records_dropped;
         p->nospace_bytes = r->u.nospace.bytes_dropped;
         return 0;
-    case CP_REC_FRAMEWORK: {
-        int rc = cp__model_framework(p, r);
-        return rc ? rc : cp_bw_framework(p, r);
-    }
-    case CP_REC_THREAD:
-        cp_bw_thread(p, r);
-        return 0;
+    case CP_REC_FRAMEWORK:
+        return cp__model_framework(p, r);
     case CP_REC_HOSTINFO:
     case CP_REC_HOSTMEM:
         return cp__model_host(p, r);
