@@ -36,6 +36,7 @@ typedef struct cp_ropts {
     const char *summary;        /* --summary FILE */
     int jobs;                   /* --jobs N, 0: online CPUs (CUPROBE_JOBS caps) */
     int timeline;               /* the memory timeline is read (page, summary, export) */
+    int ledger;                 /* each process's cp_ledger (the page's tables, stats, diff) */
     cp_rec_hook hook;           /* called after the model and checks saw a record */
     void *hook_ctx;
 } cp_ropts;
@@ -94,7 +95,8 @@ static int cp_gather(const cp_ropts *o, char **in, size_t n_in, cp_part **parts,
     }
     cp_aopts ao = { .selected = o->selected, .hook = o->hook, .hook_ctx = o->hook_ctx,
                     .progress = o->progress, .jobs = o->jobs,
-                    .timeline = o->timeline || o->html || o->summary };
+                    .timeline = o->timeline || o->html || o->summary,
+                    .ledger = o->ledger || o->html };
     if (cp_analyze_traces(tr, n_tr, &ao, tp) != 0)
         rc = -1;
     size_t k = 0;
@@ -427,7 +429,7 @@ static void cp_paths_free(cp_paths *ps)
 
 /* argv[first..argc) as trace paths: directories (and no argument at all:
  * ".") stand for the traces of the last run there.  @return : 0 or -1. */
-static int cp_paths_of_args(cp_paths *ps, int argc, char **argv, int first)
+static int cp_paths_of_args(cp_paths *ps, int argc, char **argv, int first, const char *who)
 {
     const char *dot[] = { "." };
     const char *const *a = first < argc ? (const char *const *)argv + first : dot;
@@ -438,7 +440,7 @@ static int cp_paths_of_args(cp_paths *ps, int argc, char **argv, int first)
             size_t before = ps->n;
             int rc = cp_paths_dir(ps, a[i]);
             if (rc < 0 || ps->n == before) {
-                fprintf(stderr, "report: %s: %s\n", a[i],
+                fprintf(stderr, "%s: %s: %s\n", who, a[i],
                         rc < 0 ? strerror(-rc) : "no traces here (*.trace) and no "
                         ".cuprobe-last-run from `cuprobe run`");
                 return -1;
@@ -450,25 +452,21 @@ static int cp_paths_of_args(cp_paths *ps, int argc, char **argv, int first)
     return 0;
 }
 
-int cp_report_main(int argc, char **argv)
+int cp_report_inputs(char **args, int n, const char *who, char ***out, size_t *n_out)
 {
-    cp_ropts o;
-    int first;
-    if (cp_parse_args(argc, argv, &o, &first) != 0)
-        return 2;
     cp_paths ps = { 0 };
-    if (cp_paths_of_args(&ps, argc, argv, first) != 0) {
+    *out = NULL;
+    *n_out = 0;
+    if (cp_paths_of_args(&ps, n, args, 0, who) != 0) {
         cp_paths_free(&ps);
-        return 2;
+        return -1;
     }
-    cp_sym_config(o.symbolize, o.all_frames);
-    cp_report rep = { .all_frames = o.all_frames, .max_sites = o.max_sites };
     /* The same file named twice (or through a link) is one process. */
     size_t nt = 0;
     struct stat *seen = calloc(ps.n ? ps.n : 1, sizeof *seen);
     if (!seen) {
         cp_paths_free(&ps);
-        return 2;
+        return -1;
     }
     for (size_t i = 0; i < ps.n; i++) {
         struct stat st;
@@ -481,14 +479,35 @@ int cp_report_main(int argc, char **argv)
             memset(&seen[nt], 0, sizeof seen[nt]);
         }
         if (dup) {
-            fprintf(stderr, "report: %s: given more than once; read once\n", ps.v[i]);
+            fprintf(stderr, "%s: %s: given more than once; read once\n", who, ps.v[i]);
             free(ps.v[i]);
             continue;
         }
         ps.v[nt++] = ps.v[i];
     }
     free(seen);
-    ps.n = nt;
+    *out = ps.v;
+    *n_out = nt;
+    return 0;
+}
+
+void cp_report_inputs_free(char **v, size_t n)
+{
+    cp_paths ps = { v, n, n };
+    cp_paths_free(&ps);
+}
+
+int cp_report_main(int argc, char **argv)
+{
+    cp_ropts o;
+    int first;
+    if (cp_parse_args(argc, argv, &o, &first) != 0)
+        return 2;
+    cp_paths ps = { 0 };
+    if (cp_report_inputs(argv + first, argc - first, "report", &ps.v, &ps.n) != 0)
+        return 2;
+    cp_sym_config(o.symbolize, o.all_frames);
+    cp_report rep = { .all_frames = o.all_frames, .max_sites = o.max_sites };
     int bad = cp_collect(&o, ps.v, (int)ps.n, &rep);
     if (bad < 0 || bad == 2 || o.summary) {
         if (bad < 0)
@@ -526,23 +545,31 @@ int cp_report_main(int argc, char **argv)
     return rc;
 }
 
-int cp_report_collect(char **files, int n, cp_report *rep, cp_rec_hook hook, void *ctx,
-                      int progress)
+int cp_report_collect_with(char **files, size_t n, const cp_collect_opts *co, cp_report *rep)
 {
-    cp_ropts o = { .fail_on = -1, .symbolize = 1, .max_sites = 5, .progress = progress,
-                   .hook = hook, .hook_ctx = ctx, .timeline = 1 };
+    cp_ropts o = { .fail_on = -1, .symbolize = co->symbolize, .max_sites = 5,
+                   .progress = co->progress, .hook = co->hook, .hook_ctx = co->hook_ctx,
+                   .timeline = co->timeline, .ledger = co->ledger, .jobs = co->jobs };
     size_t nc;
     cp_checks(&nc);
     o.selected = malloc(nc);
     if (!o.selected)
         return -1;
-    memset(o.selected, 1, nc);
-    cp_sym_config(1, 0);
+    memset(o.selected, co->checks ? 1 : 0, nc);
+    cp_sym_config(co->symbolize, 0);
     memset(rep, 0, sizeof *rep);
     rep->max_sites = o.max_sites;
-    int rc = cp_collect(&o, files, n, rep);
+    int rc = cp_collect(&o, files, (int)n, rep);
     free(o.selected);
     return rc;
+}
+
+int cp_report_collect(char **files, int n, cp_report *rep, cp_rec_hook hook, void *ctx,
+                      int progress)
+{
+    cp_collect_opts co = { .checks = 1, .ledger = 1, .timeline = 1, .progress = progress,
+                           .symbolize = 1, .hook = hook, .hook_ctx = ctx };
+    return cp_report_collect_with(files, (size_t)n, &co, rep);
 }
 
 void cp_report_release(cp_report *rep)

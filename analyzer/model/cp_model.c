@@ -47,6 +47,8 @@ void cp_proc_free(cp_proc *p)
     free(p->lib_path);
     free(p->lib_error);
     free(p->hm_cg_path);
+    if (p->ledger_free)
+        p->ledger_free(p->ledger);
     cp_map_free(&p->live_dev);
     cp_map_free(&p->live_host);
     cp_map_free(&p->live_vmm);

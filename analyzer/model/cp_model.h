@@ -210,6 +210,11 @@ typedef struct cp_proc {
     size_t freeing_i;
     /* the memory and copy timeline (cp_series.h), NULL when out of memory */
     cp_series *series;
+    /* the tables of cp_ledger.h when asked for (NULL otherwise), freed
+     * through ledger_free: the model does not call into the ledger, which
+     * reads the model */
+    struct cp_ledger *ledger;
+    void (*ledger_free)(struct cp_ledger *lg);
 } cp_proc;
 
 /*! cp_proc_new() : an empty process for trace `file` (index among traces).
