@@ -42,4 +42,9 @@ const char *cp_version_str(int64_t v, char *buf, size_t cap);
 /*! cp_frames_json() : the "python" and "native" arrays of stack id of p. */
 void cp_frames_json(cp_jb *b, cp_proc *p, uint64_t stack);
 
+/*! cp_finding_when() : when f happened (trace clock, ns): its own range,
+ *  else the first record of any of its call sites (from == to), from the
+ *  processes' ledgers.  @return : 1 with *from and *to, 0 when not known. */
+int cp_finding_when(const cp_finding *f, uint64_t *from, uint64_t *to);
+
 #endif /* REPORT_OUT_H */

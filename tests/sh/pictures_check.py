@@ -1,12 +1,16 @@
 #!/usr/bin/env python3
 """pictures_check.py - assertions of tests/sh/pictures_*.sh.
 
-  pictures_check.py perfetto EXPORT.json REPORT.json NTRACES
+  pictures_check.py perfetto EXPORT.json REPORT.json NTRACES [TIMES]
       the export parses; every process has one track (process_name) and
-      there is one per trace; events with a time are in time order within
-      each process; the highest "GPU d held" counter of each process equals
-      the report's peak_bytes for that device; OOMs in the report appear as
-      instants.
+      there is one per trace, under its real pid; its threads are named
+      (thread_name) with their real tids; events with a time are in time
+      order within each process; the highest "GPU d held" counter of each
+      process equals the report's peak_bytes for that device, and a "GPU d by
+      holder" counter splits it; OOMs in the report appear as instants;
+      every finding is an instant, and findings are not all at one time
+      when the report has findings of several times (the end of the run is
+      not where every finding goes).
   pictures_check.py page PAGE.html DOM.html REPORT.json NCHARTS
       the page references nothing outside itself; after its script ran
       (DOM from chromium --dump-dom) the body is data-ready, the charts and
@@ -23,7 +27,7 @@ def fail(msg):
     sys.exit(1)
 
 
-def perfetto(export, report, ntraces):
+def perfetto(export, report, ntraces, expect_times=False):
     with open(export) as f:
         doc = json.load(f)
     with open(report) as f:
@@ -47,10 +51,23 @@ def perfetto(export, report, ntraces):
         if e["ts"] < last.get(e["pid"], -1):
             fail("event %d (%s) at %s before %s" % (i, e.get("name"), e["ts"], last[e["pid"]]))
         last[e["pid"]] = e["ts"]
+    order = {e["args"]["sort_index"]: e["pid"] for e in ev
+             if e.get("ph") == "M" and e.get("name") == "process_sort_index"}
+    threads = {}
+    for e in ev:
+        if e.get("ph") == "M" and e.get("name") == "thread_name":
+            threads.setdefault(e["pid"], {})[e["tid"]] = e["args"]["name"]
     procs = rep["processes"]
     checked = 0
     for idx, p in enumerate(procs):
-        pid = idx + 1
+        pid = order[idx + 1]
+        if pid != p["pid"] and pid < 4194304:
+            fail("process %d exported as pid %d, its pid is %d" % (idx, pid, p["pid"]))
+        if p.get("records", 1) and pid not in threads:
+            fail("no thread_name for process %d (pid %d)" % (idx, pid))
+        tids = {e["tid"] for e in ev if e.get("pid") == pid and e.get("ph") == "X"}
+        if tids - set(threads.get(pid, {})):
+            fail("slices on unnamed threads %s of pid %d" % (tids - set(threads[pid]), pid))
         for m in p.get("memory", []):
             name = "GPU %d held" % m["ordinal"]
             vals = [e["args"]["bytes"] for e in ev
@@ -62,14 +79,26 @@ def perfetto(export, report, ntraces):
             if max(vals) != m["peak_bytes"]:
                 fail("process %d %s: highest counter %d, report peak_bytes %d"
                      % (idx, name, max(vals), m["peak_bytes"]))
+            split = [e["args"] for e in ev if e.get("ph") == "C" and e["pid"] == pid
+                     and e["name"] == "GPU %d by holder" % m["ordinal"]]
+            if not split:
+                fail("no 'GPU %d by holder' counter for process %d" % (m["ordinal"], idx))
+            if max(sum(a.values()) for a in split) > m["peak_bytes"]:
+                fail("process %d: holders add up to more than the peak" % idx)
             checked += 1
     ooms = [f for f in rep["findings"] if f["check"] == "oom"]
     inst = [e for e in ev if e.get("ph") == "i"]
     if ooms and not any(e.get("cat") == "oom" for e in inst):
         fail("the report has OOM findings but the export no OOM instant")
-    nf = sum(1 for e in inst if e.get("cat") == "finding")
+    fi = [e for e in inst if e.get("cat") == "finding"]
+    nf = len(fi)
     if nf != len(rep["findings"]):
         fail("%d finding instants for %d findings" % (nf, len(rep["findings"])))
+    for e in fi:
+        if "until_us" in e["args"] and e["args"]["until_us"] < e["ts"]:
+            fail("finding %s ends before it starts" % e["args"]["id"])
+    if expect_times and len({e["ts"] for e in fi}) < 2:
+        fail("every finding at one time: %s" % [(e["name"], e["ts"]) for e in fi])
     print("ok perfetto: %d events, %d tracks, %d peak counters match, %d findings"
           % (len(ev), len(names), checked, nf))
 
@@ -116,6 +145,6 @@ def page(path, dom_path, report, ncharts):
 
 if __name__ == "__main__":
     if sys.argv[1] == "perfetto":
-        perfetto(sys.argv[2], sys.argv[3], int(sys.argv[4]))
+        perfetto(sys.argv[2], sys.argv[3], int(sys.argv[4]), len(sys.argv) > 5)
     else:
         page(sys.argv[2], sys.argv[3], sys.argv[4], int(sys.argv[5]))
