@@ -28,7 +28,7 @@
 #include "render.h"
 
 typedef struct cp_ropts {
-    int json, list, fail_on, all_frames, symbolize, max_sites;
+    int json, list, fail_on, all_frames, symbolize, max_sites, verbose, brief;
     unsigned char *selected;    /* [i]: run the i-th check of cp_checks() */
     int any_selected;
     int progress;
@@ -54,6 +54,9 @@ static void cp_report_usage(FILE *o)
             "                      exit 3 when a finding has this severity or worse\n"
             "  --check ID          only this check (repeatable)\n"
             "  --all-frames        keep library and standard-library Python frames in sites\n"
+            "                      and show every frame of a site's stack\n"
+            "  --verbose           also list a finding's items one by one (a leak's addresses)\n"
+            "  --brief             leave out the Why and Fix paragraphs\n"
             "  --no-symbolize      show module+offset instead of function and line\n"
             "  --sites N           call sites listed per finding (text; default 5)\n"
             "  --no-progress       never draw the progress bar\n"
@@ -96,7 +99,7 @@ static int cp_gather(const cp_ropts *o, char **in, size_t n_in, cp_part **parts,
     cp_aopts ao = { .selected = o->selected, .hook = o->hook, .hook_ctx = o->hook_ctx,
                     .progress = o->progress, .jobs = o->jobs,
                     .timeline = o->timeline || o->html || o->summary,
-                    .ledger = o->ledger || o->html };
+                    .ledger = o->ledger || o->html || o->summary };
     if (cp_analyze_traces(tr, n_tr, &ao, tp) != 0)
         rc = -1;
     size_t k = 0;
@@ -269,6 +272,10 @@ static int cp_parse_args(int argc, char **argv, cp_ropts *o, int *first)
             o->list = 1;
         } else if (strcmp(a, "--all-frames") == 0) {
             o->all_frames = 1;
+        } else if (strcmp(a, "--verbose") == 0 || strcmp(a, "-v") == 0) {
+            o->verbose = 1;
+        } else if (strcmp(a, "--brief") == 0) {
+            o->brief = 1;
         } else if (strcmp(a, "--no-symbolize") == 0) {
             o->symbolize = 0;
         } else if (strcmp(a, "--no-progress") == 0) {
@@ -518,7 +525,8 @@ int cp_report_main(int argc, char **argv)
         return bad ? 2 : 0;
     }
     const char *nc = getenv("NO_COLOR");
-    cp_out_opts oo = { .color = !o.json && isatty(1) && !(nc && *nc), .max_sites = o.max_sites };
+    cp_out_opts oo = { .color = !o.json && isatty(1) && !(nc && *nc), .max_sites = o.max_sites,
+                       .verbose = o.verbose, .brief = o.brief };
     if (rep.n_procs == 0 && bad) {
         /* Only files that are not traces: their errors are all there is. */
     } else if (o.list) {

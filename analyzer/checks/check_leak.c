@@ -21,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cp_items.h"
 #include "leak_cost.h"
 
 extern const cp_check cp_check_leak;   /* defined at the end of this file */
@@ -222,12 +223,12 @@ static void lk_exit_list(cp_proc *p, cp_lk *s, cp_report *rep)
                                       CP_SEV_OF_CHECK, CP_SORT_BYTES);
     if (f) {
         for (size_t i = 0; i < n_top; i++)
-            cp_finding_line(f, "Leaked %llu bytes at 0x%llx (%s%s%d)",
+            cp_finding_line(f, CP_ITEM_LEAKED,
                             (unsigned long long)top[i].size,
                             (unsigned long long)top[i].ptr, cp_mem_kind_name(top[i].kind),
                             top[i].dev >= 0 ? ", GPU " : "", top[i].dev >= 0 ? top[i].dev : 0);
         if (f->count > n_top)
-            cp_finding_line(f, "... and %llu more", (unsigned long long)(f->count - n_top));
+            cp_finding_line(f, CP_ITEM_MORE, (unsigned long long)(f->count - n_top));
         cp_finding_line(f, "LEAK SUMMARY: %llu bytes leaked in %llu allocations",
                         (unsigned long long)f->bytes, (unsigned long long)f->count);
         int costly = lk_cost_judge(f, p, &cost, &s->cls[CL_LEAK], &s->work, s->oom, 1);
@@ -312,4 +313,5 @@ const cp_check cp_check_leak = {
     CP_CHECK_STATE(cp_lk, lk_maps),
     .rec = cp_check_leak_rec,
     .finish = lk_finish,
+    .sites_first = 1,
 };

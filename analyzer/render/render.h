@@ -14,6 +14,8 @@
 typedef struct cp_out_opts {
     int color;              /* ANSI colours (stdout is a terminal, NO_COLOR unset) */
     int max_sites;          /* sites listed per finding in text */
+    int verbose;            /* item lines (cp_items.h) in the text and the page */
+    int brief;              /* no Why and Fix paragraphs */
 } cp_out_opts;
 
 /*! cp_out_text() : the human report on o. */
