@@ -15,7 +15,12 @@
       the page references nothing outside itself; after its script ran
       (DOM from chromium --dump-dom) the body is data-ready, the charts and
       their shapes exist, and every finding of the report is there with its
-      check id, in order.
+      check id, in order; every memory chart carries data-peak-bytes and
+      data-ymax-bytes, its scale at most twice the peak.
+  pictures_check.py zoom DOM.html
+      a page opened with a finding selected (#finding-N): the memory chart
+      that highlights it has data-ymax-bytes <= 2 x data-peak-bytes, and the
+      highlight spans at least 20% of the plot's width.
 """
 import json
 import re
@@ -122,12 +127,12 @@ def page(path, dom_path, report, ncharts):
     charts = re.findall(r'<svg class="chart (mem|copies)"', dom)
     if len(charts) != ncharts:
         fail("%d charts in the DOM, expected %d" % (len(charts), ncharts))
-    mem = [m.start() for m in re.finditer(r'<svg class="chart mem"', dom)]
-    for start in mem:
-        end = dom.index("</svg>", start)
-        svg = dom[start:end]
+    for svg in mem_charts(dom):
         if not re.search(r'<path class="area"', svg) or not re.search(r'<path class="peak"', svg):
             fail("a memory chart without its stacked areas or peak line: %s" % svg[:200])
+        peak, ymax = scale(svg)
+        if ymax > 2 * max(peak, 1):
+            fail("a memory chart's scale %d is over twice its peak %d" % (ymax, peak))
     found = re.findall(r'<div class="finding (\w+)" id="finding-(\d+)" data-check="([\w-]+)"', dom)
     want = [(f["severity"], f["check"]) for f in rep["findings"]]
     got = [(sev, chk) for sev, i, chk in found]
@@ -143,8 +148,51 @@ def page(path, dom_path, report, ncharts):
           % (len(charts), dom.count('class="area"'), len(found), len(src)))
 
 
+def mem_charts(dom):
+    """The markup of each memory chart, up to the next chart (or the end)."""
+    out = []
+    for m in re.finditer(r'<svg class="chart mem"', dom):
+        nxt = dom.find('<svg class="chart', m.start() + 1)
+        out.append(dom[m.start():nxt if nxt > 0 else len(dom)])
+    return out
+
+
+def scale(svg):
+    head = svg[:svg.index(">")]
+    p = re.search(r'data-peak-bytes="(\d+)"', head)
+    y = re.search(r'data-ymax-bytes="(\d+)"', head)
+    if not p or not y:
+        fail("a memory chart without data-peak-bytes or data-ymax-bytes: %s" % head)
+    return int(p.group(1)), int(y.group(1))
+
+
+def zoom(dom_path):
+    dom = open(dom_path, encoding="utf-8").read()
+    if 'data-ready="1"' not in dom:
+        fail("the page's script did not run to its end")
+    hit = 0
+    for svg in mem_charts(dom):
+        hl = re.search(r'<rect class="hl on"[^>]* x="([\d.]+)"[^>]* width="([\d.]+)"', svg)
+        if not hl:
+            continue
+        fr = re.search(r'<rect class="frame" x="([\d.]+)" y="[\d.]+" width="([\d.]+)"', svg)
+        peak, ymax = scale(svg)
+        if ymax > 2 * peak:
+            fail("selected: data-ymax-bytes %d over twice data-peak-bytes %d" % (ymax, peak))
+        share = float(hl.group(2)) / float(fr.group(2))
+        if share < 0.2:
+            fail("selected: the finding's range is %.1f%% of the chart's width" % (100 * share))
+        print("ok zoom: scale %d bytes for a peak of %d, the finding spans %.0f%% of the width"
+              % (ymax, peak, 100 * share))
+        hit += 1
+    if not hit:
+        fail("no memory chart highlights the selected finding")
+
+
 if __name__ == "__main__":
-    if sys.argv[1] == "perfetto":
+    if sys.argv[1] == "zoom":
+        zoom(sys.argv[2])
+    elif sys.argv[1] == "perfetto":
         perfetto(sys.argv[2], sys.argv[3], int(sys.argv[4]), len(sys.argv) > 5)
     else:
         page(sys.argv[2], sys.argv[3], sys.argv[4], int(sys.argv[5]))
