@@ -17,6 +17,7 @@
 
 #include "cp_diff.h"
 #include "cp_jread.h"
+#include "cp_opts.h"
 #include "cp_report.h"
 #include "cp_stats.h"
 
@@ -479,40 +480,41 @@ static int cp_diff_args(int argc, char **argv, cp_dopts *o)
     o->top = 5;
     o->symbolize = 1;
     o->progress = 1;
+    const cp_flag flags[] = {
+        { "--json", &o->json, 1 }, { "--no-symbolize", &o->symbolize, 0 },
+        { "--no-progress", &o->progress, 0 },
+    };
     for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        if (!opts || a[0] != '-' || !a[1]) {
+        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : "";
+        long k;
+        switch (cp_opt_classify(a, &opts, flags, sizeof flags / sizeof *flags)) {
+        case CP_OPT_TAKEN:
+            continue;
+        case CP_OPT_HELP:
+            cp_diff_usage(stdout);
+            exit(0);
+        case CP_OPT_ARG:
             if (n == 2) {
                 fprintf(stderr, "diff: takes two runs, BASE and NEW ('%s' is a third)\n", a);
                 return -1;
             }
             o->in[n++] = a;
-        } else if (strcmp(a, "--") == 0) {
-            opts = 0;
-        } else if (strcmp(a, "--json") == 0) {
-            o->json = 1;
-        } else if (strcmp(a, "--no-symbolize") == 0) {
-            o->symbolize = 0;
-        } else if (strcmp(a, "--no-progress") == 0) {
-            o->progress = 0;
-        } else if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
-            cp_diff_usage(stdout);
-            exit(0);
-        } else if (strcmp(a, "--fail-on-regression") == 0) {
-            const char *v = i + 1 < argc ? argv[++i] : "";
+            continue;
+        default:
+            break;
+        }
+        if (strcmp(a, "--fail-on-regression") == 0) {
             if (cp_diff_gate_parse(v, o) != 0) {
                 fprintf(stderr, "diff: --fail-on-regression takes a percentage (10%%) or a "
                                 "size (512MiB, 2GiB), not '%s'\n", v);
                 return -1;
             }
+            i++;
         } else if (strcmp(a, "--top") == 0) {
-            char *end;
-            long k = i + 1 < argc ? strtol(argv[++i], &end, 10) : 0;
-            if (k < 1 || k > 100000 || *end) {
-                fprintf(stderr, "diff: --top takes a number from 1 to 100000\n");
+            if (cp_opt_long("diff", a, i + 1 < argc ? v : NULL, 1, 100000, &k) != 0)
                 return -1;
-            }
             o->top = (int)k;
+            i++;
         } else {
             fprintf(stderr, "diff: unknown option '%s'\n", a);
             cp_diff_usage(stderr);

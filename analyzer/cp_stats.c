@@ -4,11 +4,11 @@
  * the tables of cp_stats_tables.c as text or CSV, or the document of
  * cp_stats_json.c.  A summary has no ledger: it adds its devices' peaks.
  */
-#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cp_stats.h"
+#include "cp_opts.h"
 #include "cp_report.h"
 
 static void cp_stats_usage(FILE *o)
@@ -39,20 +39,6 @@ typedef struct cp_sopts {
     int n_in;
 } cp_sopts;
 
-static int cp_stats_num(const char *opt, const char *v, long lo, long hi, long *out)
-{
-    char *end;
-    errno = 0;
-    long k = v ? strtol(v, &end, 10) : 0;
-    if (!v || errno || end == v || *end || k < lo || k > hi) {
-        fprintf(stderr, "stats: %s takes a number from %ld to %ld%s%s%s\n", opt, lo, hi,
-                v ? ", not '" : "", v ? v : "", v ? "'" : "");
-        return -1;
-    }
-    *out = k;
-    return 0;
-}
-
 /* Options anywhere among the inputs; `--` ends them. */
 static int cp_stats_args(int argc, char **argv, cp_sopts *o)
 {
@@ -63,44 +49,39 @@ static int cp_stats_args(int argc, char **argv, cp_sopts *o)
     o->in = calloc((size_t)argc, sizeof *o->in);
     if (!o->in)
         return -1;
+    const cp_flag flags[] = {
+        { "--json", &o->json, 1 }, { "--csv", &o->csv, 1 },
+        { "--no-symbolize", &o->symbolize, 0 }, { "--no-progress", &o->progress, 0 },
+    };
     int opts = 1;
     for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
+        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         long k;
-        if (!opts || a[0] != '-' || !a[1]) {
+        int kind = cp_opt_classify(a, &opts, flags, sizeof flags / sizeof *flags);
+        if (kind == CP_OPT_ARG) {
             o->in[o->n_in++] = argv[i];
-        } else if (strcmp(a, "--") == 0) {
-            opts = 0;
-        } else if (strcmp(a, "--json") == 0) {
-            o->json = 1;
-        } else if (strcmp(a, "--csv") == 0) {
-            o->csv = 1;
-        } else if (strcmp(a, "--no-symbolize") == 0) {
-            o->symbolize = 0;
-        } else if (strcmp(a, "--no-progress") == 0) {
-            o->progress = 0;
-        } else if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
+        } else if (kind == CP_OPT_HELP) {
             cp_stats_usage(stdout);
             exit(0);
-        } else if (strcmp(a, "--top") == 0) {
-            if (cp_stats_num(a, i + 1 < argc ? argv[++i] : NULL, 1, 100000, &k) != 0)
+        } else if (kind == CP_OPT_TAKEN) {
+            continue;
+        } else if (strcmp(a, "--top") == 0 || strcmp(a, "--jobs") == 0 || strcmp(a, "-j") == 0) {
+            int top = a[2] == 't';
+            if (cp_opt_long("stats", a, v, 1, top ? 100000 : 1024, &k) != 0)
                 return -1;
-            o->top = (int)k;
-        } else if (strcmp(a, "--jobs") == 0 || strcmp(a, "-j") == 0) {
-            if (cp_stats_num(a, i + 1 < argc ? argv[++i] : NULL, 1, 1024, &k) != 0)
-                return -1;
-            o->jobs = (int)k;
+            *(top ? &o->top : &o->jobs) = (int)k;
+            i++;
         } else if (strcmp(a, "--table") == 0) {
-            const char *v = i + 1 < argc ? argv[++i] : "";
             int t;
-            for (t = 0; t < CP_ST_N && strcmp(cp_stats_table_id(t), v) != 0; t++)
+            for (t = 0; t < CP_ST_N && (!v || strcmp(cp_stats_table_id(t), v) != 0); t++)
                 ;
             if (t == CP_ST_N) {
                 fprintf(stderr, "stats: --table takes api, devices, copies, peak, "
-                                "allocations, temporary or oom, not '%s'\n", v);
+                                "allocations, temporary or oom, not '%s'\n", v ? v : "");
                 return -1;
             }
             o->tables |= 1u << t;
+            i++;
         } else {
             fprintf(stderr, "stats: unknown option '%s'\n", a);
             cp_stats_usage(stderr);

@@ -12,6 +12,7 @@
 #ifndef CP_STATS_H
 #define CP_STATS_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "cp_findings.h"
@@ -30,13 +31,24 @@ int cp_stats_main(int argc, char **argv);
 /* One API over every process. */
 typedef struct cp_st_api {
     const char *name;
-    uint64_t calls, errors, timed, total_ns, min_ns, max_ns, median_ns;
+    uint64_t calls, errors, timed, total_ns, min_ns, max_ns, median_ns, avg_ns;
 } cp_st_api;
 
 /*! cp_stats_apis() : the APIs of rep's processes merged by name, the most
  *  time in the driver first, then the most calls.  @return : the number,
  *  with *out (free it), or 0 with *out NULL (none, or out of memory). */
 size_t cp_stats_apis(const cp_report *rep, cp_st_api **out);
+
+/* A JSON member from a struct: the uint64_t at offset off. */
+typedef struct cp_jfield {
+    const char *key;
+    size_t off;
+} cp_jfield;
+#define CP_JF(T, key, member) { key, offsetof(T, member) }
+
+/*! cp_stats_fields() : "key": value into b for each of f[0..n), read from
+ *  the struct at base. */
+void cp_stats_fields(cp_jb *b, const void *base, const cp_jfield *f, size_t n);
 
 /*! cp_stats_proc_key() : the name that matches p across two runs of the
  *  same job: "rank N" where a launcher set one, else the program's file name

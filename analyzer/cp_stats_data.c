@@ -62,6 +62,7 @@ size_t cp_stats_apis(const cp_report *rep, cp_st_api **out)
         cp_lg_api t = { .timed = v[j].timed, .min_ns = v[j].min_ns, .max_ns = v[j].max_ns,
                         .hist = hist[j] };
         v[j].median_ns = cp_ledger_median(&t);
+        v[j].avg_ns = v[j].timed ? v[j].total_ns / v[j].timed : 0;
         free(hist[j]);
     }
     free(hist);
@@ -110,6 +111,15 @@ const char *cp_stats_proc_key(const cp_report *rep, const cp_proc *p, char *buf,
             k++;
     snprintf(buf, cap, "%s#%d", name, k);
     return buf;
+}
+
+void cp_stats_fields(cp_jb *b, const void *base, const cp_jfield *f, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        uint64_t v;
+        memcpy(&v, (const char *)base + f[i].off, sizeof v);
+        cp_jb_ku(b, f[i].key, v);
+    }
 }
 
 const char *cp_stats_label(cp_proc *p, uint64_t stack)

@@ -9,6 +9,31 @@
 #include "cp_stats.h"
 #include "render.h"
 
+#define CP_NF(f) (sizeof(f) / sizeof *(f))
+
+static const cp_jfield cp_sj_api_f[] = {
+    CP_JF(cp_st_api, "calls", calls), CP_JF(cp_st_api, "errors", errors),
+    CP_JF(cp_st_api, "timed", timed), CP_JF(cp_st_api, "total_ns", total_ns),
+    CP_JF(cp_st_api, "avg_ns", avg_ns), CP_JF(cp_st_api, "median_ns", median_ns),
+    CP_JF(cp_st_api, "min_ns", min_ns), CP_JF(cp_st_api, "max_ns", max_ns),
+};
+static const cp_jfield cp_sj_row_f[] = {
+    CP_JF(cp_lg_row, "bytes_at_peak", at_peak), CP_JF(cp_lg_row, "allocations", n_alloc),
+    CP_JF(cp_lg_row, "allocated_bytes", alloc_bytes), CP_JF(cp_lg_row, "frees", n_free),
+    CP_JF(cp_lg_row, "temporary", n_temp), CP_JF(cp_lg_row, "temporary_bytes", temp_bytes),
+};
+static const cp_jfield cp_sj_mem_f[] = {
+    CP_JF(cp_devmem, "peak_bytes", peak_total), CP_JF(cp_devmem, "allocations", n_alloc),
+    CP_JF(cp_devmem, "frees", n_free),
+};
+static const cp_jfield cp_sj_dev_f[] = {
+    CP_JF(cp_lg_dev, "blocked_ns", blocked_ns), CP_JF(cp_lg_dev, "blocking_copies", n_blocking),
+};
+static const cp_jfield cp_sj_find_f[] = {
+    CP_JF(cp_finding, "count", count), CP_JF(cp_finding, "bytes", bytes),
+    CP_JF(cp_finding, "ns", ns),
+};
+
 static void cp_sj_apis(cp_jb *b, const cp_report *rep)
 {
     cp_st_api *v;
@@ -16,17 +41,9 @@ static void cp_sj_apis(cp_jb *b, const cp_report *rep)
     cp_jb_key(b, "apis");
     cp_jb_open(b, '[');
     for (size_t i = 0; i < n; i++) {
-        const cp_st_api *a = &v[i];
         cp_jb_open(b, '{');
-        cp_jb_ks(b, "name", a->name);
-        cp_jb_ku(b, "calls", a->calls);
-        cp_jb_ku(b, "errors", a->errors);
-        cp_jb_ku(b, "timed", a->timed);
-        cp_jb_ku(b, "total_ns", a->total_ns);
-        cp_jb_ku(b, "avg_ns", a->timed ? a->total_ns / a->timed : 0);
-        cp_jb_ku(b, "median_ns", a->median_ns);
-        cp_jb_ku(b, "min_ns", a->min_ns);
-        cp_jb_ku(b, "max_ns", a->max_ns);
+        cp_jb_ks(b, "name", v[i].name);
+        cp_stats_fields(b, &v[i], cp_sj_api_f, CP_NF(cp_sj_api_f));
         cp_jb_close(b, '}');
     }
     cp_jb_close(b, ']');
@@ -37,12 +54,7 @@ static void cp_sj_row(cp_jb *b, const cp_lg_row *r)
 {
     cp_jb_open(b, '{');
     cp_jb_ks(b, "site", r->label);
-    cp_jb_ku(b, "bytes_at_peak", r->at_peak);
-    cp_jb_ku(b, "allocations", r->n_alloc);
-    cp_jb_ku(b, "allocated_bytes", r->alloc_bytes);
-    cp_jb_ku(b, "frees", r->n_free);
-    cp_jb_ku(b, "temporary", r->n_temp);
-    cp_jb_ku(b, "temporary_bytes", r->temp_bytes);
+    cp_stats_fields(b, r, cp_sj_row_f, CP_NF(cp_sj_row_f));
     cp_jb_close(b, '}');
 }
 
@@ -71,13 +83,10 @@ static void cp_sj_device(cp_jb *b, cp_proc *p, int d, int top)
     cp_jb_open(b, '{');
     cp_jb_ki(b, "ordinal", d);
     cp_jb_ku(b, "total_bytes", p->dev[d].total_mem);
-    cp_jb_ku(b, "peak_bytes", m->peak_total);
     cp_jb_ku(b, "peak_t_ns", m->peak_total && m->peak_ts > p->t0 ? m->peak_ts - p->t0 : 0);
-    cp_jb_ku(b, "allocations", m->n_alloc);
-    cp_jb_ku(b, "frees", m->n_free);
+    cp_stats_fields(b, m, cp_sj_mem_f, CP_NF(cp_sj_mem_f));
     if (v) {
-        cp_jb_ku(b, "blocked_ns", v->blocked_ns);
-        cp_jb_ku(b, "blocking_copies", v->n_blocking);
+        cp_stats_fields(b, v, cp_sj_dev_f, CP_NF(cp_sj_dev_f));
         cp_jb_key(b, "copies");
         cp_jb_open(b, '[');
         for (int dir = 0; dir < CP_LG_DIR_N; dir++)
@@ -136,9 +145,7 @@ static void cp_sj_findings(cp_jb *b, const cp_report *rep)
         cp_jb_ks(b, "title", f->title);
         cp_jb_ks(b, "site", f->n_sites ? f->sites[0].label : NULL);
         cp_jb_ku(b, "site_bytes", f->n_sites ? f->sites[0].bytes : 0);
-        cp_jb_ku(b, "count", f->count);
-        cp_jb_ku(b, "bytes", f->bytes);
-        cp_jb_ku(b, "ns", f->ns);
+        cp_stats_fields(b, f, cp_sj_find_f, CP_NF(cp_sj_find_f));
         cp_jb_close(b, '}');
     }
     cp_jb_close(b, ']');

@@ -36,94 +36,111 @@ static void cp_sl_first(cp_jb *b, const cp_ledger *lg, uint64_t stack)
         cp_jb_row(b, "uu", stack, t);
 }
 
+/* One entry of each list: an API, a device, a site, an OOM (by index). */
+static void cp_sl_api(cp_jb *b, const cp_proc *p, size_t i)
+{
+    const cp_lg_api *a = &p->ledger->api[i];
+    if (!a->calls)
+        return;
+    cp_jb_open(b, '[');
+    cp_jb_vals(b, "usuuuuuu", (uint64_t)i, a->name, a->calls, a->errors, a->timed,
+               a->total_ns, a->min_ns, a->max_ns);
+    cp_jb_open(b, '[');
+    for (int k = 0; a->hist && k < CP_LG_HIST; k++)
+        if (a->hist[k])
+            cp_jb_vals(b, "uu", (uint64_t)k, (uint64_t)a->hist[k]);
+    cp_jb_close(b, ']');
+    cp_jb_close(b, ']');
+}
+
+/* A device: [[ordinal, blocked_ns, n_blocking, held, peak, peak_ts, epoch],
+ * [copies by direction and class], [their bytes]]. */
+static void cp_sl_dev(cp_jb *b, const cp_proc *p, size_t d)
+{
+    const cp_lg_dev *v = &p->ledger->dev[d];
+    if (!v->seen)
+        return;
+    const uint64_t head[] = { d, v->blocked_ns, v->n_blocking, v->held, v->peak, v->peak_ts,
+                              v->epoch };
+    cp_jb_open(b, '[');
+    cp_sl_u64s(b, head, sizeof head / sizeof *head);
+    cp_sl_u64s(b, &v->copies[0][0], CP_LG_DIR_N * CP_LG_CLS_N);
+    cp_sl_u64s(b, &v->copy_bytes[0][0], CP_LG_DIR_N * CP_LG_CLS_N);
+    cp_jb_close(b, ']');
+}
+
+static void cp_sl_null(cp_jb *b)
+{
+    cp_jb_elem(b);
+    cp_jb_raw(b, "null");
+}
+
+static void cp_sl_site(cp_jb *b, const cp_proc *p, size_t i)
+{
+    const cp_lg_site *s = &p->ledger->site[i];
+    const uint64_t *ser = cp_ledger_series(p->ledger, s);
+    int n = p->series && p->series->cur >= 0 ? cp_series_n(p->series) : 0;
+    cp_jb_open(b, '[');
+    cp_jb_vals(b, "uiuuuuuuuuu", s->stack, (int64_t)s->dev, s->live, s->at_peak, s->max_live,
+               s->n_alloc, s->alloc_bytes, s->n_free, s->n_temp, s->temp_bytes,
+               (uint64_t)s->epoch);
+    if (ser && n)
+        cp_sl_u64s(b, ser, (size_t)n);
+    else
+        cp_sl_null(b);
+    cp_jb_close(b, ']');
+}
+
+static void cp_sl_oom(cp_jb *b, const cp_proc *p, size_t i)
+{
+    const cp_lg_oom *o = &p->ledger->oom[i];
+    cp_jb_open(b, '[');
+    cp_jb_vals(b, "uuiiu", o->ts, o->request, (int64_t)o->dev, (int64_t)o->driver,
+               (uint64_t)o->n_seg_all);
+    cp_jb_open(b, '[');
+    for (int k = 0; k < o->n_top; k++)
+        cp_jb_row(b, "uu", o->top[k].stack, o->top[k].bytes);
+    cp_jb_close(b, ']');
+    if (!o->seg) {
+        cp_sl_null(b);
+    } else {
+        cp_jb_open(b, '[');
+        for (int k = 0; k < o->n_seg; k++) {
+            const cp_lg_seg *g = &o->seg[k];
+            cp_jb_open(b, '[');
+            cp_jb_vals(b, "uuuuu", g->address, g->total, g->allocated, g->active,
+                       (uint64_t)g->n_free_all);
+            cp_sl_u64s(b, g->free, g->n_free);
+            cp_jb_close(b, ']');
+        }
+        cp_jb_close(b, ']');
+    }
+    cp_jb_close(b, ']');
+}
+
+static void cp_sl_list(cp_jb *b, const char *key, const cp_proc *p, size_t n,
+                       void (*item)(cp_jb *, const cp_proc *, size_t))
+{
+    cp_jb_key(b, key);
+    cp_jb_open(b, '[');
+    for (size_t i = 0; i < n; i++)
+        item(b, p, i);
+    cp_jb_close(b, ']');
+}
+
 void cp_summary_ledger_write(cp_jb *b, const cp_part *pt)
 {
     const cp_proc *p = pt->proc;
     const cp_ledger *lg = p->ledger;
     if (!lg)
         return;
-    int n = p->series && p->series->cur >= 0 ? cp_series_n(p->series) : 0;
     cp_jb_key(b, "ledger");
     cp_jb_open(b, '{');
     cp_jb_ku(b, "width", lg->ser_width);
-    cp_jb_key(b, "api");
-    cp_jb_open(b, '[');
-    for (size_t i = 0; i < lg->n_api; i++) {
-        const cp_lg_api *a = &lg->api[i];
-        if (!a->calls)
-            continue;
-        cp_jb_open(b, '[');
-        cp_jb_vals(b, "usuuuuuu", (uint64_t)i, a->name, a->calls, a->errors, a->timed,
-                   a->total_ns, a->min_ns, a->max_ns);
-        cp_jb_open(b, '[');
-        for (int k = 0; a->hist && k < CP_LG_HIST; k++)
-            if (a->hist[k])
-                cp_jb_vals(b, "uu", (uint64_t)k, (uint64_t)a->hist[k]);
-        cp_jb_close(b, ']');
-        cp_jb_close(b, ']');
-    }
-    cp_jb_close(b, ']');
-    cp_jb_key(b, "dev");
-    cp_jb_open(b, '[');
-    for (int d = 0; d < 64; d++) {
-        const cp_lg_dev *v = &lg->dev[d];
-        if (!v->seen)
-            continue;
-        cp_jb_open(b, '[');
-        cp_jb_vals(b, "uuuuuuu", (uint64_t)d, v->blocked_ns, v->n_blocking, v->held, v->peak,
-                   v->peak_ts, (uint64_t)v->epoch);
-        cp_sl_u64s(b, &v->copies[0][0], CP_LG_DIR_N * CP_LG_CLS_N);
-        cp_sl_u64s(b, &v->copy_bytes[0][0], CP_LG_DIR_N * CP_LG_CLS_N);
-        cp_jb_close(b, ']');
-    }
-    cp_jb_close(b, ']');
-    cp_jb_key(b, "sites");
-    cp_jb_open(b, '[');
-    for (size_t i = 0; i < lg->n_site; i++) {
-        const cp_lg_site *s = &lg->site[i];
-        const uint64_t *ser = cp_ledger_series(lg, s);
-        cp_jb_open(b, '[');
-        cp_jb_vals(b, "uiuuuuuuuuu", s->stack, (int64_t)s->dev, s->live, s->at_peak, s->max_live,
-                   s->n_alloc, s->alloc_bytes, s->n_free, s->n_temp, s->temp_bytes,
-                   (uint64_t)s->epoch);
-        if (ser && n) {
-            cp_sl_u64s(b, ser, (size_t)n);
-        } else {
-            cp_jb_elem(b);
-            cp_jb_raw(b, "null");
-        }
-        cp_jb_close(b, ']');
-    }
-    cp_jb_close(b, ']');
-    cp_jb_key(b, "oom");
-    cp_jb_open(b, '[');
-    for (int i = 0; i < lg->n_oom; i++) {
-        const cp_lg_oom *o = &lg->oom[i];
-        cp_jb_open(b, '[');
-        cp_jb_vals(b, "uuiiu", o->ts, o->request, (int64_t)o->dev, (int64_t)o->driver,
-                   (uint64_t)o->n_seg_all);
-        cp_jb_open(b, '[');
-        for (int k = 0; k < o->n_top; k++)
-            cp_jb_row(b, "uu", o->top[k].stack, o->top[k].bytes);
-        cp_jb_close(b, ']');
-        if (!o->seg) {
-            cp_jb_elem(b);
-            cp_jb_raw(b, "null");
-        } else {
-            cp_jb_open(b, '[');
-            for (int k = 0; k < o->n_seg; k++) {
-                const cp_lg_seg *g = &o->seg[k];
-                cp_jb_open(b, '[');
-                cp_jb_vals(b, "uuuuu", g->address, g->total, g->allocated, g->active,
-                           (uint64_t)g->n_free_all);
-                cp_sl_u64s(b, g->free, g->n_free);
-                cp_jb_close(b, ']');
-            }
-            cp_jb_close(b, ']');
-        }
-        cp_jb_close(b, ']');
-    }
-    cp_jb_close(b, ']');
+    cp_sl_list(b, "api", p, lg->n_api, cp_sl_api);
+    cp_sl_list(b, "dev", p, 64, cp_sl_dev);
+    cp_sl_list(b, "sites", p, lg->n_site, cp_sl_site);
+    cp_sl_list(b, "oom", p, (size_t)lg->n_oom, cp_sl_oom);
     /* When the stacks a finding can name were first seen (its time): its
      * own findings' and those the checks across processes name. */
     cp_jb_key(b, "first");
@@ -326,22 +343,18 @@ int cp_summary_ledger_read(cp_proc *p, const cp_jn *o, const cp_jn **bad)
         cp_slr_api(&r, lg, &api->kid[i]);
     for (size_t i = 0; i < dev->n && !r.bad; i++) {
         const cp_jn *e = &dev->kid[i];
-        uint64_t d = cp_slr_u(&r, e, 0);
-        if (d >= 64) {
-            r.bad = e;
+        uint64_t h[7] = { 0 };
+        cp_slr_u64s(&r, cp_slr_at(&r, e, 0, CP_J_ARR), h, 7);
+        if (r.bad || h[0] >= 64) {
+            r.bad = r.bad ? r.bad : e;
             break;
         }
-        cp_lg_dev *x = &lg->dev[d];
-        x->seen = 1;
-        x->blocked_ns = cp_slr_u(&r, e, 1);
-        x->n_blocking = cp_slr_u(&r, e, 2);
-        x->held = cp_slr_u(&r, e, 3);
-        x->peak = cp_slr_u(&r, e, 4);
-        x->peak_ts = cp_slr_u(&r, e, 5);
-        x->epoch = (uint32_t)cp_slr_u(&r, e, 6);
-        cp_slr_u64s(&r, cp_slr_at(&r, e, 7, CP_J_ARR), &x->copies[0][0],
+        cp_lg_dev *x = &lg->dev[h[0]];
+        *x = (cp_lg_dev){ .blocked_ns = h[1], .n_blocking = h[2], .held = h[3], .peak = h[4],
+                          .peak_ts = h[5], .epoch = (uint32_t)h[6], .seen = 1 };
+        cp_slr_u64s(&r, cp_slr_at(&r, e, 1, CP_J_ARR), &x->copies[0][0],
                     CP_LG_DIR_N * CP_LG_CLS_N);
-        cp_slr_u64s(&r, cp_slr_at(&r, e, 8, CP_J_ARR), &x->copy_bytes[0][0],
+        cp_slr_u64s(&r, cp_slr_at(&r, e, 2, CP_J_ARR), &x->copy_bytes[0][0],
                     CP_LG_DIR_N * CP_LG_CLS_N);
     }
     for (size_t i = 0; i < sites->n && !r.bad && !r.oom; i++)

@@ -24,11 +24,11 @@
 cp_ledger *cp_ledger_new(int timeline)
 {
     cp_ledger *lg = calloc(1, sizeof *lg);
-    if (!lg)
-        return NULL;
-    lg->timeline = timeline;
-    cp_map_init(&lg->site_ix, sizeof(size_t));
-    cp_map_init(&lg->first_ts, sizeof(uint64_t));
+    if (lg) {
+        lg->timeline = timeline;
+        cp_map_init(&lg->site_ix, sizeof(size_t));
+        cp_map_init(&lg->first_ts, sizeof(uint64_t));
+    }
     return lg;
 }
 

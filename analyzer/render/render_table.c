@@ -58,26 +58,23 @@ void cp_tab_u(cp_tab *t, uint64_t v)
     cp_tab_cell(t, b, b);
 }
 
-void cp_tab_bytes(cp_tab *t, uint64_t v, int none)
+/* A cell of v as fmt prints it, v itself for CSV; none: "-" and empty. */
+static void cp_tab_fmt(cp_tab *t, uint64_t v, int none,
+                       const char *(*fmt)(uint64_t, char *, size_t))
 {
     char b[32], r[32];
-    if (none) {
-        cp_tab_cell(t, "-", "");
-        return;
-    }
     snprintf(r, sizeof r, "%llu", (unsigned long long)v);
-    cp_tab_cell(t, cp_fmt_bytes(v, b, sizeof b), r);
+    cp_tab_cell(t, none ? "-" : fmt(v, b, sizeof b), none ? "" : r);
+}
+
+void cp_tab_bytes(cp_tab *t, uint64_t v, int none)
+{
+    cp_tab_fmt(t, v, none, cp_fmt_bytes);
 }
 
 void cp_tab_ns(cp_tab *t, uint64_t v, int none)
 {
-    char b[32], r[32];
-    if (none) {
-        cp_tab_cell(t, "-", "");
-        return;
-    }
-    snprintf(r, sizeof r, "%llu", (unsigned long long)v);
-    cp_tab_cell(t, cp_fmt_ns(v, b, sizeof b), r);
+    cp_tab_fmt(t, v, none, cp_fmt_ns);
 }
 
 void cp_tab_text(FILE *o, const cp_tab *t)
