@@ -49,12 +49,7 @@ void cp_proc_free(cp_proc *p)
     free(p->hm_cg_path);
     if (p->ledger_free)
         p->ledger_free(p->ledger);
-    cp_map_free(&p->live_dev);
-    cp_map_free(&p->live_host);
-    cp_map_free(&p->live_vmm);
-    cp_map_free(&p->vmm_va);
-    cp_map_free(&p->ctxs);
-    cp_map_free(&p->streams);
+    cp_model_drop_live(p);
     free(p->libs);
     free(p->fw_kind);
     free(p->fw_buf);
