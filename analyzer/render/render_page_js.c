@@ -101,7 +101,7 @@ const char cp_page_js[] =
     "  }\n"
     "}\n"
     "function xAxis(out, g) {\n"
-    "  var d = st.w1 - st.w0, step = nice(d / Math.max(2, Math.floor((g.x1 - g.x0) / 110)));\n"
+    "  var d = st.w1 - st.w0, step = nice(d / Math.max(2, Math.floor((g.x1 - g.x0) / 80)));\n"
     "  var u = st.w1 >= 1 ? [1, ` s`] : st.w1 >= 1e-3 ? [1e-3, ` ms`] : [1e-6, ` µs`];\n"
     "  var n = digits(step / u[0]);\n"
     "  for (var t = Math.ceil(st.w0 / step - 1e-9) * step; t <= st.w1 + step / 1e6; t += step) {\n"
