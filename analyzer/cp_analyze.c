@@ -17,6 +17,7 @@
 #include "cp_checks.h"
 #include "cp_backward.h"
 #include "cp_series.h"
+#include "cp_ledger.h"
 
 #define CP_MAX_JOBS 1024
 
@@ -108,6 +109,7 @@ static int cp_read_trace(cp_proc *p, const cp_aopts *o, cp_progress *pg)
     const cp_checks_fn *post_fn = cp_checks_fns(p->checks, 1);
     cp_rec_hook hook = o->hook;
     cp_series *ser = p->series;
+    cp_ledger *lg = p->ledger;
     /* Records come in runs (a decoder thread's batch): no call per record
      * to get the next one.  A record's type is a byte of the trace. */
     while ((rc = cp_dec_next_run(d, &run, &n)) == 1) {
@@ -123,6 +125,8 @@ static int cp_read_trace(cp_proc *p, const cp_aopts *o, cp_progress *pg)
              * caller of the running pass before the model keeps its stack;
              * the companion's record and the thread names after the model
              * applied them. */
+            if (lg)
+                cp_ledger_pre(lg, p, r);
             if ((r->type == CP_REC_ALLOC && p->bw && cp_bw_alloc(p, r) == -ENOMEM) ||
                 cp_model_feed(p, d, r) == -ENOMEM || cp_series_feed(ser, p, r, p->made) == -ENOMEM ||
                 (r->type == CP_REC_FRAMEWORK && cp_bw_framework(p, r) == -ENOMEM)) {
@@ -133,6 +137,8 @@ static int cp_read_trace(cp_proc *p, const cp_aopts *o, cp_progress *pg)
                 cp_bw_thread(p, r);
             if (post)
                 post(p->checks, p, r);
+            if (lg)
+                cp_ledger_post(lg, p, r);
             if (hook)
                 hook(o->hook_ctx, p, r);
         }
@@ -164,6 +170,8 @@ static int cp_read_trace(cp_proc *p, const cp_aopts *o, cp_progress *pg)
         }
     }
     cp_model_last_names(p, d);
+    if (lg)
+        cp_ledger_finish(lg, p, d);
     p->records = cp_dec_records(d);
     const cp_trace_info *in = cp_dec_info(d);
     if (in)
@@ -184,6 +192,12 @@ static int cp_analyze_one(const char *file, size_t i, const cp_aopts *o, cp_part
     pt->proc = p;
     if (!o->timeline)
         cp_series_lean(p->series);
+    if (o->ledger) {
+        p->ledger = cp_ledger_new(o->timeline);
+        if (!p->ledger)
+            return -1;
+        p->ledger_free = cp_ledger_free;
+    }
     pt->bad = cp_read_trace(p, o, pg) != 0;
     if (p->error && p->records == 0) {
         /* Not a trace (or cut before its first record): no process to

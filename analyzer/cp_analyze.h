@@ -31,6 +31,7 @@ typedef struct cp_aopts {
     int jobs;               /* threads; 0: online CPUs, capped by CUPROBE_JOBS */
     int timeline;           /* the whole memory timeline (cp_series): the page, the
                              * summary and the Perfetto export read it; else lean */
+    int ledger;             /* keep each process's cp_ledger (stats, diff, the page) */
 } cp_aopts;
 
 /*! cp_analyze_jobs() : the number of threads for n traces: jobs when > 0,

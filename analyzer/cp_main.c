@@ -8,6 +8,8 @@
 #include "cp_dump.h"
 #include "cp_export.h"
 #include "cp_report.h"
+#include "cp_stats.h"
+#include "cp_diff.h"
 #include "cp_trace.h"
 
 #define CP_ANALYZE_VERSION CP_VERSION   /* the Makefile's VERSION */
@@ -21,6 +23,9 @@ static void cp_usage(FILE *f)
             "  report TRACE...   summary of memory, copies and calls (--html FILE: a page)\n"
             "  export --perfetto FILE TRACE...\n"
             "                    Trace Event Format JSON for ui.perfetto.dev\n"
+            "  stats TRACE...    calls per API, memory and copies per device, memory by\n"
+            "                    call site (--json, --csv)\n"
+            "  diff BASE NEW     what changed between two runs (--fail-on-regression)\n"
             "  doctor [ARGS...]  checks of the machine, driver and traces\n"
             "  dump TRACE...     every record as one line of text\n"
             "  version           print the version\n"
@@ -42,6 +47,10 @@ int main(int argc, char **argv)
         return cp_report_main(argc - 1, argv + 1);
     if (strcmp(cmd, "export") == 0)
         return cp_export_main(argc - 1, argv + 1);
+    if (strcmp(cmd, "stats") == 0)
+        return cp_stats_main(argc - 1, argv + 1);
+    if (strcmp(cmd, "diff") == 0)
+        return cp_diff_main(argc - 1, argv + 1);
     if (strcmp(cmd, "doctor") == 0)
         return cp_doctor_main(argc - 1, argv + 1);
     if (strcmp(cmd, "version") == 0 || strcmp(cmd, "--version") == 0) {

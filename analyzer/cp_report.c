@@ -28,7 +28,7 @@
 #include "render.h"
 
 typedef struct cp_ropts {
-    int json, list, fail_on, all_frames, symbolize, max_sites;
+    int json, list, fail_on, all_frames, symbolize, max_sites, verbose, brief;
     unsigned char *selected;    /* [i]: run the i-th check of cp_checks() */
     int any_selected;
     int progress;
@@ -37,6 +37,7 @@ typedef struct cp_ropts {
     int jobs;                   /* --jobs N, 0: online CPUs (CUPROBE_JOBS caps) */
     int timeline;               /* the memory timeline is read (page, summary, export) */
     const cp_found *found;      /* how the processes ended, from `cuprobe run` */
+    int ledger;                 /* each process's cp_ledger (the page's tables, stats, diff) */
     cp_rec_hook hook;           /* called after the model and checks saw a record */
     void *hook_ctx;
 } cp_ropts;
@@ -54,6 +55,9 @@ static void cp_report_usage(FILE *o)
             "                      exit 3 when a finding has this severity or worse\n"
             "  --check ID          only this check (repeatable)\n"
             "  --all-frames        keep library and standard-library Python frames in sites\n"
+            "                      and show every frame of a site's stack\n"
+            "  --verbose           also list a finding's items one by one (a leak's addresses)\n"
+            "  --brief             leave out the Why and Fix paragraphs\n"
             "  --no-symbolize      show module+offset instead of function and line\n"
             "  --sites N           call sites listed per finding (text; default 5)\n"
             "  --no-progress       never draw the progress bar\n"
@@ -96,7 +100,8 @@ static int cp_gather(const cp_ropts *o, char **in, size_t n_in, cp_part **parts,
     cp_aopts ao = { .selected = o->selected, .found = o->found, .hook = o->hook,
                     .hook_ctx = o->hook_ctx,
                     .progress = o->progress, .jobs = o->jobs,
-                    .timeline = o->timeline || o->html || o->summary };
+                    .timeline = o->timeline || o->html || o->summary,
+                    .ledger = o->ledger || o->html || o->summary };
     if (cp_analyze_traces(tr, n_tr, &ao, tp) != 0)
         rc = -1;
     size_t k = 0;
@@ -269,6 +274,10 @@ static int cp_parse_args(int argc, char **argv, cp_ropts *o, int *first)
             o->list = 1;
         } else if (strcmp(a, "--all-frames") == 0) {
             o->all_frames = 1;
+        } else if (strcmp(a, "--verbose") == 0 || strcmp(a, "-v") == 0) {
+            o->verbose = 1;
+        } else if (strcmp(a, "--brief") == 0) {
+            o->brief = 1;
         } else if (strcmp(a, "--no-symbolize") == 0) {
             o->symbolize = 0;
         } else if (strcmp(a, "--no-progress") == 0) {
@@ -345,6 +354,30 @@ static int cp_parse_args(int argc, char **argv, cp_ropts *o, int *first)
     return 0;
 }
 
+int cp_report_inputs(char **args, int n, const char *who, char ***out, size_t *n_out)
+{
+    cp_found ps = { 0 };
+    *out = NULL;
+    *n_out = 0;
+    if (cp_discover(who, args, (size_t)(n > 0 ? n : 0), &ps) != 0) {
+        cp_found_free(&ps);
+        return -1;
+    }
+    *out = ps.paths;
+    *n_out = ps.n;
+    ps.paths = NULL;
+    ps.n = 0;
+    cp_found_free(&ps);
+    return 0;
+}
+
+void cp_report_inputs_free(char **v, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        free(v[i]);
+    free(v);
+}
+
 int cp_report_main(int argc, char **argv)
 {
     cp_ropts o;
@@ -396,7 +429,8 @@ int cp_report_main(int argc, char **argv)
         return bad ? 2 : 0;
     }
     const char *nc = getenv("NO_COLOR");
-    cp_out_opts oo = { .color = !o.json && isatty(1) && !(nc && *nc), .max_sites = o.max_sites };
+    cp_out_opts oo = { .color = !o.json && isatty(1) && !(nc && *nc), .max_sites = o.max_sites,
+                       .verbose = o.verbose, .brief = o.brief };
     if (rep.n_procs == 0 && bad) {
         /* Only files that are not traces: their errors are all there is. */
     } else if (o.list) {
@@ -423,23 +457,31 @@ int cp_report_main(int argc, char **argv)
     return rc;
 }
 
-int cp_report_collect(char **files, int n, cp_report *rep, cp_rec_hook hook, void *ctx,
-                      int progress)
+int cp_report_collect_with(char **files, size_t n, const cp_collect_opts *co, cp_report *rep)
 {
-    cp_ropts o = { .fail_on = -1, .symbolize = 1, .max_sites = 5, .progress = progress,
-                   .hook = hook, .hook_ctx = ctx, .timeline = 1 };
+    cp_ropts o = { .fail_on = -1, .symbolize = co->symbolize, .max_sites = 5,
+                   .progress = co->progress, .hook = co->hook, .hook_ctx = co->hook_ctx,
+                   .timeline = co->timeline, .ledger = co->ledger, .jobs = co->jobs };
     size_t nc;
     cp_checks(&nc);
     o.selected = malloc(nc);
     if (!o.selected)
         return -1;
-    memset(o.selected, 1, nc);
-    cp_sym_config(1, 0);
+    memset(o.selected, co->checks ? 1 : 0, nc);
+    cp_sym_config(co->symbolize, 0);
     memset(rep, 0, sizeof *rep);
     rep->max_sites = o.max_sites;
-    int rc = cp_collect(&o, files, n, rep);
+    int rc = cp_collect(&o, files, (int)n, rep);
     free(o.selected);
     return rc;
+}
+
+int cp_report_collect(char **files, int n, cp_report *rep, cp_rec_hook hook, void *ctx,
+                      int progress)
+{
+    cp_collect_opts co = { .checks = 1, .ledger = 1, .timeline = 1, .progress = progress,
+                           .symbolize = 1, .hook = hook, .hook_ctx = ctx };
+    return cp_report_collect_with(files, (size_t)n, &co, rep);
 }
 
 void cp_report_release(cp_report *rep)

@@ -23,6 +23,27 @@ int cp_report_main(int argc, char **argv);
 int cp_report_collect(char **files, int n, cp_report *rep, cp_rec_hook hook, void *ctx,
                       int progress);
 
+typedef struct cp_collect_opts {
+    int checks;             /* run every check (the findings); 0: none */
+    int ledger;             /* keep each process's cp_ledger */
+    int timeline;           /* the whole memory timeline (cp_series) */
+    int progress, symbolize;
+    int jobs;               /* 0: the online CPUs (CUPROBE_JOBS caps) */
+    cp_rec_hook hook;       /* may be NULL (then traces are read in parallel) */
+    void *hook_ctx;
+} cp_collect_opts;
+
+/*! cp_report_collect_with() : cp_report_collect() with the choices of co.
+ *  @return : as cp_report_collect(); 2 when a summary could not be read. */
+int cp_report_collect_with(char **files, size_t n, const cp_collect_opts *co, cp_report *rep);
+
+/*! cp_report_inputs() : the paths args[0..n) stand for: a directory (and
+ *  no argument at all: ".") for the traces of the last run there, each file
+ *  once; who starts the messages on stderr.  @return : 0 with *out and
+ *  *n_out (free with cp_report_inputs_free()), or -1, said on stderr. */
+int cp_report_inputs(char **args, int n, const char *who, char ***out, size_t *n_out);
+void cp_report_inputs_free(char **v, size_t n);
+
 /*! cp_report_release() : free the findings, the processes and the
  *  symboliser's state of a collected report. */
 void cp_report_release(cp_report *rep);

@@ -43,4 +43,14 @@ int cp_summary_write(const char *path, const cp_part *parts, size_t n,
 int cp_summary_read(const char *path, const unsigned char *selected, cp_part **parts,
                     size_t *n, size_t *cap, char *err, size_t errcap);
 
+/*! cp_summary_ledger_write() : the "ledger" member of pt's process into b
+ *  (cp_summary_ledger.c; nothing when it has no ledger). */
+void cp_summary_ledger_write(cp_jb *b, const cp_part *pt);
+
+/*! cp_summary_ledger_read() : p's ledger from its process object o, when o
+ *  has one (p->series read before it).  @return : 0; -EINVAL with *bad the
+ *  node that is not what it should be; -ENOMEM. */
+struct cp_jn;
+int cp_summary_ledger_read(cp_proc *p, const struct cp_jn *o, const struct cp_jn **bad);
+
 #endif /* CP_SUMMARY_H */

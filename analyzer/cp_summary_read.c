@@ -495,8 +495,12 @@ static int cp_sr_part(cp_sr *r, const cp_jn *o, const unsigned char *selected, c
     cp_sr_array(r, forks, 0, "forks", &it);
     for (size_t i = 0; i < forks->n; i++)
         p->forks[p->n_forks++] = cp_it_u(&it);
+    const cp_jn *at = NULL;
     if (r->bad || cp_sr_timeline(r, o, p) || cp_sr_sites(r, o, &p->stacks))
         return -1;
+    int lr = cp_summary_ledger_read(p, o, &at);
+    if (lr)
+        return lr == -ENOMEM ? cp_sr_oom(r) : cp_sr_fail(r, at, "a ledger value is wrong");
     return cp_sr_findings(r, o, selected, pt);
 }
 

@@ -12,6 +12,7 @@
 
 #include "cp_checks.h"
 #include "cp_grow.h"
+#include "cp_ledger.h"
 #include "cp_proc_fields.h"
 #include "cp_series.h"
 #include "cp_summary.h"
@@ -157,6 +158,12 @@ static int cp_sw_stack_ids(const cp_part *pt, cp_sw_ids *ids)
         for (int i = 0; s->dev[d] && i < cp_series_n(s); i++)
             for (int t = 0; t < s->dev[d][i].n_top && t < CP_SER_TOP; t++)
                 rc |= cp_sw_add(ids, s->dev[d][i].top[t].stack);
+    const cp_ledger *lg = p->ledger;
+    for (size_t i = 0; lg && i < lg->n_site; i++)
+        rc |= cp_sw_add(ids, lg->site[i].stack);
+    for (int i = 0; lg && i < lg->n_oom; i++)
+        for (int t = 0; t < lg->oom[i].n_top; t++)
+            rc |= cp_sw_add(ids, lg->oom[i].top[t].stack);
     if (ids->n)
         qsort(ids->v, ids->n, sizeof *ids->v, cp_u64_cmp);
     return rc;
@@ -322,6 +329,7 @@ static int cp_sw_part(cp_jb *b, const cp_part *pt)
     }
     cp_jb_close(b, ']');
     cp_sw_timeline(b, x->series);
+    cp_summary_ledger_write(b, pt);
     if (cp_sw_sites(b, pt) != 0)
         return -1;
     cp_sw_findings(b, pt);

@@ -23,6 +23,7 @@
 
 #include "check_leak_owner.h"
 #include "check_leak_cost.h"
+#include "cp_items.h"
 
 extern const cp_check cp_check_leak;   /* defined at the end of this file */
 
@@ -223,12 +224,12 @@ static void lk_exit_list(cp_proc *p, cp_lk *s, cp_report *rep)
                                       CP_SEV_OF_CHECK, CP_SORT_BYTES);
     if (f) {
         for (size_t i = 0; i < n_top; i++)
-            cp_finding_line(f, "Leaked %llu bytes at 0x%llx (%s%s%d)",
+            cp_finding_line(f, CP_ITEM_LEAKED,
                             (unsigned long long)top[i].size,
                             (unsigned long long)top[i].ptr, cp_mem_kind_name(top[i].kind),
                             top[i].dev >= 0 ? ", GPU " : "", top[i].dev >= 0 ? top[i].dev : 0);
         if (f->count > n_top)
-            cp_finding_line(f, "... and %llu more", (unsigned long long)(f->count - n_top));
+            cp_finding_line(f, CP_ITEM_MORE, (unsigned long long)(f->count - n_top));
         cp_finding_line(f, "LEAK SUMMARY: %llu bytes leaked in %llu allocations",
                         (unsigned long long)f->bytes, (unsigned long long)f->count);
         int costly = cp_leak_cost_judge(f, p, &cost, &s->cls[CL_LEAK], &s->work, s->oom, 1);
@@ -329,4 +330,5 @@ const cp_check cp_check_leak = {
     .rec = cp_check_leak_rec,
     .finish = lk_finish,
     .done = lk_done,
+    .sites_first = 1,
 };

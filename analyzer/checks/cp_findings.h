@@ -187,6 +187,7 @@ typedef struct cp_check {
     void (*across)(cp_report *rep);     /* after every trace, may be NULL */
     int merge_exact;        /* its findings of several processes merge only when their
                              * numbers are equal too (the numbers name GPUs, not costs) */
+    int sites_first;        /* the text shows its sites before its lines (totals) */
 } cp_check;
 
 /*! cp_finding_fix() : the fix to print for f: its own (framework-specific)

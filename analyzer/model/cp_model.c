@@ -42,12 +42,9 @@ void cp_proc_free(cp_proc *p)
     free(p->lib_path);
     free(p->lib_error);
     free(p->hm_cg_path);
-    cp_map_free(&p->live_dev);
-    cp_map_free(&p->live_host);
-    cp_map_free(&p->live_vmm);
-    cp_map_free(&p->vmm_va);
-    cp_map_free(&p->ctxs);
-    cp_map_free(&p->streams);
+    if (p->ledger_free)
+        p->ledger_free(p->ledger);
+    cp_model_drop_live(p);
     free(p->libs);
     free(p->fw_kind);
     free(p->fw_buf);

@@ -221,6 +221,11 @@ typedef struct cp_proc {
     struct cp_series *series;
     /* PyTorch's backward passes (cp_backward.h), NULL until one is seen */
     struct cp_bw *bw;
+    /* the tables of cp_ledger.h when asked for (NULL otherwise), freed
+     * through ledger_free: the model does not call into the ledger, which
+     * reads the model */
+    struct cp_ledger *ledger;
+    void (*ledger_free)(struct cp_ledger *lg);
 } cp_proc;
 
 /*! cp_proc_new() : an empty process for trace `file` (index among traces).

@@ -344,21 +344,24 @@ void cp_series_pre(cp_series *s, const cp_record *r, const cp_live *l)
     cp_top_remove(n, r->u.free.ptr);
 }
 
-static void cp_ser_copy(cp_series *s, const cp_record *r)
+int cp_series_copy_class(const cp_record *r)
 {
     uint64_t sc = r->u.copy.src_class, dc = r->u.copy.dst_class;
-    int c;
     if ((r->u.copy.flags & CP_CF_PEER) ||
         (sc == CP_MC_DEVICE && dc == CP_MC_DEVICE && r->u.copy.src_dev != r->u.copy.dst_dev &&
          r->u.copy.src_dev >= 0 && r->u.copy.dst_dev >= 0))
-        c = CP_CC_PEER;
-    else if (sc == CP_MC_PAGEABLE || dc == CP_MC_PAGEABLE)
-        c = CP_CC_PAGEABLE;
-    else if (sc == CP_MC_PINNED || dc == CP_MC_PINNED || sc == CP_MC_REGISTERED ||
-             dc == CP_MC_REGISTERED)
-        c = CP_CC_PINNED;
-    else
-        c = -1;
+        return CP_CC_PEER;
+    if (sc == CP_MC_PAGEABLE || dc == CP_MC_PAGEABLE)
+        return CP_CC_PAGEABLE;
+    if (sc == CP_MC_PINNED || dc == CP_MC_PINNED || sc == CP_MC_REGISTERED ||
+        dc == CP_MC_REGISTERED)
+        return CP_CC_PINNED;
+    return -1;
+}
+
+static void cp_ser_copy(cp_series *s, const cp_record *r)
+{
+    int c = cp_series_copy_class(r);
     cp_ser_bucket *b = &s->b[s->cur];
     if (c >= 0) {
         b->copies[c]++;

@@ -130,6 +130,10 @@ const cp_ser_dev *cp_series_dev(const cp_series *s, int d);
  *  fractions f0 and f1 (0..1) of the run, at bucket resolution. */
 uint64_t cp_series_max_in(const cp_series *s, int d, double f0, double f1);
 
+/*! cp_series_copy_class() : enum cp_copy_class of COPY record r, or -1
+ *  when neither end is host memory nor another GPU (device to device). */
+int cp_series_copy_class(const struct cp_record *r);
+
 /*! cp_holder_name() : "framework tensors", "CUDA libraries", ... */
 const char *cp_holder_name(int h);
 

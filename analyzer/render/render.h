@@ -14,6 +14,8 @@
 typedef struct cp_out_opts {
     int color;              /* ANSI colours (stdout is a terminal, NO_COLOR unset) */
     int max_sites;          /* sites listed per finding in text */
+    int verbose;            /* item lines (cp_items.h) in the text and the page */
+    int brief;              /* no Why and Fix paragraphs */
 } cp_out_opts;
 
 /*! cp_out_text() : the human report on o. */
@@ -41,5 +43,10 @@ const char *cp_version_str(int64_t v, char *buf, size_t cap);
 
 /*! cp_frames_json() : the "python" and "native" arrays of stack id of p. */
 void cp_frames_json(cp_jb *b, cp_proc *p, uint64_t stack);
+
+/*! cp_finding_when() : when f happened (trace clock, ns): its own range,
+ *  else the first record of any of its call sites (from == to), from the
+ *  processes' ledgers.  @return : 1 with *from and *to, 0 when not known. */
+int cp_finding_when(const cp_finding *f, uint64_t *from, uint64_t *to);
 
 #endif /* RENDER_H */

@@ -1,6 +1,13 @@
 /*
- * render_html.h - the self-contained HTML report (render_html.c) and its
- * SVG charts (render_svg.c): shared state of one page.
+ * render_html.h - the self-contained HTML report: the page and its
+ * sections (render_html.c), the call-site tables and PyTorch's segments at
+ * an OOM (render_html_sites.c), the data the page's script draws from
+ * (render_html_data.c), the script itself (render_page_js.c) and the
+ * escaping and colours they share (render_html_util.c).
+ *
+ * The charts are drawn by the script from the data block, so that a zoom
+ * redraws them with axes and scales that fit the window: the markup holds
+ * one empty <svg class="chart"> per chart, in the order of cp_html.chart.
  */
 #ifndef RENDER_HTML_H
 #define RENDER_HTML_H
@@ -8,37 +15,82 @@
 #include <stdio.h>
 
 #include "render.h"
+#include "cp_ledger.h"
+
+/* One chart of the page: a device's memory, or a process's copy lane. */
+typedef struct cp_chart {
+    int proc;                   /* index in rep->procs */
+    int dev;                    /* the device, -1: the copy lane */
+} cp_chart;
+
+/* A site's timeline the tables' rows highlight on their chart. */
+typedef struct cp_html_hl {
+    int chart;
+    size_t site;                /* index in the page's site labels */
+    uint64_t *v;                /* cp_series_n() values, owned */
+} cp_html_hl;
 
 typedef struct cp_html {
     FILE *o;
     cp_report *rep;
+    const cp_out_opts *opt;
     uint64_t T0, span;          /* the time axis every chart shares (trace clock, ns) */
-    uint64_t yscale;            /* bytes at the top of every memory chart */
-    double cscale;              /* copies per second at the top of every copy lane */
     char **proc_label;          /* per process: "rank 1 on host (pid 42)" */
+    unsigned char *helper;      /* per process: no GPU work, folded into one line */
+    cp_chart *chart;
+    int n_chart;
+    /* site labels the data block lists, by index */
+    cp_map site_ix;             /* label pointer -> index + 1 */
+    const char **sites;
+    size_t n_sites, cap_sites;
+    cp_html_hl *hl;
+    size_t n_hl, cap_hl;
+    int err;
 } cp_html;
 
-/*! cp_html_esc() : s on o with &, <, >, " and ' escaped for HTML and SVG
- *  (render_svg.c). */
+/* --- render_html_util.c ----------------------------------------------------------------- */
+
+/*! cp_html_esc() : s on o with &, <, >, " and ' escaped for HTML and SVG. */
 void cp_html_esc(FILE *o, const char *s);
 
-/*! cp_svg_memory() : the memory chart of process p, device d: held memory
- *  stacked by holder, the most held, capacity, OOM marks and finding ranges,
- *  as an inline <svg> with id "chart-N" (N = chart) of plot height ht. */
-void cp_svg_memory(const cp_html *h, const cp_proc *p, int d, int chart, double ht);
-
-/*! cp_svg_copies() : the copy lane of process p: copies per second by class
- *  and the share of time blocked in synchronous copies. */
-void cp_svg_copies(const cp_html *h, const cp_proc *p, int chart, double ht);
+/*! cp_html_js_str() : s on o as a JSON string that is safe inside a
+ *  <script> element (no '<', '>' or '&' left as such). */
+void cp_html_js_str(FILE *o, const char *s);
 
 /*! cp_html_holder_color() / cp_html_copy_color() : fill of a holder
  *  (enum cp_holder) or copy class (enum cp_copy_class). */
 const char *cp_html_holder_color(int h);
 const char *cp_html_copy_color(int c);
 
-/*! cp_svg_x_origin() / cp_svg_width() : where the time axis starts and the
- *  chart width, in SVG units (for the page's script). */
-double cp_svg_x_origin(void);
-double cp_svg_width(void);
+/* The page's other marks, in the legend and the script alike. */
+#define CP_HTML_OOM_COLOR "#d62728"
+#define CP_HTML_GROWTH_COLOR "#ffd92f"
+#define CP_HTML_FRAG_COLOR "#ff7f0e"
+
+/*! cp_html_site() : the index of label in the page's site list (added when
+ *  new; 0 out of memory, with h->err set). */
+size_t cp_html_site(cp_html *h, const char *label);
+
+/* --- render_html_sites.c ---------------------------------------------------------------- */
+
+/*! cp_html_sites() : the call-site tables of every memory chart (held at the
+ *  peak, allocations, temporary allocations, held at each OOM), noting the
+ *  rows' timelines in h->hl for the data block. */
+void cp_html_sites(cp_html *h);
+
+/*! cp_html_segments() : PyTorch's segments at each OOM where the companion
+ *  recorded them, one bar per segment. */
+void cp_html_segments(cp_html *h);
+
+/* --- render_html_data.c ----------------------------------------------------------------- */
+
+/*! cp_html_data() : the data block (<script type="application/json">) the
+ *  script draws the charts from. */
+void cp_html_data(cp_html *h);
+
+/* --- render_page_js.c ------------------------------------------------------------------- */
+
+/*! cp_page_js : the page's script (drawing, hover, zoom, selection, tables). */
+extern const char cp_page_js[];
 
 #endif /* RENDER_HTML_H */

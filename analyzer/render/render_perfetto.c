@@ -2,12 +2,16 @@
  * render_perfetto.c - `export --perfetto FILE`: the Trace Event Format
  * (JSON) that ui.perfetto.dev and chrome://tracing open.
  *
- * One process track per trace ("rank 1 on host (pid 42)"), per device
- * counters of memory held and of the framework's allocated and reserved
- * bytes (from the model's bucketed series: at most two points per bucket),
- * slices for calls slower than the threshold (synchronous copies,
- * synchronisations and any other driver call) on their thread, instants for
- * OOMs, context creations and findings.
+ * One process track per trace ("rank 1 on host (pid 42)") under the
+ * process's real pid (another number, above any pid, when two traces share
+ * one: the images of an exec), its threads under their real tids with
+ * their names (thread_name), as nsys shows them; per device counters of
+ * memory held, of the same split by holder as the page draws it, and of the
+ * framework's allocated and reserved bytes (from the model's bucketed
+ * series: at most two points per bucket); slices for calls slower than the
+ * threshold (synchronous copies, synchronisations and any other driver
+ * call) on their thread; instants for OOMs, context creations and findings,
+ * each finding at its own time (cp_finding_when()).
  *
  * Memory stays bounded on any trace length: while a trace is read, slices
  * and instants wait in a small heap ordered by start time (a record is
@@ -24,8 +28,23 @@
 
 #include "cp_series.h"
 #include "render_perfetto.h"
+#include "cp_grow.h"
 
 #define PF_HEAP_MAX 65536
+#define PF_PID_STEP 4194304     /* above Linux's largest pid_max */
+
+typedef struct pf_thread {
+    uint64_t os_tid;
+    char *name;
+} pf_thread;
+
+/* A process as the export names it. */
+typedef struct pf_proc {
+    int pid;
+    cp_map tid;                 /* trace tid -> index in th + 1 */
+    pf_thread *th;
+    size_t n_th, cap_th;
+} pf_proc;
 
 typedef struct pf_item {
     uint64_t start, dur;        /* dur UINT64_MAX: not a slice */
@@ -40,6 +59,7 @@ struct cp_pf {
     uint64_t max_dur, last_start;
     uint64_t ctx_seen;          /* devices with a context creation already marked */
     FILE **spool;               /* per process index */
+    pf_proc *pp;                /* per process index, as many as spool */
     size_t n_spool;
     uint64_t n_events;
     int err;                    /* first errno */
@@ -65,10 +85,16 @@ void cp_pf_free(cp_pf *pf)
         return;
     for (size_t i = 0; i < pf->n_heap; i++)
         free(pf->heap[i].rest);
-    for (size_t i = 0; i < pf->n_spool; i++)
+    for (size_t i = 0; i < pf->n_spool; i++) {
         if (pf->spool[i])
             fclose(pf->spool[i]);
+        for (size_t k = 0; k < pf->pp[i].n_th; k++)
+            free(pf->pp[i].th[k].name);
+        free(pf->pp[i].th);
+        cp_map_free(&pf->pp[i].tid);
+    }
     free(pf->spool);
+    free(pf->pp);
     free(pf->heap);
     free(pf);
 }
@@ -178,9 +204,27 @@ static int pf_switch(cp_pf *pf, const cp_proc *p)
         FILE **ns = realloc(pf->spool, n * sizeof *ns);
         if (!ns)
             return -ENOMEM;
-        memset(ns + pf->n_spool, 0, (n - pf->n_spool) * sizeof *ns);
         pf->spool = ns;
+        pf_proc *np = realloc(pf->pp, n * sizeof *np);
+        if (!np)
+            return -ENOMEM;
+        pf->pp = np;
+        memset(ns + pf->n_spool, 0, (n - pf->n_spool) * sizeof *ns);
+        memset(np + pf->n_spool, 0, (n - pf->n_spool) * sizeof *np);
+        for (size_t i = pf->n_spool; i < n; i++)
+            cp_map_init(&np[i].tid, sizeof(size_t));
         pf->n_spool = n;
+    }
+    pf_proc *me = &pf->pp[p->index];
+    if (!me->pid) {
+        /* Its own pid, unless a trace before it took that one. */
+        int pid = p->pid && p->pid < PF_PID_STEP ? (int)p->pid : p->index + 1;
+        for (size_t i = 0; i < pf->n_spool; i++)
+            if (&pf->pp[i] != me && pf->pp[i].pid == pid) {
+                pid += PF_PID_STEP;
+                i = (size_t)-1;
+            }
+        me->pid = pid;
     }
     if (!pf->spool[p->index] && !(pf->spool[p->index] = tmpfile()))
         return -errno;
@@ -191,6 +235,38 @@ static const char *pf_api(const cp_proc *p, const cp_record *r)
 {
     const char *n = p->dec ? cp_dec_api_name(p->dec, r->ev.api) : NULL;
     return n ? n : "driver call";
+}
+
+/* The thread's real tid where its THREAD record said, else the trace's. */
+static uint64_t pf_tid(const cp_pf *pf, const cp_proc *p, uint64_t tid)
+{
+    const pf_proc *me = &pf->pp[p->index];
+    const size_t *ix = cp_map_get(&me->tid, tid);
+    return ix ? me->th[*ix - 1].os_tid : tid;
+}
+
+static void pf_thread_rec(cp_pf *pf, const cp_proc *p, const cp_record *r)
+{
+    pf_proc *me = &pf->pp[p->index];
+    int created;
+    size_t *ix = cp_map_put(&me->tid, r->tid, &created);
+    if (!ix) {
+        pf->err = pf->err ? pf->err : ENOMEM;
+        return;
+    }
+    if (created) {
+        if (cp_grow((void **)&me->th, &me->cap_th, me->n_th + 1, sizeof *me->th, 8) != 0) {
+            cp_map_del(&me->tid, r->tid, NULL);
+            pf->err = pf->err ? pf->err : ENOMEM;
+            return;
+        }
+        *ix = ++me->n_th;
+        me->th[*ix - 1] = (pf_thread){ 0, NULL };
+    }
+    pf_thread *t = &me->th[*ix - 1];
+    t->os_tid = r->u.thread.os_tid ? r->u.thread.os_tid : r->tid;
+    free(t->name);
+    t->name = cp_str_dup(r->u.thread.name);
 }
 
 static void pf_call(cp_pf *pf, const cp_proc *p, const cp_record *r, int pid)
@@ -208,7 +284,8 @@ static void pf_call(cp_pf *pf, const cp_proc *p, const cp_record *r, int pid)
     if (dur > pf->max_dur)
         pf->max_dur = dur;
     pf_push(pf, start, dur, ",\"ph\":\"X\",\"pid\":%d,\"tid\":%llu,\"cat\":\"%s\",\"name\":\"%s\","
-            "\"args\":{\"result\":%llu,\"device\":%lld%s}}", pid, (unsigned long long)r->tid, cat,
+            "\"args\":{\"result\":%llu,\"device\":%lld%s}}", pid,
+            (unsigned long long)pf_tid(pf, p, r->tid), cat,
             pf_api(p, r), (unsigned long long)r->ev.result, (long long)r->ev.dev, extra);
 }
 
@@ -225,14 +302,17 @@ void cp_pf_rec(void *ctx, cp_proc *p, const cp_record *r)
     }
     if (!pf->spool[p->index])
         return;
-    int pid = p->index + 1;
+    int pid = pf->pp[p->index].pid;
+    if (r->type == CP_REC_THREAD)
+        pf_thread_rec(pf, p, r);
     if (r->type >= CP_REC_CALL && r->type <= CP_REC_SYNC && r->type != CP_REC_LAUNCH_COUNT &&
         r->ev.dur_ns >= pf->slow_ns)
         pf_call(pf, p, r, pid);
     if (r->type == CP_REC_OOM) {
         pf_push(pf, r->ts, UINT64_MAX, ",\"ph\":\"i\",\"s\":\"p\",\"pid\":%d,\"tid\":%llu,"
                 "\"cat\":\"oom\",\"name\":\"out of memory on GPU %lld\",\"args\":{\"requested\":"
-                "%llu,\"free\":%llu,\"total\":%llu}}", pid, (unsigned long long)r->tid,
+                "%llu,\"free\":%llu,\"total\":%llu}}", pid,
+                (unsigned long long)pf_tid(pf, p, r->tid),
                 (long long)r->ev.dev, (unsigned long long)r->u.oom.requested,
                 (unsigned long long)r->u.oom.free, (unsigned long long)r->u.oom.total);
     } else if (r->type == CP_REC_CTX && r->ev.result == 0 &&
@@ -243,7 +323,7 @@ void cp_pf_rec(void *ctx, cp_proc *p, const cp_record *r)
             pf->ctx_seen |= bit;
             pf_push(pf, r->ts, UINT64_MAX, ",\"ph\":\"i\",\"s\":\"t\",\"pid\":%d,\"tid\":%llu,"
                     "\"cat\":\"context\",\"name\":\"context %s on GPU %lld\"}", pid,
-                    (unsigned long long)r->tid,
+                    (unsigned long long)pf_tid(pf, p, r->tid),
                     r->u.ctx.op == CP_CTX_CREATE ? "created" : "retained (primary)",
                     (long long)d);
         }
@@ -258,10 +338,12 @@ void cp_pf_rec(void *ctx, cp_proc *p, const cp_record *r)
 
 typedef struct pf_out {
     uint64_t ts;
-    int kind;                   /* 0 held, 1 framework, 2 finding */
+    int kind;                   /* 0 held, 1 framework, 2 finding, 3 by holder */
     int dev;
     uint64_t a, b;
     const cp_finding *f;
+    const cp_ser_dev *bk;       /* kind 3: the bucket */
+    unsigned holders;           /* kind 3: bit h: holder h held memory on dev */
 } pf_out;
 
 static int pf_cmp(const void *x, const void *y)
@@ -293,18 +375,23 @@ static int pf_collect(const cp_report *rep, const cp_proc *p, pf_out **v, size_t
     for (int d = 0; s && s->cur >= 0 && d < s->n_dev && !rc; d++) {
         const cp_ser_dev *b = cp_series_dev(s, d);
         uint64_t fa = UINT64_MAX, fr = UINT64_MAX;
+        unsigned holders = 0;
+        for (int i = 0; b && i < cp_series_n(s); i++)
+            for (int h = 0; h < CP_HD_N; h++)
+                holders |= b[i].hold[h] ? 1u << h : 0;
         for (int i = 0; b && i < cp_series_n(s) && !rc; i++) {
             uint64_t t = s->t0 + (uint64_t)i * s->width;
+            uint64_t at = b[i].max_ts > t ? b[i].max_ts : t;
             if (b[i].min_held < b[i].max_held && b[i].max_ts > t)
-                rc = pf_add(v, n, &cap, (pf_out){ t, 0, d, b[i].min_held, 0, NULL });
+                rc = pf_add(v, n, &cap, (pf_out){ t, 0, d, b[i].min_held, 0, NULL, NULL, 0 });
             if (!rc)
-                rc = pf_add(v, n, &cap, (pf_out){ b[i].max_ts > t ? b[i].max_ts : t, 0, d,
-                                                  b[i].max_held, 0, NULL });
+                rc = pf_add(v, n, &cap, (pf_out){ at, 0, d, b[i].max_held, 0, NULL, NULL, 0 });
+            if (!rc && holders)
+                rc = pf_add(v, n, &cap, (pf_out){ at, 3, d, 0, 0, NULL, &b[i], holders });
             if (!rc && b[i].fw_seen && (b[i].fw_alloc != fa || b[i].fw_res != fr)) {
                 fa = b[i].fw_alloc;
                 fr = b[i].fw_res;
-                rc = pf_add(v, n, &cap, (pf_out){ b[i].max_ts > t ? b[i].max_ts : t, 1, d, fa,
-                                                  fr, NULL });
+                rc = pf_add(v, n, &cap, (pf_out){ at, 1, d, fa, fr, NULL, NULL, 0 });
             }
         }
     }
@@ -312,8 +399,10 @@ static int pf_collect(const cp_report *rep, const cp_proc *p, pf_out **v, size_t
         const cp_finding *f = rep->f[i];
         if (f->proc != p && (f->proc || p->index != 0))
             continue;
-        uint64_t t = f->t_from ? f->t_from : (s && s->cur >= 0 ? s->t_end : p->t_last);
-        rc = pf_add(v, n, &cap, (pf_out){ t, 2, (int)i, 0, 0, f });
+        uint64_t t, to;
+        if (!cp_finding_when(f, &t, &to))
+            t = s && s->cur >= 0 ? s->t_end : p->t_last;
+        rc = pf_add(v, n, &cap, (pf_out){ t, 2, (int)i, to, 0, f, NULL, 0 });
     }
     if (!rc)
         qsort(*v, *n, sizeof **v, pf_cmp);
@@ -323,7 +412,19 @@ static int pf_collect(const cp_report *rep, const cp_proc *p, pf_out **v, size_t
 static void pf_write_out(FILE *o, const pf_out *e, int pid, uint64_t T0)
 {
     double ts = (double)(e->ts > T0 ? e->ts - T0 : 0) / 1e3;
-    if (e->kind == 0) {
+    if (e->kind == 3) {
+        fprintf(o, ",\n{\"ts\":%.3f,\"ph\":\"C\",\"pid\":%d,\"name\":\"GPU %d by holder\","
+                   "\"args\":{", ts, pid, e->dev);
+        int first = 1;
+        for (int h = 0; h < CP_HD_N; h++)
+            if (e->holders >> h & 1) {
+                fprintf(o, "%s", first ? "" : ",");
+                pf_str(o, cp_holder_name(h));
+                fprintf(o, ":%llu", (unsigned long long)e->bk->hold[h]);
+                first = 0;
+            }
+        fprintf(o, "}}");
+    } else if (e->kind == 0) {
         fprintf(o, ",\n{\"ts\":%.3f,\"ph\":\"C\",\"pid\":%d,\"name\":\"GPU %d held\","
                    "\"args\":{\"bytes\":%llu}}", ts, pid, e->dev, (unsigned long long)e->a);
     } else if (e->kind == 1) {
@@ -332,15 +433,15 @@ static void pf_write_out(FILE *o, const pf_out *e, int pid, uint64_t T0)
                 (unsigned long long)e->a, (unsigned long long)e->b);
     } else {
         const cp_finding *f = e->f;
-        fprintf(o, ",\n{\"ts\":%.3f,\"ph\":\"i\",\"s\":\"%s\",\"pid\":%d,\"tid\":0,"
-                   "\"cat\":\"finding\",\"name\":", ts, f->proc ? "p" : "g", pid);
+        fprintf(o, ",\n{\"ts\":%.3f,\"ph\":\"i\",\"s\":\"%s\",\"pid\":%d,\"tid\":%d,"
+                   "\"cat\":\"finding\",\"name\":", ts, f->proc ? "p" : "g", pid, pid);
         char name[96];
         snprintf(name, sizeof name, "%s [%s]", cp_sev_name(f->sev), f->check->id);
         pf_str(o, name);
         fprintf(o, ",\"args\":{\"id\":\"finding-%d\",\"title\":", e->dev);
         pf_str(o, f->title);
-        if (f->t_to > f->t_from)
-            fprintf(o, ",\"until_us\":%.3f", (double)(f->t_to - T0) / 1e3);
+        if (e->a > e->ts)
+            fprintf(o, ",\"until_us\":%.3f", (double)(e->a - T0) / 1e3);
         fprintf(o, "}}");
     }
 }
@@ -390,13 +491,20 @@ int cp_pf_write(cp_pf *pf, FILE *o, cp_report *rep)
     int rc = 0;
     for (size_t i = 0; i < rep->n_procs && !rc; i++) {
         const cp_proc *p = rep->procs[i];
-        int pid = p->index + 1;
+        const pf_proc *me = (size_t)p->index < pf->n_spool ? &pf->pp[p->index] : NULL;
+        int pid = me && me->pid ? me->pid : p->index + 1;
         char lab[256];
         fprintf(o, "%s\n{\"ph\":\"M\",\"pid\":%d,\"name\":\"process_name\",\"args\":{\"name\":",
                 i ? "," : "", pid);
         pf_str(o, cp_proc_label(p, lab, sizeof lab));
         fprintf(o, "}},\n{\"ph\":\"M\",\"pid\":%d,\"name\":\"process_sort_index\","
-                   "\"args\":{\"sort_index\":%d}}", pid, pid);
+                   "\"args\":{\"sort_index\":%d}}", pid, p->index + 1);
+        for (size_t k = 0; me && k < me->n_th; k++) {
+            fprintf(o, ",\n{\"ph\":\"M\",\"pid\":%d,\"tid\":%llu,\"name\":\"thread_name\","
+                       "\"args\":{\"name\":", pid, (unsigned long long)me->th[k].os_tid);
+            pf_str(o, me->th[k].name && *me->th[k].name ? me->th[k].name : "thread");
+            fprintf(o, "}}");
+        }
         pf_out *v = NULL;
         size_t n = 0, k = 0;
         rc = pf_collect(rep, p, &v, &n);

@@ -9,6 +9,7 @@
 
 #include "cp_path.h"
 #include "cp_run.h"
+#include "cp_items.h"
 #include "render.h"
 
 #define C_RESET "\033[0m"
@@ -106,9 +107,9 @@ static void cp_label_frame(const cp_proc *p, const cp_stack *st, int all_frames,
         *nat_at = 0;
 }
 
-/* Python frames of the user (all with --all-frames), then native frames
- * outside internal modules; the frame the site line already names is not
- * repeated. */
+/* Python frames of the user, then native frames outside internal modules
+ * (at most 8 and 6); with --all-frames every frame; the frame the site line
+ * already names is not repeated. */
 static void cp_stack_text(FILE *o, cp_proc *p, uint64_t id, const cp_out_opts *opt,
                           int all_frames)
 {
@@ -121,26 +122,26 @@ static void cp_stack_text(FILE *o, cp_proc *p, uint64_t id, const cp_out_opts *o
         const cp_pyframe *f = cp_map_get(&p->stacks.pyframes, st->py[i]);
         if (!f || (int)i == py_at)
             continue;
-        if (!f->user) {
+        if (!f->user && !all_frames) {
             hidden++;
             continue;
         }
-        if (shown++ < 8)
+        if (shown++ < 8 || all_frames)
             fprintf(o, "        %s%s:%llu%s in %s\n", cp_c(opt, C_BOLD), f->file,
                     (unsigned long long)f->line, cp_c(opt, C_RESET), f->func);
     }
     int nat = 0;
-    for (uint32_t i = 0; i < st->n_native && nat < 6; i++) {
+    for (uint32_t i = 0; i < st->n_native && (nat < 6 || all_frames); i++) {
         const cp_frame *fr = &st->native[i];
         if ((int)i == nat_at)
             continue;
-        if (fr->mod && p->stacks.mods[fr->mod - 1].mclass == CP_MODC_INTERNAL) {
+        if (!all_frames && fr->mod && p->stacks.mods[fr->mod - 1].mclass == CP_MODC_INTERNAL) {
             hidden++;
             continue;
         }
         cp_symres r;
         cp_sym_native(&p->stacks, fr, &r);
-        if (r.func && strcmp(r.func, "_start") == 0) {    /* the C runtime's entry */
+        if (!all_frames && r.func && strcmp(r.func, "_start") == 0) {   /* the C runtime's entry */
             hidden++;
             continue;
         }
@@ -159,6 +160,14 @@ static void cp_stack_text(FILE *o, cp_proc *p, uint64_t id, const cp_out_opts *o
     if (hidden)
         fprintf(o, "        (%d library/internal frame%s not shown)\n", hidden,
                 hidden == 1 ? "" : "s");
+}
+
+/* The finding's own lines; its items (cp_items.h) only with --verbose. */
+static void cp_lines_text(FILE *o, const cp_finding *f, const cp_out_opts *opt)
+{
+    for (size_t i = 0; i < f->n_lines; i++)
+        if (opt->verbose || !cp_item_line(f->lines[i]))
+            fprintf(o, "  %s\n", f->lines[i]);
 }
 
 static void cp_finding_text(FILE *o, cp_report *rep, cp_finding *f, const cp_out_opts *opt,
@@ -183,8 +192,8 @@ static void cp_finding_text(FILE *o, cp_report *rep, cp_finding *f, const cp_out
             fprintf(o, "  %s\n", cp_run_who_many(one, 1, who, sizeof who));
         }
     }
-    for (size_t i = 0; i < f->n_lines; i++)
-        fprintf(o, "  %s\n", f->lines[i]);
+    if (!f->check->sites_first)
+        cp_lines_text(o, f, opt);
     if (f->n_sites) {
         fprintf(o, "  sites:\n");
         size_t n = f->n_sites < (size_t)opt->max_sites ? f->n_sites : (size_t)opt->max_sites;
@@ -206,6 +215,10 @@ static void cp_finding_text(FILE *o, cp_report *rep, cp_finding *f, const cp_out
             fprintf(o, "    ... %zu more site%s\n", f->n_sites - n,
                     f->n_sites - n == 1 ? "" : "s");
     }
+    if (f->check->sites_first)
+        cp_lines_text(o, f, opt);
+    if (opt->brief)
+        return;
     if (explain)
         fprintf(o, "  %sWhy:%s %s\n", cp_c(opt, C_BOLD), cp_c(opt, C_RESET), cp_finding_why(f));
     if (show_fix)
@@ -260,4 +273,7 @@ void cp_out_text(FILE *o, cp_report *rep, const cp_out_opts *opt)
         unread |= rep->procs[i]->error != NULL;
     if (!rep->n)
         fprintf(o, unread ? "No findings in what could be read.\n" : "No problems found.\n");
+    else if (opt->brief)
+        fprintf(o, "\n(--brief: each check's Why and Fix are in the report without --brief "
+                   "and in docs/report.md)\n");
 }

@@ -1,10 +1,17 @@
 #!/bin/sh
 # pictures_html.sh - `cuprobe report --html` on the golden traces and the
-# demo program, opened in a real browser (Debian's chromium, headless): after
-# the page's script ran, the memory charts have their stacked areas, every
-# finding of the JSON report is there with its check id, and the page
-# references nothing outside itself (tests/sh/pictures_check.py).  A
-# screenshot of each page is kept in the test log directory as evidence.
+# demo program, opened in a real browser (Debian's chromium, headless): the
+# script runs without an error to its end; the memory charts have their
+# stacked areas and a scale fitted to their peak (data-ymax-bytes at most
+# twice data-peak-bytes), a chart only where there is something to draw;
+# every finding of the JSON report is there with its check id; the page
+# references nothing outside itself (tests/sh/pictures_check.py); the
+# legend's colours are pairwise CIE76 dE 20 apart (explore_check.py).  A
+# fake-driver run whose memory grows by 2% of a 16 GiB card, opened with its
+# memory-growth finding selected (#finding-N), shows the growth at a scale
+# of at most twice its peak across at least 20% of the chart's width.  The
+# script's syntax is checked with node where there is one.  A screenshot of
+# some pages is kept in the test log directory as evidence.
 # Skips only when no chromium is installed (.ci/run installs it).
 ROOT=${ROOT:-$(cd "$(dirname "$0")/../.." && pwd)}
 . "$ROOT/tests/sh/lib.sh"
@@ -21,7 +28,13 @@ chrome() {
     # No sandbox: CI runs as root.  A fresh profile, no network use at all.
     timeout 120 "$CHROME" --headless --no-sandbox --disable-gpu --disable-dev-shm-usage \
         --no-first-run --disable-extensions --disable-background-networking \
-        --user-data-dir="$TMP/profile" --virtual-time-budget=3000 "$@" 2>>"$TMP/chrome.err"
+        --user-data-dir="$TMP/profile" --virtual-time-budget=3000 --enable-logging=stderr \
+        --v=0 "$@" 2>>"$TMP/chrome.err"
+}
+# The page's own errors, as chromium logs its console.
+js_errors() {
+    grep -E 'CONSOLE.*(Uncaught|Error)|Uncaught ' "$TMP/chrome.err" && die "$1: script errors"
+    : >"$TMP/chrome.err"
 }
 
 FAKECUDA_DEVICES=2 LD_LIBRARY_PATH="$FAKE_DIR" \
@@ -40,6 +53,7 @@ one() {
     [ $rc -eq 0 ] || [ $rc -eq 3 ] || die "$name: report --html exit $rc"
     chrome --dump-dom "file://$TMP/$name.html" >"$TMP/$name.dom" ||
         { cat "$TMP/chrome.err"; die "$name: chromium --dump-dom failed"; }
+    js_errors "$name"
     $CHECK page "$TMP/$name.html" "$TMP/$name.dom" "$TMP/$name.report.json" "$ncharts" ||
         die "$name: page check failed"
     [ "$shot" = 1 ] || return 0
@@ -49,13 +63,41 @@ one() {
     echo "screenshot: $SHOTS/$name.png"
 }
 one mix 2 0 tests/golden/report_mix.trace
-one oom_torch 2 1 tests/golden/report_oom_torch.trace
-one fork 4 0 tests/golden/report_fork_0.trace tests/golden/report_fork_1.trace
+one oom_torch 1 1 tests/golden/report_oom_torch.trace
+one fork 2 0 tests/golden/report_fork_0.trace tests/golden/report_fork_1.trace
 one demo 3 1 "$TMP"/demo-*.trace
 
-# The memory-growth or fragmentation range is shaded where the report has one.
+python3 "$ROOT/tests/sh/explore_check.py" colors "$TMP/demo.html" || die "legend colours"
+if command -v node >/dev/null 2>&1; then
+    python3 - "$TMP/demo.html" "$TMP/page.js" <<'PY' || die "no script in the page"
+import re, sys
+src = open(sys.argv[1], encoding="utf-8").read()
+open(sys.argv[2], "w", encoding="utf-8").write(re.findall(r"<script>(.*?)</script>", src, re.S)[-1])
+PY
+    node --check "$TMP/page.js" || die "the page's script does not parse"
+fi
+
+# The growth of 2% of a 16 GiB card, selected: visible and wide.
+FAKECUDA_MEM=16G LD_LIBRARY_PATH="$FAKE_DIR" LD_PRELOAD="$PRELOAD" \
+    CUPROBE_OUTPUT="$TMP/growth.trace" "$B/tests/progs/explore_train" growth >/dev/null ||
+    die "explore_train growth failed"
+one growth 2 0 "$TMP/growth.trace"
+n=$(python3 -c 'import json,sys
+f=json.load(open(sys.argv[1]))["findings"]
+print([i for i, x in enumerate(f) if x["check"] == "memory-growth"][0])' "$TMP/growth.report.json") ||
+    die "no memory-growth finding in the growth run"
+chrome --dump-dom "file://$TMP/growth.html#finding-$n" >"$TMP/growth-sel.dom" || die "chromium"
+js_errors growth-sel
+python3 "$ROOT/tests/sh/pictures_check.py" zoom "$TMP/growth-sel.dom" || die "the growth is not shown"
+chrome --window-size=1000,700 --screenshot="$SHOTS/growth-selected.png" \
+    "file://$TMP/growth.html#finding-$n" >/dev/null || die "growth: screenshot failed"
+
+# The memory-growth or fragmentation range is marked where the report has one.
 if grep -q '"check": *"fragmentation"' "$TMP/mix.report.json"; then
     grep -q 'class="range fragmentation"' "$TMP/mix.dom" || die "no fragmentation range drawn"
 fi
+grep -q 'class="range memory-growth"' "$TMP/growth.dom" || die "no memory-growth range drawn"
+grep -q 'class="sites-table"' "$TMP/growth.dom" || die "no call-site table"
+grep -q 'class="segments"' "$TMP/oom_torch.dom" || die "no segments at the OOM"
 grep -q '<g class="oom">' "$TMP/oom_torch.dom" || die "no OOM mark on the OOM trace's chart"
 echo "pages check out"

@@ -25,13 +25,13 @@ one() {
     [ $rc -eq 0 ] || [ $rc -eq 3 ] || die "$name: report exit $rc"
     "$CUPROBE" export --perfetto "$TMP/$name.perfetto.json" --slow-us 1 "$@" ||
         die "$name: export exit $?"
-    $CHECK perfetto "$TMP/$name.perfetto.json" "$TMP/$name.report.json" $# ||
+    $CHECK perfetto "$TMP/$name.perfetto.json" "$TMP/$name.report.json" $# ${TIMES:+times} ||
         die "$name: export check failed"
 }
 one mix tests/golden/report_mix.trace
 one oom_torch tests/golden/report_oom_torch.trace
 one fork tests/golden/report_fork_0.trace tests/golden/report_fork_1.trace
-one demo "$TMP"/demo-*.trace
+TIMES=1 one demo "$TMP"/demo-*.trace
 
 # Slow calls became slices (the threshold is 1 us here) and the OOM an instant.
 grep -q '"ph":"X"' "$TMP/mix.perfetto.json" || die "no slices in the mix export"

@@ -6,7 +6,7 @@
 # is a warning for its share of the card).
 #   - `report --summary` of three parts, merged, gives byte for byte the
 #     report of the traces (text, JSON, --list, HTML), also mixed with
-#     traces and as a summary of summaries;
+#     traces and as a summary of summaries, and the same `stats`;
 #   - rank-placement comes out of the merged report;
 #   - the leaks of the four ranks are one finding: the ranks, the range per
 #     process and the sums;
@@ -65,6 +65,9 @@ CUPROBE_JOBS=1 report $T >env1.txt && report --jobs 4 $T >j4.txt && cmp env1.txt
 # shellcheck disable=SC2086
 report --html d.html $T >/dev/null && report --html m.html s1.json s2.json s3.json >/dev/null &&
     cmp d.html m.html || die "HTML pages differ"
+# shellcheck disable=SC2086
+"$ANA" stats --json $T >st.a.json && "$ANA" stats --json s1.json s2.json s3.json >st.b.json &&
+    cmp st.a.json st.b.json || die "stats of the traces and of the summaries differ"
 ls -l s1.json s2.json s3.json all.json | awk '{ print "     " $5 " bytes  " $9 }'
 
 # rank-placement from the merged report.

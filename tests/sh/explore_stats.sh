@@ -1,0 +1,56 @@
+#!/bin/sh
+# explore_stats.sh - `cuprobe stats`: on the golden traces, a fake-driver run
+# of tests/progs/explore_train and a committed H200 JAX trace, each API's
+# calls and errors (CSV and JSON) equal those counted from `dump` of the same
+# traces (tests/sh/explore_check.py stats); the site tables name the call
+# site that holds the most at the peak, allocates the most and allocates
+# temporaries; --csv keeps one header per table; bad options exit 2.
+ROOT=${ROOT:-$(cd "$(dirname "$0")/../.." && pwd)}
+. "$ROOT/tests/sh/lib.sh"
+[ -x "$ANA" ] || skip "analyzer not built"
+command -v python3 >/dev/null 2>&1 || skip "python3 not found (needed to read CSV and JSON)"
+[ -f "$FAKE_DIR/libcuda.so.1" ] || skip "fake driver not built"
+cd "$ROOT" || die "no $ROOT"
+CHECK="python3 $ROOT/tests/sh/explore_check.py"
+
+FAKECUDA_MEM=16G LD_LIBRARY_PATH="$FAKE_DIR" LD_PRELOAD="$PRELOAD" \
+    CUPROBE_OUTPUT="$TMP/leak.trace" "$B/tests/progs/explore_train" leak >/dev/null ||
+    die "explore_train leak failed"
+
+one() {
+    name=$1; shift
+    "$ANA" dump "$@" >"$TMP/$name.dump" || die "$name: dump exit $?"
+    "$ANA" stats --csv --table api --no-progress "$@" >"$TMP/$name.csv" ||
+        die "$name: stats --csv exit $?"
+    "$ANA" stats --json --no-progress "$@" >"$TMP/$name.json" || die "$name: stats --json exit $?"
+    $CHECK stats "$TMP/$name.dump" "$TMP/$name.csv" "$TMP/$name.json" || die "$name: counts differ"
+}
+one mix tests/golden/report_mix.trace
+one oom_torch tests/golden/report_oom_torch.trace
+one fork tests/golden/report_fork_0.trace tests/golden/report_fork_1.trace
+one leak "$TMP/leak.trace"
+jax=docs/validation/h200-2026-12-03-s17/jax-growth/found-bug.trace
+[ -f "$jax" ] && one jax "$jax"
+
+# The leak's site leads the peak table and allocates as often as the loop.
+"$ANA" stats --no-progress "$TMP/leak.trace" >"$TMP/leak.txt" || die "stats exit $?"
+expect_grep '^Peak consumers' "$TMP/leak.txt"
+expect_grep '80\.00 MiB .*keep_buffer \(tests/progs/explore_train\.c:' "$TMP/leak.txt"
+expect_grep '^ .* 40 +80\.00 MiB +0 +keep_buffer' "$TMP/leak.txt"
+expect_grep 'cuMemAlloc_v2 +81 +0 +81 ' "$TMP/leak.txt"
+expect_grep 'HtoD +pinned +40 +40\.00 MiB' "$TMP/leak.txt"
+# The OOM's holders, from the golden OOM trace.
+"$ANA" stats --table oom --no-progress tests/golden/report_oom_torch.trace >"$TMP/oom.txt"
+expect_grep '1\.50 GiB +3\.00 GiB' "$TMP/oom.txt"
+
+# CSV: every table has its header once.
+"$ANA" stats --csv --no-progress "$TMP/leak.trace" >"$TMP/all.csv" || die "stats --csv exit $?"
+[ "$(grep -c '^API,Calls,' "$TMP/all.csv")" = 1 ] || die "the api table's header is not once"
+[ "$(grep -c '^Process,GPU,Temporary,' "$TMP/all.csv")" = 1 ] || die "no temporary table"
+
+"$ANA" stats --table nope "$TMP/leak.trace" 2>"$TMP/err"
+[ $? -eq 2 ] || die "--table nope: expected exit 2"
+expect_grep "api, devices" "$TMP/err"
+"$ANA" stats --json --csv "$TMP/leak.trace" 2>/dev/null
+[ $? -eq 2 ] || die "--json --csv: expected exit 2"
+echo "stats check out"
