@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cp_path.h"
 #include "cp_stats.h"
 #include "cp_grow.h"
 

@@ -72,7 +72,7 @@ static int cp_exec_analyzer(const cp_where *w, char **argv)
     return 2;
 }
 
-static const char *const cp_analyzer_cmds[] = { "report", "doctor", "dump", "export", NULL };
+static const char *const cp_analyzer_cmds[] = { "report", "doctor", "dump", "export", "stats", "diff", NULL };
 
 int main(int argc, char **argv)
 {

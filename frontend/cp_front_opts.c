@@ -20,6 +20,8 @@ void cp_front_usage(FILE *f)
           "                                    cuprobe report FILE... (a multi-node job's traces stay put)\n"
           "       cuprobe export --perfetto FILE TRACE...\n"
           "                                    timeline for ui.perfetto.dev / chrome://tracing\n"
+          "       cuprobe stats [TRACE|DIR...] calls, time and memory per API, device and call site\n"
+          "       cuprobe diff BASE NEW        peak memory, counts and findings that changed\n"
           "       cuprobe doctor [ARGS...]     check this machine's GPU stack layer by layer\n"
           "       cuprobe dump TRACE...        every record as text\n"
           "       cuprobe version | --help\n"
