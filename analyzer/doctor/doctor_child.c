@@ -65,8 +65,13 @@ static void drain_lines(struct cp_dr_ctx *ctx, struct collect *co)
     char *start = co->buf, *nl;
 
     while ((nl = memchr(start, '\n', co->len - (size_t)(start - co->buf)))) {
+        char pci[32], uuid[96];
+        int ord;
+
         *nl = '\0';
-        if (cp_dr_recv_line(&ctx->rep, start, &co->step_layer, co->step, sizeof(co->step)) == 2)
+        if (sscanf(start, "D\x1f%31[^\x1f]\x1f%95[^\x1f]\x1f%d", pci, uuid, &ord) == 3)
+            cp_dr_gpu_set(ctx, pci, uuid, ord);
+        else if (cp_dr_recv_line(&ctx->rep, start, &co->step_layer, co->step, sizeof(co->step)) == 2)
             co->step_start = mono();
         start = nl + 1;
     }

@@ -10,7 +10,8 @@
  * the --python build check.  Layer 4 is doctor_mem.c.
  *
  * Every driver call is preceded by a step marker (cp_dr_send) so the parent
- * can say which call hung when it kills the child.
+ * can say which call hung when it kills the child.  NVML (doctor_nvml.c)
+ * runs first, as the last part of layer 1.
  */
 #include <dlfcn.h>
 #include <limits.h>
@@ -267,6 +268,7 @@ static int device_check(struct cp_dr_ctx *ctx, const struct cp_dr_cuda *cu, int 
         fmt_uuid(&u, uuid, sizeof(uuid));
     if (cu->device_get_pci_bus_id && cu->device_get_pci_bus_id(bus, sizeof(bus), dev) == CUDA_SUCCESS)
         phys = cp_dr_pci_find(ctx, bus);
+    cp_dr_send_gpu(&ctx->rep, phys >= 0 ? ctx->pci[phys].bdf : bus, uuid, ord);
     if (phys >= 0)
         c = cp_dr_add(&ctx->rep, 3, CP_DR_OK, "device", "device %d = physical GPU %d (PCI %s)", ord, phys,
                       ctx->pci[phys].bdf);
@@ -341,8 +343,14 @@ void cp_dr_driver_layers(struct cp_dr_ctx *ctx)
     int ires, n;
 
     memset(&cu, 0, sizeof(cu));
+    /* NVML is layer 1's last part; a layer the kernel log failed (the
+     * parent's finding, copied in by fork) stops the probe as a check of
+     * that layer would */
+    cp_dr_nvml(ctx);
+    if (ctx->log.fail_layer == 1 || cp_dr_layer_failed(&ctx->rep, 1))
+        goto out_send;
     ires = driver_layer(ctx, &cu);
-    if (ires < 0 && cp_dr_layer_failed(&ctx->rep, 2))
+    if ((ires < 0 && cp_dr_layer_failed(&ctx->rep, 2)) || ctx->log.fail_layer == 2)
         goto out_send;
     n = runtime_layer(ctx, &cu, ires);
     if (n <= 0)
