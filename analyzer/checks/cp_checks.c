@@ -24,6 +24,7 @@
     X(growth)     /* memory-growth */ \
     X(frag)       /* fragmentation */ \
     X(blocking)   /* blocking-copy */ \
+    X(kmsg)       /* kernel-log */ \
     X(fatal)      /* fatal-error */
 
 #define CP_CHECK_DECL_(name) extern const cp_check cp_check_##name;
@@ -153,6 +154,7 @@ cp_check_run *cp_checks_start(cp_proc *p, const unsigned char *selected)
 #define CP_REC_frag cp_check_frag_rec
 #define CP_REC_blocking cp_check_blocking_rec
 #define CP_REC_fatal cp_check_fatal_rec
+#define CP_REC_kmsg cp_check_kmsg.rec
 
 /* The checks that read record type `bit` before the model (after_model 0)
  * or after it, called in the registry's order, as the lists of
