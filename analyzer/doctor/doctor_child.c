@@ -91,9 +91,9 @@ static void add_timeout(struct cp_dr_ctx *ctx, const struct collect *co)
                                       ctx->timeout_s);
 
     cp_dr_ev(c, "the driver call did not return; doctor killed its probe process");
-    cp_dr_fix(c, "a hung driver: check `dmesg | grep -i -e xid -e nvrm` and `nvidia-smi`; a GPU reset "
+    cp_dr_fix(c, "a hung driver: check %s and `nvidia-smi`; a GPU reset "
                  "(`nvidia-smi -r`) or a reboot usually clears it; on many-GPU machines without persistence "
-                 "mode initialisation is slow: enable it (`nvidia-smi -pm 1`) or raise --timeout");
+                 "mode initialisation is slow: enable it (`nvidia-smi -pm 1`) or raise --timeout", cp_dr_log_hint(ctx));
     cp_dr_kv_str(c, "step", co->step);
     cp_dr_kv_int(c, "seconds", ctx->timeout_s);
 }
@@ -108,7 +108,7 @@ static void add_crash(struct cp_dr_ctx *ctx, const struct collect *co, int statu
         cp_dr_ev(c, "killed by signal %d (%s)", WTERMSIG(status), strsignal(WTERMSIG(status)));
     else
         cp_dr_ev(c, "exit status %d", WEXITSTATUS(status));
-    cp_dr_fix(c, "the driver library misbehaves: reinstall the NVIDIA driver and check dmesg");
+    cp_dr_fix(c, "the driver library misbehaves: reinstall the NVIDIA driver and check %s", cp_dr_log_hint(ctx));
 }
 
 void cp_dr_run_child(struct cp_dr_ctx *ctx)

@@ -225,9 +225,9 @@ static void init_failed(struct cp_dr_ctx *ctx, const struct cp_dr_cuda *cu, int 
     else if (ires == 802)
         cp_dr_fix(c, "`sudo systemctl start nvidia-fabricmanager` (its version must match the driver)");
     else if (ires == 999)
-        cp_dr_fix(c, "`sudo modprobe nvidia_uvm`, check /dev/nvidia-uvm permissions and `dmesg | grep -i xid`");
+        cp_dr_fix(c, "`sudo modprobe nvidia_uvm`, check /dev/nvidia-uvm permissions and %s", cp_dr_log_hint(ctx));
     else
-        cp_dr_fix(c, "check `nvidia-smi` and `dmesg | grep -i nvrm`");
+        cp_dr_fix(c, "check `nvidia-smi` and %s", cp_dr_log_hint(ctx));
     cp_dr_kv_int(c, "result", ires);
 }
 
@@ -256,7 +256,7 @@ static int device_check(struct cp_dr_ctx *ctx, const struct cp_dr_cuda *cu, int 
     if (res != CUDA_SUCCESS) {
         c = cp_dr_add(&ctx->rep, 3, CP_DR_FAIL, "device", "device %d cannot be opened", ord);
         cp_dr_ev(c, "cuDeviceGet returned %s", cp_dr_cu_errstr(cu, res));
-        cp_dr_fix(c, "check `nvidia-smi -q -i %d` and dmesg for Xid errors", ord);
+        cp_dr_fix(c, "check `nvidia-smi -q -i %d` and %s", ord, cp_dr_log_hint(ctx));
         return -1;
     }
     cu->device_get_name(name, sizeof(name), dev);
@@ -317,7 +317,8 @@ static int runtime_layer(struct cp_dr_ctx *ctx, const struct cp_dr_cuda *cu, int
     cp_dr_ev(c, "CUDA_VISIBLE_DEVICES=%s%s%s, CUDA_DEVICE_ORDER=%s", cvd ? "\"" : "", cvd ? cvd : "(unset)",
              cvd ? "\"" : "", order ? order : "(unset: FASTEST_FIRST)");
     if (!cvd && n < bound)
-        cp_dr_fix(c, "a GPU may be in MIG mode, failed (Xid in dmesg) or excluded by the container runtime");
+        cp_dr_fix(c, "a GPU may be in MIG mode, failed (see %s) or excluded by the container runtime",
+                  cp_dr_log_hint(ctx));
     cp_dr_kv_int(c, "count", n);
     cp_dr_kv_str(c, "CUDA_VISIBLE_DEVICES", cvd ? cvd : "");
     cp_dr_kv_str(c, "CUDA_DEVICE_ORDER", order ? order : "");

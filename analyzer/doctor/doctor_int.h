@@ -270,6 +270,10 @@ int cp_dr_run_cmd(const char *const argv[], int timeout_s, bool merge_err, void 
  *  cp_dr_xid_line() and cp_dr_aer_line(). */
 void cp_dr_log_read(struct cp_dr_ctx *ctx);
 
+/*! cp_dr_log_hint() : where to look for the GPU's own errors, for a fix:
+ *  the kernel log's checks when doctor read the log, else the command. */
+const char *cp_dr_log_hint(const struct cp_dr_ctx *ctx);
+
 /*! cp_dr_log_checks() :
  *  Add the kernel log's checks (which source was read, or that it holds
  *  nothing bad; then the Xid and AER findings).  Called once the driver

@@ -229,6 +229,12 @@ void cp_dr_log_read(struct cp_dr_ctx *ctx)
     read_journal(ctx);
 }
 
+const char *cp_dr_log_hint(const struct cp_dr_ctx *ctx)
+{
+    return ctx->log.readable ? "the kernel log's Xid and AER checks (layer 1)"
+                             : "`sudo dmesg | grep -i -e xid -e nvrm -e aer` (doctor could not read the kernel log)";
+}
+
 static bool log_clean(const struct cp_dr_klog *log)
 {
     if (log->nxid)

@@ -93,9 +93,10 @@ static struct cp_dr_check *fail_call(struct cp_dr_ctx *ctx, const struct cp_dr_c
     struct cp_dr_check *c = cp_dr_add(&ctx->rep, 4, CP_DR_FAIL, "mem.io", "device %d: %s failed", ord, call);
 
     cp_dr_ev(c, "returned %s", cp_dr_cu_errstr(cu, res));
-    cp_dr_fix(c, res == CUDA_ERROR_OUT_OF_MEMORY
-                     ? "free memory on the card (see the processes using it: `nvidia-smi`)"
-                     : "check `nvidia-smi -q` and `dmesg | grep -i xid`; reset the GPU or reboot if it persists");
+    if (res == CUDA_ERROR_OUT_OF_MEMORY)
+        cp_dr_fix(c, "free memory on the card (see the processes using it: `nvidia-smi`)");
+    else
+        cp_dr_fix(c, "check `nvidia-smi -q` and %s; reset the GPU or reboot if it persists", cp_dr_log_hint(ctx));
     return c;
 }
 
@@ -148,7 +149,7 @@ static int alloc_copy(struct cp_dr_ctx *ctx, const struct cp_dr_cuda *cu, int or
     if (bad) {
         c = cp_dr_add(&ctx->rep, 4, CP_DR_FAIL, "mem.io", "device %d: data read back is wrong", ord);
         cp_dr_ev(c, "first bad byte at offset %d of %zu", bad - 1, size);
-        cp_dr_fix(c, "memory or transfer errors: check `nvidia-smi -q -d ECC,ROW_REMAPPER` and dmesg for Xid errors");
+        cp_dr_fix(c, "memory or transfer errors: check `nvidia-smi -q -d ECC,ROW_REMAPPER` and %s", cp_dr_log_hint(ctx));
         goto out_free_dev;
     }
     c = cp_dr_add(&ctx->rep, 4, CP_DR_OK, "mem.io", "device %d: allocate, memset, copy both ways verified", ord);
