@@ -22,8 +22,8 @@
 #define CP_DR_LAYERS 4
 #define CP_DR_MAX_PCI 64
 #define CP_DR_HEAD 160
-#define CP_DR_TEXT 768
-#define CP_DR_DATA 1024
+#define CP_DR_TEXT 1024
+#define CP_DR_DATA 2048
 
 enum cp_dr_mark { CP_DR_OK, CP_DR_WARN, CP_DR_FAIL, CP_DR_NOTE };
 

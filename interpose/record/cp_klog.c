@@ -16,7 +16,8 @@
  * re-read that runs before the trace is flushed or closed may run inside a
  * fatal-signal handler; a reader already busy on another thread makes the
  * second one skip.  Lines are filtered by the kernel log's own clock,
- * against the process's start read in that clock (cp_kmsg_clock_now()).
+ * against the process's start in that clock (cp_kmsg_clock_now() at the
+ * read, less the time passed since the start).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -35,19 +36,16 @@
 
 enum { CP_KLOG_SRC_DEV = 1, CP_KLOG_SRC_FILE = 2 };
 
-static int64_t g_start_us;          /* the process's start, kernel log clock */
+static uint64_t g_start_ns;         /* the process's start, CLOCK_MONOTONIC */
 static int64_t g_newest_us = -1;    /* the newest line recorded */
 static atomic_int g_fatal, g_busy;
 
-static int64_t cp_klog_now_us(void)
-{
-    int64_t us = cp_kmsg_clock_now();
-    return us >= 0 ? us : (int64_t)(cp__clock_slow() / 1000);
-}
-
+/* One clock read at load: the kernel log's clock of the start is worked
+ * out only at a fatal error, from the time passed since (the two clocks
+ * drift apart by milliseconds over hours, not seconds). */
 __attribute__((constructor)) static void cp_klog_init(void)
 {
-    g_start_us = cp_klog_now_us();
+    g_start_ns = cp__clock_slow();
 }
 
 static uint64_t cp_klog_wall_ns(void)
@@ -60,7 +58,7 @@ static uint64_t cp_klog_wall_ns(void)
 /* The state of one read: what it opened, when, what it found. */
 typedef struct cp_klog_rd {
     uint64_t trigger, source, mono_ns, wall_ns;
-    int64_t kclock_us, newest_us;
+    int64_t kclock_us, start_us, newest_us;
     uint64_t found, written;
     int opened;                 /* the opening record is written */
 } cp_klog_rd;
@@ -75,7 +73,7 @@ static void cp_klog_put(const cp_klog_rd *rd, int64_t err, uint64_t found, const
 static void cp_klog_line(cp_klog_rd *rd, char *line)
 {
     struct cp_kmsg_line l;
-    if (!cp_kmsg_split(line, &l) || l.ts_us < g_start_us || l.ts_us <= g_newest_us || !cp_kmsg_wanted(l.text))
+    if (!cp_kmsg_split(line, &l) || l.ts_us < rd->start_us || l.ts_us <= g_newest_us || !cp_kmsg_wanted(l.text))
         return;
     rd->found++;
     if (l.ts_us > rd->newest_us)
@@ -132,7 +130,10 @@ static void cp_klog_read(uint64_t trigger)
     int saved_errno = errno;    /* the program's, also inside a signal handler */
     const char *file = cp_config()->kmsg;
     cp_klog_rd rd = { trigger, file ? CP_KLOG_SRC_FILE : CP_KLOG_SRC_DEV, cp__clock_slow(),
-                      cp_klog_wall_ns(), cp_kmsg_clock_now(), g_newest_us, 0, 0, 0 };
+                      cp_klog_wall_ns(), cp_kmsg_clock_now(), 0, g_newest_us, 0, 0, 0 };
+    /* without the scheduler's clock, CLOCK_MONOTONIC is the best guess */
+    int64_t now_us = rd.kclock_us >= 0 ? rd.kclock_us : (int64_t)(rd.mono_ns / 1000);
+    rd.start_us = now_us - (int64_t)((rd.mono_ns - g_start_ns) / 1000);
     int err = 0, fd = open(file ? file : "/dev/kmsg", O_RDONLY | O_NONBLOCK | O_CLOEXEC);
     /* The opening record comes before the read's lines, so that the
      * analyzer knows the read (and its clocks) first.  The read at the
