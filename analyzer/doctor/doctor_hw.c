@@ -157,6 +157,40 @@ void cp_dr_gpu_set(struct cp_dr_ctx *ctx, const char *pci, const char *uuid, int
         ctx->pci[i].cuda = ordinal;
 }
 
+/* The CUDA ordinal of GPU i without the driver's word (layer 3 did not
+ * run): CUDA numbers GPUs in bus order when CUDA_DEVICE_ORDER=PCI_BUS_ID
+ * (or there is one), then keeps those CUDA_VISIBLE_DEVICES lists, by
+ * index or UUID prefix, up to the first entry it cannot resolve.
+ * @return : the ordinal, -1 when the mask hides it, -2 when unknown. */
+static int cuda_by_order(const struct cp_dr_ctx *ctx, int i)
+{
+    const char *order = getenv("CUDA_DEVICE_ORDER"), *cvd = getenv("CUDA_VISIBLE_DEVICES");
+    char list[256], *tok, *save = NULL;
+    int ord = 0;
+
+    if (ctx->npci > 1 && (!order || strcmp(order, "PCI_BUS_ID") != 0))
+        return -2;
+    if (!cvd)
+        return i;
+    cp_dr_fmt(list, sizeof(list), "%s", cvd);
+    for (tok = strtok_r(list, ",", &save); tok; tok = strtok_r(NULL, ",", &save), ord++) {
+        char *end;
+        long v = strtol(tok, &end, 10);
+        int phys = -1;
+
+        if (end != tok && !*end && v >= 0 && v < ctx->npci)
+            phys = (int)v;
+        for (int k = 0; phys < 0 && k < ctx->npci && strncmp(tok, "GPU-", 4) == 0; k++)
+            if (ctx->pci[k].uuid[0] && strncmp(ctx->pci[k].uuid, tok, strlen(tok)) == 0)
+                phys = k;
+        if (phys < 0)
+            return -1; /* CUDA stops at the first entry it cannot resolve */
+        if (phys == i)
+            return ord;
+    }
+    return -1;
+}
+
 const char *cp_dr_gpu_name(const struct cp_dr_ctx *ctx, unsigned dom, unsigned bus, unsigned dev, unsigned fn,
                            bool full, char *buf, size_t n)
 {
@@ -178,6 +212,11 @@ const char *cp_dr_gpu_name(const struct cp_dr_ctx *ctx, unsigned dom, unsigned b
         snprintf(buf + len, n - len, ", CUDA device %d in this process", ctx->pci[i].cuda);
     else if (full && i >= 0 && ctx->cuda_probed)
         snprintf(buf + len, n - len, ", not visible to CUDA in this process");
+    else if (full && i >= 0 && cuda_by_order(ctx, i) >= 0)
+        snprintf(buf + len, n - len, ", CUDA device %d in this process (by bus order and CUDA_VISIBLE_DEVICES)",
+                 cuda_by_order(ctx, i));
+    else if (full && i >= 0 && cuda_by_order(ctx, i) == -1)
+        snprintf(buf + len, n - len, ", hidden by CUDA_VISIBLE_DEVICES");
     else if (full && i >= 0)
         snprintf(buf + len, n - len, ", CUDA index not probed");
     else if (full && i < 0 && !uuid[0])

@@ -84,6 +84,8 @@ static int nv_load(struct nv *nv, char *err, size_t n)
 #define NV_SYM(f) nv->f = (typeof(&f))dlsym(nv->lib, #f);
     NV_FNS(NV_SYM)
 #undef NV_SYM
+    if (!nv->nvmlDeviceGetPciInfo_v3) /* drivers before the v3 call: the same layout */
+        nv->nvmlDeviceGetPciInfo_v3 = (typeof(&nvmlDeviceGetPciInfo_v3))dlsym(nv->lib, "nvmlDeviceGetPciInfo_v2");
     if (!nv->nvmlInit_v2 || !nv->nvmlDeviceGetCount_v2 || !nv->nvmlDeviceGetHandleByIndex_v2 ||
         !nv->nvmlDeviceGetPciInfo_v3) {
         snprintf(err, n, "libnvidia-ml.so.1 lacks nvmlInit_v2 or the device queries");
