@@ -40,10 +40,7 @@ expect_grep '^ +First action: reboot the node \(or reset the GPU\)' "$TMP/lost.r
 python3 - "$TMP/lost.json" <<'PY' || die "kernel-log JSON"
 import json, sys
 d = json.load(open(sys.argv[1]))
-f = [f for p in d.get("processes", [d]) for f in p.get("findings", d.get("findings", [])) if f.get("check") == "kernel-log"]
-if not f:
-    f = [f for f in d.get("findings", []) if f.get("check") == "kernel-log"]
-det = f[0]["details"]
+det = [f for f in d["findings"] if f["check"] == "kernel-log"][0]["details"]
 ev = [e for e in det["events"] if e["xid"] == 79][0]
 assert det["verdict"] == "this GPU" and ev["class"] == "hardware" and ev["gpu"].startswith("GPU 1 "), det
 assert 0.9 <= ev["seconds_before_error"] < 5, ev
