@@ -129,13 +129,16 @@ static bool in_container(const struct cp_dr_ctx *ctx)
             strstr(text, "lxc") || strstr(text, "libpod"));
 }
 
-/* Why opening or reading path failed with -err, for the report. */
-static void why_not(struct cp_dr_ctx *ctx, const char *what, int err)
+/* Why opening or reading what (kmsg: the kernel's /dev/kmsg) failed with
+ * -err, for the report. */
+static void why_not(struct cp_dr_ctx *ctx, const char *what, bool kmsg, int err)
 {
     char path[PATH_MAX], v[16] = "";
-    bool box = in_container(ctx);
+    bool box = kmsg && in_container(ctx);
 
-    if (err == -EACCES || err == -EPERM) {
+    if (!kmsg && err != -ENOENT) {
+        tried(&ctx->log, "%s: %s", what, strerror(-err));
+    } else if (err == -EACCES || err == -EPERM) {
         cp_dr_fmt(path, sizeof(path), "%s/sys/kernel/dmesg_restrict", ctx->procfs);
         cp_dr_read_file(path, v, sizeof(v));
         tried(&ctx->log, "%s: permission denied (%s%s)", what,
@@ -150,20 +153,20 @@ static void why_not(struct cp_dr_ctx *ctx, const char *what, int err)
 }
 
 /* @return : 0 when path was read, else -errno (noted). */
-static int read_path(struct cp_dr_ctx *ctx, const char *path, const char *what)
+static int read_path(struct cp_dr_ctx *ctx, const char *path, const char *what, bool kmsg)
 {
     struct reader rd = {&ctx->log, -1, 0};
     int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC), rc;
 
     if (fd < 0) {
         rc = -errno;
-        why_not(ctx, what, rc);
+        why_not(ctx, what, kmsg, rc);
         return rc;
     }
     rc = read_fd(&rd, fd);
     close(fd);
     if (rc < 0) {
-        why_not(ctx, what, rc);
+        why_not(ctx, what, kmsg, rc);
         return rc;
     }
     snprintf(ctx->log.source, sizeof(ctx->log.source), "%s", what);
@@ -210,19 +213,19 @@ void cp_dr_log_read(struct cp_dr_ctx *ctx)
     if (ctx->kernel_log) {
         log->foreign = true;
         cp_dr_fmt(what, sizeof(what), "--kernel-log %s", ctx->kernel_log);
-        if (read_path(ctx, ctx->kernel_log, what) == 0)
+        if (read_path(ctx, ctx->kernel_log, what, false) == 0)
             tried(log, "this machine's own log not read (--kernel-log)");
         return;
     }
     cp_dr_fmt(path, sizeof(path), "%s/kmsg", ctx->devfs);
     if (env && env[0]) {
         cp_dr_fmt(what, sizeof(what), "CUPROBE_KMSG=%s", env);
-        if (read_path(ctx, env, what) == 0) {
+        if (read_path(ctx, env, what, false) == 0) {
             tried(log, "%s and journalctl -k not read (CUPROBE_KMSG names the log)", path);
             return;
         }
     }
-    if (read_path(ctx, path, path) == 0) {
+    if (read_path(ctx, path, path, true) == 0) {
         tried(log, "journalctl -k not needed");
         return;
     }
