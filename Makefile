@@ -64,7 +64,7 @@ SHIM_SRC := $(wildcard interpose/*/*.c)
 SHIM_OBJ := $(patsubst %.c,$(B)/%.o,$(SHIM_SRC))
 ANA_SRC  := $(wildcard analyzer/*.c analyzer/*/*.c)
 ANA_OBJ  := $(patsubst %.c,$(B)/%.o,$(ANA_SRC))
-FAKE_SRC := $(wildcard tests/fakecuda/*.c)
+FAKE_SRC := $(filter-out tests/fakecuda/fakenvml.c,$(wildcard tests/fakecuda/*.c))
 FAKE_OBJ := $(patsubst %.c,$(B)/%.o,$(FAKE_SRC))
 UNIT_SRC := $(wildcard tests/unit/test_*.c)
 UNIT_BIN := $(patsubst tests/unit/%.c,$(B)/tests/unit/%,$(UNIT_SRC))
@@ -75,6 +75,8 @@ SHIM     := $(B)/libcuprobe.so
 ANALYZER := $(B)/cuprobe-analyze
 FRONT    := $(B)/cuprobe
 FAKECUDA := $(B)/fakecuda/libcuda.so.1
+# The fake NVML, in a directory of its own: only the tests that ask see one.
+FAKENVML := $(B)/fakenvml/libnvidia-ml.so.1
 
 # -fno-plt: libc calls go through their GOT slot, next to the TLS offsets an
 # event reads anyway, not a PLT stub and a .got.plt slot of their own: fewer
@@ -87,7 +89,7 @@ SHIM_LIBS   := -Wl,--exclude-libs,ALL $(UNW_LIB) $(ZSTD_A) -ldl -lpthread \
 
 .PHONY: all
 ## all: build the shim, the analyzer, the front end, the fake driver and tests
-all: $(SHIM) $(ANALYZER) $(FRONT) $(FAKECUDA) $(UNIT_BIN) $(PROG_BIN)
+all: $(SHIM) $(ANALYZER) $(FRONT) $(FAKECUDA) $(FAKENVML) $(UNIT_BIN) $(PROG_BIN)
 
 $(UNW_LIB):
 	$(Q)mkdir -p $(B)
@@ -169,6 +171,11 @@ $(FAKECUDA): $(FAKE_OBJ) tests/fakecuda/fakecuda.map
 	$(Q)$(CC) -shared $(SANFLAGS) -Wl,-soname,libcuda.so.1 \
 	    -Wl,--version-script=tests/fakecuda/fakecuda.map -o $@ $(FAKE_OBJ) -ldl -lpthread
 	$(Q)ln -sf libcuda.so.1 $(B)/fakecuda/libcuda.so
+
+$(FAKENVML): tests/fakecuda/fakenvml.c tests/fakecuda/fk_ids.h include/cp_nvml.h
+	@mkdir -p $(dir $@)
+	@echo "  LD      $@"
+	$(Q)$(CC) $(CFLAGS) -fPIC -shared -Wl,-soname,libnvidia-ml.so.1 -o $@ $<
 
 # Unit tests: one file each, linked with the objects named in a
 # "// link: ..." comment on their first lines (e.g. build/interpose/hooks/cp_imap.o).

@@ -123,6 +123,7 @@ typedef struct cp_oom_proc {
     R(HOSTINFO, 34, hostinfo, REC, "the host's memory limits, after the HEADER and again when one changes; tid 0. mem_total, swap_total: MemTotal, SwapTotal of /proc/meminfo in bytes; cg_limit: the lowest memory.max (v1 memory.limit_in_bytes) of the process's cgroup and its ancestors, 0 when none; cg_path: that cgroup (the process's own when none has a limit), empty when no memory cgroup was found") \
     R(ASYNC_ERROR, 35, async_error, EV, "the first call of the process that returned a sticky error (700, 710, 714-719, 999); EV's stack is where it surfaced; overflow: 1 when launches older than the per-thread rings were in flight too; n_inflight INFLIGHT records follow") \
     R(INFLIGHT, 36, inflight, REC, "a launch issued on the failing context since its last successful context or stream synchronisation, oldest first; launch_tid: the launching thread; stack: the launch's innermost Python frames (taken raw at launch, resolved only now) and its caller, 0 when neither") \
+    R(KMSG, 39, kmsg, REC, "the kernel log's lines about the NVIDIA driver (NVRM: Xid events) and PCIe AER errors stamped since the process started, read without blocking when a call first returned a sticky error (700, 710, 714-719, 999) or 214 (CUDA_ERROR_ECC_UNCORRECTABLE), and again, for newer lines, when the trace is flushed or closed after it. trigger: that call's result, 0 for the later reads; source: 1 /dev/kmsg, 2 the file CUPROBE_KMSG names; err: 0, or the errno that kept the log from being read; mono_ns, wall_ns: CLOCK_MONOTONIC and CLOCK_REALTIME at the read; kclock_us: the kernel log's clock at the read (printk's, from the scheduler's statistics), -1 when unknown; text: one line as read (a /dev/kmsg record or a dmesg line); empty in the record that opens a read (always the one at the error, with err set when the log could not be opened; a later read's only when it found lines) and in one that closes a read that failed midway (err) or found more than the 256 lines it writes (lines: how many it found; else 0)") \
     R(END, 127, end, REC, "records: records of the file before END; dropped: records the recorder had to drop (also announced by LOST)")
 
 #define CP_F_HEADER(F) \
@@ -321,6 +322,15 @@ typedef struct cp_oom_proc {
     F(U, stream, _, HEX) \
     F(U, ctx, _, HEX) \
     F(U, stack, _, DEC)
+#define CP_F_KMSG(F) \
+    F(U, trigger, _, DEC) \
+    F(U, source, _, DEC) \
+    F(S, err, _, DEC) \
+    F(U, mono_ns, _, DEC) \
+    F(U, wall_ns, _, DEC) \
+    F(S, kclock_us, _, DEC) \
+    F(U, lines, _, DEC) \
+    F(STR, text, _, STR)
 #define CP_F_END(F) \
     F(U, reason, _, REASON) \
     F(S, status, _, DEC) \

@@ -29,6 +29,7 @@
     X(growth,   FAST)   /* memory-growth */ \
     X(frag,     FAST)   /* fragmentation */ \
     X(blocking, FAST)   /* blocking-copy */ \
+    X(kmsg,     REC)    /* kernel-log */ \
     X(fatal,    FAST)   /* fatal-error */
 #define CP_CHECK_REC_REC(name) cp_check_##name.rec
 #define CP_CHECK_REC_FAST(name) cp_check_##name##_rec

@@ -11,13 +11,20 @@
  *   4 memory     allocate, memset, copy both ways, free memory, other
  *                processes, pageable/pinned bandwidth         (doctor_mem.c)
  *
+ * The machine's own error record joins layers 1 and 2: the kernel log's
+ * Xid events and PCIe AER errors (doctor_log.c, _xid.c, _aer.c; the AER
+ * counters in sysfs), and what NVML says of each GPU's ECC, row remapping,
+ * throttling, persistence and PCIe replays (doctor_nvml.c, in the child).
+ * `--kernel-log FILE` checks another machine's log alone.
+ *
  * Layers 2-4 run in a forked child bounded by a per-step timeout
  * (doctor_child.c).  Output: a checklist (doctor_report.c) or --json.
  * Exit status: 0 all layers passed (warnings allowed), 1 a failure, 2 usage.
  *
  * Environment: CUPROBE_SYSFS_ROOT (default /sys), CUPROBE_PROCFS_ROOT
  * (default /proc), CUPROBE_DEV_ROOT (default /dev) let tests run on fake
- * trees; the driver itself is found by the dynamic loader as usual
+ * trees, CUPROBE_KMSG names a file holding the kernel log; the driver
+ * itself is found by the dynamic loader as usual
  * (LD_LIBRARY_PATH).  CUDA_VISIBLE_DEVICES / CUDA_DEVICE_ORDER are read
  * and reported, never changed.
  */
@@ -31,11 +38,16 @@
 static void usage(FILE *f)
 {
     fputs("usage: cuprobe doctor [--json] [--python [PY]] [--min-cuda X.Y] [--timeout S] [--bw-mib N]\n"
+          "                      [--kernel-log FILE]\n"
           "\n"
           "Check this machine's GPU stack layer by layer (hardware, driver, runtime,\n"
           "allocation and transfer); stop at the first broken layer and say how to fix it.\n"
+          "The kernel log's Xid events and PCIe AER errors, and NVML's ECC, row remapping\n"
+          "and throttling, say whether the GPU, its link or the program is at fault.\n"
           "\n"
           "  --json          machine-readable output (schema: docs/doctor.md)\n"
+          "  --kernel-log FILE  check only this kernel log, copied off another machine\n"
+          "                  (dmesg, dmesg -T, journalctl or /dev/kmsg format)\n"
           "  --python [PY]   also check the torch (or jax) build of interpreter PY (default python3)\n"
           "  --min-cuda X.Y  fail unless the driver supports CUDA X.Y\n"
           "  --timeout S     limit for each driver step and for the interpreter (default 20)\n"
@@ -92,6 +104,8 @@ static int parse_args(struct cp_dr_ctx *ctx, int argc, char **argv)
                 maj <= 0 || maj > 99 || min < 0 || min > 9)
                 goto bad_value;
             ctx->min_cuda = maj * 1000 + min * 10;
+        } else if (strcmp(a, "--kernel-log") == 0 && val) {
+            ctx->kernel_log = argv[++i];
         } else if (strcmp(a, "--timeout") == 0 && val) {
             if (parse_positive(argv[++i], 3600, &v) < 0)
                 goto bad_value;
@@ -113,10 +127,26 @@ bad_value:
     return 0;
 }
 
+/* Moves the checks from index `from` to the end to index `to`. */
+static void move_tail(struct cp_dr_report *r, size_t from, size_t to)
+{
+    size_t n = r->n - from;
+    struct cp_dr_check *tmp = malloc(n * sizeof(*tmp) + 1);
+
+    if (!tmp)
+        return; /* the order is cosmetic */
+    memcpy(tmp, r->v + from, n * sizeof(*tmp));
+    memmove(r->v + to + n, r->v + to, (from - to) * sizeof(*tmp));
+    memcpy(r->v + to, tmp, n * sizeof(*tmp));
+    free(tmp);
+}
+
 int cp_doctor_main(int argc, char **argv)
 {
     static struct cp_dr_ctx ctx; /* large (the PCI table); one per process */
-    int rc;
+    size_t n_hw, n_child;
+    int rc, aer, xid;
+    bool hw_ok;
 
     memset(&ctx, 0, sizeof(ctx));
     ctx.rep.out_fd = -1;
@@ -129,12 +159,32 @@ int cp_doctor_main(int argc, char **argv)
     rc = parse_args(&ctx, argc, argv);
     if (rc)
         return rc > 0 ? 0 : 2;
+    if (ctx.kernel_log) {
+        cp_dr_log_read(&ctx);
+        cp_dr_log_checks(&ctx);
+        rc = cp_dr_print(&ctx);
+        free(ctx.rep.v);
+        return rc;
+    }
     cp_dr_hw(&ctx);
-    if (!cp_dr_layer_failed(&ctx.rep, 1)) {
+    n_hw = ctx.rep.n;
+    hw_ok = !cp_dr_layer_failed(&ctx.rep, 1);
+    cp_dr_log_read(&ctx);
+    cp_dr_aer_sysfs(&ctx);
+    aer = cp_dr_aer_fail_layer(&ctx.log);
+    xid = cp_dr_xid_fail_layer(&ctx.log);
+    /* the child stops after the first layer the log fails */
+    ctx.log.fail_layer = aer && (!xid || aer < xid) ? aer : xid;
+    if (hw_ok) {
         if (ctx.py.asked)
             cp_dr_py_probe(&ctx);
         cp_dr_run_child(&ctx);
     }
+    /* The log's checks name GPUs by what the child found (UUIDs, CUDA
+     * ordinals), so they come last, but belong after the sysfs checks. */
+    n_child = ctx.rep.n;
+    cp_dr_log_checks(&ctx);
+    move_tail(&ctx.rep, n_child, n_hw);
     rc = cp_dr_print(&ctx);
     free(ctx.rep.v);
     return rc;

@@ -65,8 +65,13 @@ static void drain_lines(struct cp_dr_ctx *ctx, struct collect *co)
     char *start = co->buf, *nl;
 
     while ((nl = memchr(start, '\n', co->len - (size_t)(start - co->buf)))) {
+        char pci[32], uuid[96];
+        int ord;
+
         *nl = '\0';
-        if (cp_dr_recv_line(&ctx->rep, start, &co->step_layer, co->step, sizeof(co->step)) == 2)
+        if (sscanf(start, "D\x1f%31[^\x1f]\x1f%95[^\x1f]\x1f%d", pci, uuid, &ord) == 3)
+            cp_dr_gpu_set(ctx, pci, uuid, ord);
+        else if (cp_dr_recv_line(&ctx->rep, start, &co->step_layer, co->step, sizeof(co->step)) == 2)
             co->step_start = mono();
         start = nl + 1;
     }
@@ -86,9 +91,9 @@ static void add_timeout(struct cp_dr_ctx *ctx, const struct collect *co)
                                       ctx->timeout_s);
 
     cp_dr_ev(c, "the driver call did not return; doctor killed its probe process");
-    cp_dr_fix(c, "a hung driver: check `dmesg | grep -i -e xid -e nvrm` and `nvidia-smi`; a GPU reset "
+    cp_dr_fix(c, "a hung driver: check %s and `nvidia-smi`; a GPU reset "
                  "(`nvidia-smi -r`) or a reboot usually clears it; on many-GPU machines without persistence "
-                 "mode initialisation is slow: enable it (`nvidia-smi -pm 1`) or raise --timeout");
+                 "mode initialisation is slow: enable it (`nvidia-smi -pm 1`) or raise --timeout", cp_dr_log_hint(ctx));
     cp_dr_kv_str(c, "step", co->step);
     cp_dr_kv_int(c, "seconds", ctx->timeout_s);
 }
@@ -103,7 +108,7 @@ static void add_crash(struct cp_dr_ctx *ctx, const struct collect *co, int statu
         cp_dr_ev(c, "killed by signal %d (%s)", WTERMSIG(status), strsignal(WTERMSIG(status)));
     else
         cp_dr_ev(c, "exit status %d", WEXITSTATUS(status));
-    cp_dr_fix(c, "the driver library misbehaves: reinstall the NVIDIA driver and check dmesg");
+    cp_dr_fix(c, "the driver library misbehaves: reinstall the NVIDIA driver and check %s", cp_dr_log_hint(ctx));
 }
 
 void cp_dr_run_child(struct cp_dr_ctx *ctx)

@@ -10,7 +10,8 @@
  * the --python build check.  Layer 4 is doctor_mem.c.
  *
  * Every driver call is preceded by a step marker (cp_dr_send) so the parent
- * can say which call hung when it kills the child.
+ * can say which call hung when it kills the child.  NVML (doctor_nvml.c)
+ * runs first, as the last part of layer 1.
  */
 #include <dlfcn.h>
 #include <limits.h>
@@ -224,9 +225,9 @@ static void init_failed(struct cp_dr_ctx *ctx, const struct cp_dr_cuda *cu, int 
     else if (ires == 802)
         cp_dr_fix(c, "`sudo systemctl start nvidia-fabricmanager` (its version must match the driver)");
     else if (ires == 999)
-        cp_dr_fix(c, "`sudo modprobe nvidia_uvm`, check /dev/nvidia-uvm permissions and `dmesg | grep -i xid`");
+        cp_dr_fix(c, "`sudo modprobe nvidia_uvm`, check /dev/nvidia-uvm permissions and %s", cp_dr_log_hint(ctx));
     else
-        cp_dr_fix(c, "check `nvidia-smi` and `dmesg | grep -i nvrm`");
+        cp_dr_fix(c, "check `nvidia-smi` and %s", cp_dr_log_hint(ctx));
     cp_dr_kv_int(c, "result", ires);
 }
 
@@ -255,7 +256,7 @@ static int device_check(struct cp_dr_ctx *ctx, const struct cp_dr_cuda *cu, int 
     if (res != CUDA_SUCCESS) {
         c = cp_dr_add(&ctx->rep, 3, CP_DR_FAIL, "device", "device %d cannot be opened", ord);
         cp_dr_ev(c, "cuDeviceGet returned %s", cp_dr_cu_errstr(cu, res));
-        cp_dr_fix(c, "check `nvidia-smi -q -i %d` and dmesg for Xid errors", ord);
+        cp_dr_fix(c, "check `nvidia-smi -q -i %d` and %s", ord, cp_dr_log_hint(ctx));
         return -1;
     }
     cu->device_get_name(name, sizeof(name), dev);
@@ -267,6 +268,7 @@ static int device_check(struct cp_dr_ctx *ctx, const struct cp_dr_cuda *cu, int 
         fmt_uuid(&u, uuid, sizeof(uuid));
     if (cu->device_get_pci_bus_id && cu->device_get_pci_bus_id(bus, sizeof(bus), dev) == CUDA_SUCCESS)
         phys = cp_dr_pci_find(ctx, bus);
+    cp_dr_send_gpu(&ctx->rep, phys >= 0 ? ctx->pci[phys].bdf : bus, uuid, ord);
     if (phys >= 0)
         c = cp_dr_add(&ctx->rep, 3, CP_DR_OK, "device", "device %d = physical GPU %d (PCI %s)", ord, phys,
                       ctx->pci[phys].bdf);
@@ -315,7 +317,8 @@ static int runtime_layer(struct cp_dr_ctx *ctx, const struct cp_dr_cuda *cu, int
     cp_dr_ev(c, "CUDA_VISIBLE_DEVICES=%s%s%s, CUDA_DEVICE_ORDER=%s", cvd ? "\"" : "", cvd ? cvd : "(unset)",
              cvd ? "\"" : "", order ? order : "(unset: FASTEST_FIRST)");
     if (!cvd && n < bound)
-        cp_dr_fix(c, "a GPU may be in MIG mode, failed (Xid in dmesg) or excluded by the container runtime");
+        cp_dr_fix(c, "a GPU may be in MIG mode, failed (see %s) or excluded by the container runtime",
+                  cp_dr_log_hint(ctx));
     cp_dr_kv_int(c, "count", n);
     cp_dr_kv_str(c, "CUDA_VISIBLE_DEVICES", cvd ? cvd : "");
     cp_dr_kv_str(c, "CUDA_DEVICE_ORDER", order ? order : "");
@@ -341,8 +344,14 @@ void cp_dr_driver_layers(struct cp_dr_ctx *ctx)
     int ires, n;
 
     memset(&cu, 0, sizeof(cu));
+    /* NVML is layer 1's last part; a layer the kernel log failed (the
+     * parent's finding, copied in by fork) stops the probe as a check of
+     * that layer would */
+    cp_dr_nvml(ctx);
+    if (ctx->log.fail_layer == 1 || cp_dr_layer_failed(&ctx->rep, 1))
+        goto out_send;
     ires = driver_layer(ctx, &cu);
-    if (ires < 0 && cp_dr_layer_failed(&ctx->rep, 2))
+    if ((ires < 0 && cp_dr_layer_failed(&ctx->rep, 2)) || ctx->log.fail_layer == 2)
         goto out_send;
     n = runtime_layer(ctx, &cu, ires);
     if (n <= 0)

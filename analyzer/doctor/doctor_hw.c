@@ -104,6 +104,7 @@ static int scan_pci(struct cp_dr_ctx *ctx)
         if (!ok || (cls >> 16) != 0x03)
             continue;
         memset(p, 0, sizeof(*p));
+        p->cuda = -1;
         p->pci_class = (unsigned)cls;
         p->device_id = (unsigned)read_hex(path, "device", &ok);
         if (sscanf(de->d_name, "%x:%x:%x.%x", &p->dom, &p->bus, &p->dev, &p->fn) != 4)
@@ -124,17 +125,106 @@ static int scan_pci(struct cp_dr_ctx *ctx)
     return scanned;
 }
 
+int cp_dr_pci_find_bdf(const struct cp_dr_ctx *ctx, unsigned dom, unsigned bus, unsigned dev, unsigned fn)
+{
+    for (int i = 0; i < ctx->npci; i++)
+        if (ctx->pci[i].dom == dom && ctx->pci[i].bus == bus && ctx->pci[i].dev == dev &&
+            ctx->pci[i].fn == fn)
+            return i;
+    return -1;
+}
+
 int cp_dr_pci_find(const struct cp_dr_ctx *ctx, const char *busid)
 {
     unsigned dom, bus, dev, fn = 0;
 
     if (sscanf(busid, "%x:%x:%x.%x", &dom, &bus, &dev, &fn) < 3)
         return -1;
-    for (int i = 0; i < ctx->npci; i++)
-        if (ctx->pci[i].dom == dom && ctx->pci[i].bus == bus && ctx->pci[i].dev == dev &&
-            ctx->pci[i].fn == fn)
-            return i;
+    return cp_dr_pci_find_bdf(ctx, dom, bus, dev, fn);
+}
+
+void cp_dr_gpu_set(struct cp_dr_ctx *ctx, const char *pci, const char *uuid, int ordinal)
+{
+    int i = cp_dr_pci_find(ctx, pci);
+
+    if (ordinal >= 0)
+        ctx->cuda_probed = true;
+    if (i < 0)
+        return;
+    if (uuid[0] && uuid[0] != '?')
+        snprintf(ctx->pci[i].uuid, sizeof(ctx->pci[i].uuid), "%s", uuid);
+    if (ordinal >= 0)
+        ctx->pci[i].cuda = ordinal;
+}
+
+/* The CUDA ordinal of GPU i without the driver's word (layer 3 did not
+ * run): CUDA numbers GPUs in bus order when CUDA_DEVICE_ORDER=PCI_BUS_ID
+ * (or there is one), then keeps those CUDA_VISIBLE_DEVICES lists, by
+ * index or UUID prefix, up to the first entry it cannot resolve.
+ * @return : the ordinal, -1 when the mask hides it, -2 when unknown. */
+static int cuda_by_order(const struct cp_dr_ctx *ctx, int i)
+{
+    const char *order = getenv("CUDA_DEVICE_ORDER"), *cvd = getenv("CUDA_VISIBLE_DEVICES");
+    char list[256], *tok, *save = NULL;
+    int ord = 0;
+
+    if (ctx->npci > 1 && (!order || strcmp(order, "PCI_BUS_ID") != 0))
+        return -2;
+    if (!cvd)
+        return i;
+    cp_dr_fmt(list, sizeof(list), "%s", cvd);
+    for (tok = strtok_r(list, ",", &save); tok; tok = strtok_r(NULL, ",", &save), ord++) {
+        char *end;
+        long v = strtol(tok, &end, 10);
+        int phys = -1;
+
+        if (end != tok && !*end && v >= 0 && v < ctx->npci)
+            phys = (int)v;
+        for (int k = 0; phys < 0 && k < ctx->npci && strncmp(tok, "GPU-", 4) == 0; k++)
+            if (ctx->pci[k].uuid[0] && strncmp(ctx->pci[k].uuid, tok, strlen(tok)) == 0)
+                phys = k;
+        if (phys < 0)
+            return -1; /* CUDA stops at the first entry it cannot resolve */
+        if (phys == i)
+            return ord;
+    }
     return -1;
+}
+
+const char *cp_dr_gpu_name(const struct cp_dr_ctx *ctx, unsigned dom, unsigned bus, unsigned dev, unsigned fn,
+                           bool full, char *buf, size_t n)
+{
+    int i = ctx->log.foreign ? -1 : cp_dr_pci_find_bdf(ctx, dom, bus, dev, fn);
+    const char *uuid = i >= 0 ? ctx->pci[i].uuid : "";
+    size_t len;
+
+    for (int k = 0; k < ctx->log.nuuid && !uuid[0]; k++)
+        if (ctx->log.uuid[k].dom == dom && ctx->log.uuid[k].bus == bus && ctx->log.uuid[k].dev == dev)
+            uuid = ctx->log.uuid[k].uuid;
+    if (i >= 0)
+        snprintf(buf, n, "physical GPU %d (PCI %s", i, ctx->pci[i].bdf);
+    else
+        snprintf(buf, n, "GPU at PCI %04x:%02x:%02x.%x%s", dom, bus, dev, fn, full ? " (" : "");
+    len = strlen(buf);
+    if (full && uuid[0])
+        len += (size_t)snprintf(buf + len, n - len, "%s%s", i >= 0 ? ", " : "", uuid);
+    if (full && i >= 0 && ctx->pci[i].cuda >= 0)
+        snprintf(buf + len, n - len, ", CUDA device %d in this process", ctx->pci[i].cuda);
+    else if (full && i >= 0 && ctx->cuda_probed)
+        snprintf(buf + len, n - len, ", not visible to CUDA in this process");
+    else if (full && i >= 0 && cuda_by_order(ctx, i) >= 0)
+        snprintf(buf + len, n - len, ", CUDA device %d in this process (by bus order and CUDA_VISIBLE_DEVICES)",
+                 cuda_by_order(ctx, i));
+    else if (full && i >= 0 && cuda_by_order(ctx, i) == -1)
+        snprintf(buf + len, n - len, ", hidden by CUDA_VISIBLE_DEVICES");
+    else if (full && i >= 0)
+        snprintf(buf + len, n - len, ", CUDA index not probed");
+    else if (full && i < 0 && !uuid[0])
+        snprintf(buf + len, n - len, "%s", ctx->log.foreign ? "on the machine that wrote the log" : "not on this machine");
+    len = strlen(buf);
+    if (i >= 0 || full)
+        snprintf(buf + len, n - len, ")");
+    return buf;
 }
 
 static void check_devices(struct cp_dr_ctx *ctx, int scanned)

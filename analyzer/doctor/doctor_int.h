@@ -17,12 +17,13 @@
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #define CP_DR_LAYERS 4
 #define CP_DR_MAX_PCI 64
 #define CP_DR_HEAD 160
-#define CP_DR_TEXT 768
-#define CP_DR_DATA 1024
+#define CP_DR_TEXT 1024
+#define CP_DR_DATA 2048
 
 enum cp_dr_mark { CP_DR_OK, CP_DR_WARN, CP_DR_FAIL, CP_DR_NOTE };
 
@@ -54,6 +55,73 @@ struct cp_dr_pci {
     char driver[48];     /* bound kernel driver, "" when unbound */
     int cur_width, max_width;       /* 0 when unknown */
     double cur_speed, max_speed;    /* GT/s, 0 when unknown */
+    char uuid[48];       /* from NVML or the driver probe, "" when unknown */
+    int cuda;            /* CUDA ordinal in this process, -1 when not visible or not probed */
+};
+
+/* ---- the kernel log (doctor_log.c, doctor_xid.c, doctor_aer.c) ---------- */
+
+#define CP_DR_XID_MAX 64
+#define CP_DR_AER_MAX 64
+#define CP_DR_LOG_UUIDS 64
+/* Correctable PCIe errors (AER, NVML's replay counter) from this many on
+ * are a storm: a slot, riser or cable that loses data. */
+#define CP_DR_AER_STORM 1000
+
+/* One GPU's Xid events of one code. */
+struct cp_dr_xid {
+    unsigned dom, bus, dev, fn;
+    int code;
+    unsigned long count;
+    int64_t first_us, last_us;     /* kernel log clock, -1 when not stamped */
+    int64_t first_wall, last_wall; /* seconds since the epoch, -1 when unknown */
+    char procs[192];               /* "python3 (pid 12), ..." */
+    char first_msg[200], last_msg[200];
+};
+
+/* PCIe AER errors of one device: from sysfs (its aer_dev_* counters) and
+ * from the kernel log, and where it sits on a GPU's path to the CPU. */
+struct cp_dr_aer_name {
+    char name[28];
+    unsigned long long n;
+};
+struct cp_dr_aer {
+    unsigned dom, bus, dev, fn;
+    char bdf[16];
+    unsigned long long rcv[3];  /* kernel log, "error received" at a port: corrected, non-fatal, fatal */
+    unsigned long long log[3];  /* kernel log, "PCIe Bus Error" of the device itself, the same */
+    unsigned long long sys[3];  /* sysfs totals since boot, the same */
+    bool have_sys;
+    struct cp_dr_aer_name lname[8], sname[8]; /* errors by name: kernel log, sysfs */
+    int nl, ns;
+    int gpu;                    /* index in ctx->pci of the GPU below it, -1 unknown */
+    int role;                   /* enum cp_dr_aer_role */
+    char above[16], below[16];  /* its neighbours on the GPU's path, "" none */
+    char root[16];              /* the root port of that path, "" unknown */
+};
+
+enum cp_dr_aer_role { CP_DR_AER_GPU, CP_DR_AER_BRIDGE, CP_DR_AER_ROOT, CP_DR_AER_OTHER };
+
+struct cp_dr_klog {
+    char source[320];          /* what was read ("/dev/kmsg", a path, "journalctl -k"), "" none */
+    char tried[1024];          /* the sources not used, and why */
+    bool readable;
+    bool foreign;              /* --kernel-log: another machine's log (no local GPU names) */
+    unsigned long long lines;  /* lines read */
+    unsigned long long xid_lines, aer_lines;
+    int64_t now_us;            /* the kernel log's clock now (cp_kmsg_clock_now or CLOCK_MONOTONIC) */
+    int64_t now_wall;          /* CLOCK_REALTIME now, seconds */
+    struct cp_dr_xid xid[CP_DR_XID_MAX];
+    int nxid;
+    unsigned long xid_dropped; /* events of groups beyond CP_DR_XID_MAX */
+    struct cp_dr_aer aer[CP_DR_AER_MAX];
+    int naer;
+    struct {                   /* "NVRM: GPU at PCI:0000:18:00: GPU-..." lines */
+        unsigned dom, bus, dev;
+        char uuid[48];
+    } uuid[CP_DR_LOG_UUIDS];
+    int nuuid;
+    int fail_layer;            /* the first layer the log's findings fail, 0 none */
 };
 
 /* What `--python` found out (doctor_py.c). */
@@ -74,6 +142,7 @@ struct cp_dr_py {
 struct cp_dr_ctx {
     /* options */
     bool json;
+    const char *kernel_log;  /* --kernel-log FILE: only that log is analyzed */
     int timeout_s;        /* per driver step and for python */
     int min_cuda;         /* e.g. 12040 for --min-cuda 12.4, 0 = none */
     size_t bw_bytes;      /* bandwidth test size */
@@ -89,6 +158,8 @@ struct cp_dr_ctx {
     struct cp_dr_py py;
     /* layer 2 findings the later layers use */
     int driver_version;   /* cuDriverGetVersion, 0 when unknown */
+    bool cuda_probed;     /* layer 3 listed the visible devices (ctx->pci[].cuda) */
+    struct cp_dr_klog log;
     struct cp_dr_report rep;
 };
 
@@ -123,6 +194,12 @@ bool cp_dr_layer_failed(const struct cp_dr_report *r, int layer);
  *  @return : 0, or -errno when the pipe broke. */
 int cp_dr_send(struct cp_dr_report *r, int layer, const char *step);
 
+/*! cp_dr_send_gpu() :
+ *  In the child: tell the parent which GPU sits at PCI bus id `pci`: its
+ *  UUID and its CUDA ordinal in this process (-1 when not known).
+ *  @return : 0, or -errno. */
+int cp_dr_send_gpu(struct cp_dr_report *r, const char *pci, const char *uuid, int ordinal);
+
 /*! cp_dr_recv_line() :
  *  In the parent: parse one line from the child.  A check line is appended
  *  to r; a step line fills *layer and step (size n).
@@ -148,10 +225,97 @@ void cp_dr_json_str(char *buf, size_t n, const char *s);
 /*! cp_dr_hw() : scan sysfs/procfs/dev into ctx and add the layer 1 checks. */
 void cp_dr_hw(struct cp_dr_ctx *ctx);
 
+/*! cp_dr_gpu_name() :
+ *  "physical GPU 1 (PCI 0000:28:00.0, GPU-..., CUDA device 0)" into buf
+ *  for the GPU at dom:bus:dev.fn: its place in bus order (nvidia-smi's
+ *  numbering), UUID, and CUDA ordinal in this process where known; "GPU at
+ *  PCI ..." for one this machine does not have (another machine's log).
+ *  Without full: only "physical GPU 1 (PCI 0000:28:00.0)".
+ *  @return : buf. */
+const char *cp_dr_gpu_name(const struct cp_dr_ctx *ctx, unsigned dom, unsigned bus, unsigned dev, unsigned fn,
+                           bool full, char *buf, size_t n);
+
+/*! cp_dr_gpu_set() : note what the driver child said about the GPU at
+ *  PCI bus id `pci` (cp_dr_send_gpu). */
+void cp_dr_gpu_set(struct cp_dr_ctx *ctx, const char *pci, const char *uuid, int ordinal);
+
+/*! cp_dr_pci_find_bdf() : @return : the index in ctx->pci of the GPU at
+ *  dom:bus:dev.fn, or -1. */
+int cp_dr_pci_find_bdf(const struct cp_dr_ctx *ctx, unsigned dom, unsigned bus, unsigned dev, unsigned fn);
+
 /*! cp_dr_pci_find() :
  *  @return : the index in ctx->pci of the device at bus id text `busid`
  *            ("0000:18:00.0", any hex case, 4- or 8-digit domain), or -1. */
 int cp_dr_pci_find(const struct cp_dr_ctx *ctx, const char *busid);
+
+/* --- doctor_cmd.c: helper programs ---------------------------------------- */
+
+/*! cp_dr_run_cmd() :
+ *  Run argv[0] (searched in PATH) with argv for at most timeout_s seconds
+ *  (then its process group is killed); each line of its stdout (and of its
+ *  stderr when merge_err) goes to line(arg, text) as it comes; otherwise
+ *  stderr is kept in err (size en, lines joined by "; ").
+ *  @return : its exit status (signals as 128 + signo), -ETIMEDOUT, or
+ *            -errno when it could not be started (err says why). */
+int cp_dr_run_cmd(const char *const argv[], int timeout_s, bool merge_err, void (*line)(void *, char *), void *arg,
+                  char *err, size_t en);
+
+/* --- doctor_log.c, doctor_xid.c, doctor_aer.c: the kernel log -------------- */
+
+/*! cp_dr_log_read() :
+ *  Read the kernel log: --kernel-log FILE, else CUPROBE_KMSG, else
+ *  /dev/kmsg (CUPROBE_DEV_ROOT; non-blocking, from the start of the ring
+ *  buffer), else `journalctl -k -b`; note why each source before the one
+ *  used (or every source) could not be read.  Its Xid and AER lines go to
+ *  cp_dr_xid_line() and cp_dr_aer_line(). */
+void cp_dr_log_read(struct cp_dr_ctx *ctx);
+
+/*! cp_dr_log_hint() : where to look for the GPU's own errors, for a fix:
+ *  the kernel log's checks when doctor read the log, else the command. */
+const char *cp_dr_log_hint(const struct cp_dr_ctx *ctx);
+
+/*! cp_dr_log_checks() :
+ *  Add the kernel log's checks (which source was read, or that it holds
+ *  nothing bad; then the Xid and AER findings).  Called once the driver
+ *  child reported the GPUs' UUIDs and CUDA ordinals. */
+void cp_dr_log_checks(struct cp_dr_ctx *ctx);
+
+/*! cp_dr_xid_line() : account one line of the log to the Xid groups and
+ *  the GPU UUIDs the driver logs.  @return : 1 when it was an Xid line. */
+int cp_dr_xid_line(struct cp_dr_klog *log, const char *text, int64_t us, int64_t wall);
+
+/*! cp_dr_xid_checks() : one check per GPU and Xid code (layer 1 hardware,
+ *  layer 2 driver or application).  @return : the number added. */
+int cp_dr_xid_checks(struct cp_dr_ctx *ctx);
+
+/*! cp_dr_xid_fail_layer() : the layer the Xid events fail, 0 none. */
+int cp_dr_xid_fail_layer(const struct cp_dr_klog *log);
+
+/*! cp_dr_aer_line() : account one AER line of the log (state carries the
+ *  device of the last "PCIe Bus Error" line to its detail lines).
+ *  @return : 1 when it was an AER line. */
+int cp_dr_aer_line(struct cp_dr_klog *log, const char *text, int *state);
+
+/*! cp_dr_aer_sysfs() : read the AER counters of every GPU and every
+ *  bridge above it up to its root port, and place the kernel log's AER
+ *  devices on those paths. */
+void cp_dr_aer_sysfs(struct cp_dr_ctx *ctx);
+
+/*! cp_dr_aer_checks() : one check per device with PCIe errors, naming the
+ *  GPU below it and the link.  @return : the number added. */
+int cp_dr_aer_checks(struct cp_dr_ctx *ctx);
+
+/*! cp_dr_aer_fail_layer() : 1 when an uncorrectable error was seen, else 0. */
+int cp_dr_aer_fail_layer(const struct cp_dr_klog *log);
+
+/* --- doctor_nvml.c: NVML, in the driver child ------------------------------ */
+
+/*! cp_dr_nvml() :
+ *  Load libnvidia-ml.so.1 (absent: a note, "not checked") and add, per GPU,
+ *  what NVML says: ECC errors, row remapping or retired pages, clock
+ *  throttling, persistence mode, PCIe replays (layer 1, persistence at
+ *  layer 2); each GPU's UUID goes to the parent (cp_dr_send_gpu). */
+void cp_dr_nvml(struct cp_dr_ctx *ctx);
 
 /* --- doctor_py.c: the framework build ------------------------------------- */
 

@@ -15,27 +15,22 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cp_nvml.h"
 #include "doctor_int.h"
 
 #define MIB (1024.0 * 1024.0)
 #define GIB (1024.0 * 1024.0 * 1024.0)
 
 /* NVML, loaded optionally: just the calls that list compute processes. */
-struct nvml_proc {
-    unsigned int pid;
-    unsigned long long used; /* bytes, ~0ULL when not available */
-    unsigned int gpu_instance, compute_instance;
-};
-
 static struct {
     bool tried, ok;
-    int (*get_by_uuid)(const char *, void **);
-    int (*get_procs)(void *, unsigned int *, struct nvml_proc *);
+    typeof(&nvmlDeviceGetHandleByUUID) get_by_uuid;
+    typeof(&nvmlDeviceGetComputeRunningProcesses_v3) get_procs;
 } nvml;
 
 static void nvml_load(void)
 {
-    int (*init)(void);
+    typeof(&nvmlInit_v2) init;
     void *h;
 
     if (nvml.tried)
@@ -44,12 +39,11 @@ static void nvml_load(void)
     h = dlopen("libnvidia-ml.so.1", RTLD_NOW | RTLD_LOCAL);
     if (!h)
         return; /* optional: silently skipped */
-    init = (int (*)(void))dlsym(h, "nvmlInit_v2");
-    nvml.get_by_uuid = (int (*)(const char *, void **))dlsym(h, "nvmlDeviceGetHandleByUUID");
-    nvml.get_procs = (int (*)(void *, unsigned int *, struct nvml_proc *))dlsym(
-        h, "nvmlDeviceGetComputeRunningProcesses_v3");
+    init = (typeof(&nvmlInit_v2))dlsym(h, "nvmlInit_v2");
+    nvml.get_by_uuid = (typeof(&nvmlDeviceGetHandleByUUID))dlsym(h, "nvmlDeviceGetHandleByUUID");
+    nvml.get_procs = (typeof(&nvmlDeviceGetComputeRunningProcesses_v3))dlsym(h, "nvmlDeviceGetComputeRunningProcesses_v3");
     if (!nvml.get_procs) /* same record layout in v2 */
-        nvml.get_procs = (int (*)(void *, unsigned int *, struct nvml_proc *))dlsym(
+        nvml.get_procs = (typeof(&nvmlDeviceGetComputeRunningProcesses_v3))dlsym(
             h, "nvmlDeviceGetComputeRunningProcesses_v2");
     nvml.ok = init && nvml.get_by_uuid && nvml.get_procs && init() == 0;
 }
@@ -58,9 +52,9 @@ static void nvml_load(void)
  * out.  @return : the number listed, or -1 when NVML is not available. */
 static int other_procs(struct cp_dr_ctx *ctx, const char *uuid, char *out, size_t n)
 {
-    struct nvml_proc procs[64];
+    nvmlProcessInfo_t procs[64];
     unsigned int count = 64;
-    void *dev = NULL;
+    nvmlDevice_t dev = NULL;
     int listed = 0;
 
     nvml_load();
@@ -75,11 +69,11 @@ static int other_procs(struct cp_dr_ctx *ctx, const char *uuid, char *out, size_
         snprintf(path, sizeof(path), "%s/%u/comm", ctx->procfs, procs[i].pid);
         if (cp_dr_read_file(path, comm, sizeof(comm)) < 0)
             snprintf(comm, sizeof(comm), "not in this pid namespace");
-        if (procs[i].used == ~0ULL)
+        if (procs[i].usedGpuMemory == ~0ULL)
             snprintf(out + len, n - len, "%spid %u (%s)", listed ? ", " : "", procs[i].pid, comm);
         else
             snprintf(out + len, n - len, "%spid %u (%s, %.1f GiB)", listed ? ", " : "", procs[i].pid, comm,
-                     (double)procs[i].used / GIB);
+                     (double)procs[i].usedGpuMemory / GIB);
         listed++;
     }
     return listed;
@@ -99,9 +93,10 @@ static struct cp_dr_check *fail_call(struct cp_dr_ctx *ctx, const struct cp_dr_c
     struct cp_dr_check *c = cp_dr_add(&ctx->rep, 4, CP_DR_FAIL, "mem.io", "device %d: %s failed", ord, call);
 
     cp_dr_ev(c, "returned %s", cp_dr_cu_errstr(cu, res));
-    cp_dr_fix(c, res == CUDA_ERROR_OUT_OF_MEMORY
-                     ? "free memory on the card (see the processes using it: `nvidia-smi`)"
-                     : "check `nvidia-smi -q` and `dmesg | grep -i xid`; reset the GPU or reboot if it persists");
+    if (res == CUDA_ERROR_OUT_OF_MEMORY)
+        cp_dr_fix(c, "free memory on the card (see the processes using it: `nvidia-smi`)");
+    else
+        cp_dr_fix(c, "check `nvidia-smi -q` and %s; reset the GPU or reboot if it persists", cp_dr_log_hint(ctx));
     return c;
 }
 
@@ -154,7 +149,7 @@ static int alloc_copy(struct cp_dr_ctx *ctx, const struct cp_dr_cuda *cu, int or
     if (bad) {
         c = cp_dr_add(&ctx->rep, 4, CP_DR_FAIL, "mem.io", "device %d: data read back is wrong", ord);
         cp_dr_ev(c, "first bad byte at offset %d of %zu", bad - 1, size);
-        cp_dr_fix(c, "memory or transfer errors: check `nvidia-smi -q -d ECC,ROW_REMAPPER` and dmesg for Xid errors");
+        cp_dr_fix(c, "memory or transfer errors: check `nvidia-smi -q -d ECC,ROW_REMAPPER` and %s", cp_dr_log_hint(ctx));
         goto out_free_dev;
     }
     c = cp_dr_add(&ctx->rep, 4, CP_DR_OK, "mem.io", "device %d: allocate, memset, copy both ways verified", ord);

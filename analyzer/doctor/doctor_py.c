@@ -14,15 +14,9 @@
  * exactly when doctor is needed.
  */
 #include <errno.h>
-#include <fcntl.h>
-#include <poll.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
-#include <time.h>
-#include <unistd.h>
 
 #include "doctor_int.h"
 
@@ -76,75 +70,39 @@ static void parse_line(struct cp_dr_py *py, char *line)
             snprintf((char *)py + keys[i].off, keys[i].size, "%s", val);
 }
 
-static double mono(void)
-{
-    struct timespec ts;
+/* What the interpreter printed: parsed as it comes, and its start kept
+ * for the message when it did not answer. */
+struct py_out {
+    struct cp_dr_py *py;
+    char head[256];
+    bool answered;
+};
 
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+static void py_line(void *arg, char *line)
+{
+    struct py_out *o = arg;
+    size_t len = strlen(o->head);
+
+    if (len + 2 < sizeof(o->head))
+        snprintf(o->head + len, sizeof(o->head) - len, "%s%s", len ? " " : "", line);
+    o->answered |= strncmp(line, "python ", 7) == 0;
+    parse_line(o->py, line);
 }
 
 void cp_dr_py_probe(struct cp_dr_ctx *ctx)
 {
     struct cp_dr_py *py = &ctx->py;
-    char out[8192], *line, *save = NULL;
-    size_t len = 0;
-    int fds[2], status = 0;
-    double deadline = mono() + ctx->timeout_s;
-    pid_t pid;
+    const char *argv[] = {py->exe, "-c", py_script, NULL};
+    struct py_out o = {py, "", false};
+    char err[256];
+    int rc = cp_dr_run_cmd(argv, ctx->timeout_s, true, py_line, &o, err, sizeof(err));
 
-    if (pipe2(fds, O_CLOEXEC) < 0) {
-        snprintf(py->fail, sizeof(py->fail), "pipe: %s", strerror(errno));
-        return;
-    }
-    pid = fork();
-    if (pid == 0) {
-        dup2(fds[1], 1);
-        dup2(fds[1], 2);
-        setpgid(0, 0); /* so a timeout kills the whole group */
-        execlp(py->exe, py->exe, "-c", py_script, (char *)NULL);
-        dprintf(1, "exec_failed %s\n", strerror(errno));
-        _exit(127);
-    }
-    close(fds[1]);
-    if (pid < 0) {
-        close(fds[0]);
-        snprintf(py->fail, sizeof(py->fail), "fork: %s", strerror(errno));
-        return;
-    }
-    for (;;) {
-        struct pollfd p = {fds[0], POLLIN, 0};
-        int left = (int)((deadline - mono()) * 1000);
-        ssize_t got;
-
-        if (left <= 0) {
-            kill(-pid, SIGKILL);
-            kill(pid, SIGKILL);
-            snprintf(py->fail, sizeof(py->fail), "%s timed out after %d s", py->exe, ctx->timeout_s);
-            break;
-        }
-        if (poll(&p, 1, left) <= 0)
-            continue;
-        got = read(fds[0], out + len, sizeof(out) - 1 - len);
-        if (got <= 0)
-            break;
-        len += (size_t)got;
-        if (len == sizeof(out) - 1)
-            break;
-    }
-    close(fds[0]);
-    waitpid(pid, &status, 0);
-    out[len] = '\0';
-    if (py->fail[0])
-        return;
-    if (strncmp(out, "exec_failed ", 12) == 0 || !strstr(out, "python ")) {
-        snprintf(py->fail, sizeof(py->fail), "%s did not run: %.*s", py->exe, 200,
-                 strncmp(out, "exec_failed ", 12) == 0 ? out + 12 : out);
-        return;
-    }
-    for (line = strtok_r(out, "\n", &save); line; line = strtok_r(NULL, "\n", &save))
-        parse_line(py, line);
-    py->ran = true;
+    if (rc == -ETIMEDOUT)
+        snprintf(py->fail, sizeof(py->fail), "%s timed out after %d s", py->exe, ctx->timeout_s);
+    else if (rc < 0 || !o.answered)
+        snprintf(py->fail, sizeof(py->fail), "%s did not run: %.200s", py->exe, rc < 0 ? err : o.head);
+    else
+        py->ran = true;
 }
 
 /* "13.0" -> 13000, "12.4" -> 12040; 0 when not a version. */

@@ -7,6 +7,7 @@
  * (newlines and 0x1f inside fields are replaced by spaces):
  *   C <layer> <mark> <id> <head> <evidence> <fix> <data>
  *   S <layer> <step>            (the child is about to run <step>)
+ *   D <pci> <uuid> <ordinal>    (the GPU at <pci>: its UUID, its CUDA ordinal or -1)
  */
 #include <errno.h>
 #include <stdio.h>
@@ -212,6 +213,20 @@ int cp_dr_send(struct cp_dr_report *r, int layer, const char *step)
     return rc;
 }
 
+int cp_dr_send_gpu(struct cp_dr_report *r, const char *pci, const char *uuid, int ordinal)
+{
+    char line[256];
+    int len;
+
+    if (r->out_fd < 0)
+        return 0;
+    cp_dr_send(r, 0, NULL); /* keep the checks before it in order */
+    len = snprintf(line, sizeof(line), "D%c%s%c%s%c%d\n", SEP, pci, SEP, uuid[0] ? uuid : "?", SEP, ordinal);
+    if (len <= 0 || (size_t)len >= sizeof(line))
+        return -EINVAL;
+    return write(r->out_fd, line, (size_t)len) == len ? 0 : -EPIPE;
+}
+
 int cp_dr_recv_line(struct cp_dr_report *r, char *line, int *layer, char *step, size_t n)
 {
     char *f[8];
@@ -278,8 +293,9 @@ static int first_failed_layer(const struct cp_dr_report *r)
 
 /* The verdict text after "verdict: ": the heads of the failures of the
  * failed layer, else of all warnings. */
-static void verdict(const struct cp_dr_report *r, int failed, char *buf, size_t n)
+static void verdict(const struct cp_dr_ctx *ctx, int failed, char *buf, size_t n)
 {
+    const struct cp_dr_report *r = &ctx->rep;
     enum cp_dr_mark want = failed ? CP_DR_FAIL : CP_DR_WARN;
     int count = 0;
     size_t len;
@@ -290,6 +306,8 @@ static void verdict(const struct cp_dr_report *r, int failed, char *buf, size_t 
         snprintf(buf, n, "FAIL at layer %d (%s): ", failed, layer_names[failed]);
     else if (count)
         snprintf(buf, n, "PASS with %d warning%s: ", count, count == 1 ? "" : "s");
+    else if (ctx->kernel_log)
+        snprintf(buf, n, "PASS: no Xid event, no PCIe AER error in %s", ctx->kernel_log);
     else
         snprintf(buf, n, "PASS: all %d layers passed", CP_DR_LAYERS);
     len = strlen(buf);
@@ -317,16 +335,29 @@ static const char *mark_name(enum cp_dr_mark m)
     return s[m];
 }
 
-static void print_text(const struct cp_dr_report *r, int failed, const char *vtext)
+static void print_text(const struct cp_dr_ctx *ctx, int failed, const char *vtext)
 {
-    printf("cuprobe doctor: checking the GPU stack layer by layer\n");
+    const struct cp_dr_report *r = &ctx->rep;
+
+    if (ctx->kernel_log)
+        printf("cuprobe doctor: reading the kernel log %s (another machine's: only the log is checked)\n",
+               ctx->kernel_log);
+    else
+        printf("cuprobe doctor: checking the GPU stack layer by layer\n");
     for (int l = 1; l <= CP_DR_LAYERS; l++) {
-        if (layer_status(r, l, failed) == L_SKIP) {
-            printf("\nlayer %d  %s: skipped (layer %d failed)\n", l, layer_names[l],
-                   failed ? failed : l - 1);
-            continue;
-        }
-        printf("\nlayer %d  %s\n", l, layer_names[l]);
+        bool any = false;
+
+        for (size_t i = 0; i < r->n; i++)
+            any |= r->v[i].layer == l;
+        if (layer_status(r, l, failed) != L_SKIP)
+            printf("\nlayer %d  %s\n", l, layer_names[l]);
+        else if (ctx->kernel_log && !(failed && l > failed))
+            printf("\nlayer %d  %s: not checked (--kernel-log)\n", l, layer_names[l]);
+        else if (any) /* a skipped layer can still hold the kernel log's findings */
+            printf("\nlayer %d  %s: probe skipped (layer %d failed); from the kernel log:\n", l, layer_names[l],
+                   failed);
+        else
+            printf("\nlayer %d  %s: skipped (layer %d failed)\n", l, layer_names[l], failed ? failed : l - 1);
         for (size_t i = 0; i < r->n; i++) {
             const struct cp_dr_check *c = &r->v[i];
 
@@ -349,34 +380,54 @@ static void jput(const char *s)
     fputs(buf, stdout);
 }
 
+/* The kernel log as read: the top-level "kernel_log" object. */
+static void print_json_log(const struct cp_dr_klog *log)
+{
+    printf("\"kernel_log\":{\"source\":");
+    jput(log->source);
+    printf(",\"readable\":%s,\"foreign\":%s,\"lines\":%llu,\"xid_lines\":%llu,\"aer_lines\":%llu,"
+           "\"not_used\":",
+           log->readable ? "true" : "false", log->foreign ? "true" : "false", log->lines, log->xid_lines,
+           log->aer_lines);
+    jput(log->tried);
+    printf("},");
+}
+
 /*
  * JSON schema (also in docs/doctor.md):
- * { "schema": "cuprobe-doctor/1",
+ * { "schema": "cuprobe-doctor/2",
+ *   "mode": "machine" | "kernel-log",        kernel-log: --kernel-log FILE
  *   "verdict": "pass" | "warn" | "fail",     warn = passed with warnings
  *   "exit": 0 | 1,
  *   "failed_layer": 1..4 | null,
  *   "summary": string,                       the text after "verdict: "
+ *   "kernel_log": { "source": string, "readable": bool, "foreign": bool,
+ *                   "lines", "xid_lines", "aer_lines": number,
+ *                   "not_used": string },    the sources not used, and why
  *   "layers": [ { "layer": 1..4, "name": string,
  *                 "status": "ok" | "warn" | "fail" | "skipped",
  *                 "checks": [ { "id": string, "mark": "ok"|"warn"|"fail"|"note",
  *                               "head": string, "evidence": string,
  *                               "fix": string | null, "data": object } ] } ] }
  */
-static void print_json(const struct cp_dr_report *r, int failed, const char *vtext)
+static void print_json(const struct cp_dr_ctx *ctx, int failed, const char *vtext)
 {
     static const char *const lnames[] = {"ok", "warn", "fail", "skipped"};
+    const struct cp_dr_report *r = &ctx->rep;
     bool warn = false;
 
     for (size_t i = 0; i < r->n; i++)
         warn |= r->v[i].mark == CP_DR_WARN;
-    printf("{\"schema\":\"cuprobe-doctor/1\",\"verdict\":\"%s\",\"exit\":%d,",
-           failed ? "fail" : warn ? "warn" : "pass", failed ? 1 : 0);
+    printf("{\"schema\":\"cuprobe-doctor/2\",\"mode\":\"%s\",\"verdict\":\"%s\",\"exit\":%d,",
+           ctx->kernel_log ? "kernel-log" : "machine", failed ? "fail" : warn ? "warn" : "pass", failed ? 1 : 0);
     if (failed)
         printf("\"failed_layer\":%d,\"summary\":", failed);
     else
         printf("\"failed_layer\":null,\"summary\":");
     jput(vtext);
-    printf(",\"layers\":[");
+    printf(",");
+    print_json_log(&ctx->log);
+    printf("\"layers\":[");
     for (int l = 1; l <= CP_DR_LAYERS; l++) {
         bool first = true;
 
@@ -411,11 +462,11 @@ int cp_dr_print(const struct cp_dr_ctx *ctx)
     char vtext[2048];
     int failed = first_failed_layer(&ctx->rep);
 
-    verdict(&ctx->rep, failed, vtext, sizeof(vtext));
+    verdict(ctx, failed, vtext, sizeof(vtext));
     if (ctx->json)
-        print_json(&ctx->rep, failed, vtext);
+        print_json(ctx, failed, vtext);
     else
-        print_text(&ctx->rep, failed, vtext);
+        print_text(ctx, failed, vtext);
     fflush(stdout);
     return failed ? 1 : 0;
 }

@@ -30,6 +30,7 @@
 #include "cp_hot.h"
 #include "cp_evt.h"
 #include "cp_inflight.h"
+#include "cp_klog.h"
 #include "cp_launch.h"
 #include "cp_pystack.h"
 #include "cp_stack.h"
@@ -231,6 +232,10 @@ static void cp_if_write(const cp_if_out *o)
 
 void cp_inflight_error(const cp_call *c)
 {
+    if (!cp_inflight_sticky(c->res)) {
+        cp_klog_fatal((int)c->res);
+        return;
+    }
     if (atomic_exchange(&cp_if_reported, 1))
         return;     /* only the first: every later call repeats the error */
     cp_if_out *out = malloc(sizeof(*out) * 4 * CP_INFLIGHT_RING);
@@ -243,6 +248,7 @@ void cp_inflight_error(const cp_call *c)
     for (int i = 0; i < n; i++)
         cp_if_write(&out[i]);
     free(out);
+    cp_klog_fatal((int)c->res);
     cp_log(2, "%s returned sticky error %d: %d launch%s in flight recorded", cp_api_name(c->api),
            (int)c->res, n, n == 1 ? "" : "es");
     /* The program is about to see the error and usually dies of it. */

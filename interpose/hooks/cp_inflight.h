@@ -37,9 +37,18 @@ static inline int cp_inflight_sticky(CUresult r)
     return r == 700 || r == 710 || (r >= 714 && r <= 719) || r == 999;
 }
 
-/*! cp_inflight_error() : call c returned a sticky error: the first time in
- *  this process, record it with the launches in flight on its context.
- *  Called by the wrappers (inside the hook guard). */
+/*! cp_inflight_fatal() : non-zero for the CUresults that end a run: the
+ *  sticky ones, and 214 (CUDA_ERROR_ECC_UNCORRECTABLE). */
+static inline int cp_inflight_fatal(CUresult r)
+{
+    return cp_inflight_sticky(r) || r == CUDA_ERROR_ECC_UNCORRECTABLE;
+}
+
+/*! cp_inflight_error() : call c returned an error that ends the run
+ *  (cp_inflight_fatal): the first time in this process, record a sticky
+ *  one with the launches in flight on its context; for either, the kernel
+ *  log's word (cp_klog_fatal).  Called by the wrappers (inside the hook
+ *  guard). */
 void cp_inflight_error(const cp_call *c);
 
 /*! cp_inflight_after_fork() : in a forked child: forget the parent's rings

@@ -200,7 +200,7 @@ static CUresult cp_no_real(uint32_t id)
             cp_hook_##hook CP_CALL_ARGS args;                              \
         else if (r_ != CUDA_SUCCESS)                                       \
             cp_pre_failed(&c_);                                            \
-        if (__builtin_expect(cp_inflight_sticky(r_), 0))                   \
+        if (__builtin_expect(cp_inflight_fatal(r_), 0))                   \
             cp_inflight_error(&c_);                                        \
         cp_leave(&c_);                                                     \
         CP_ST_LEAVE(CP_ID_##name);                                         \
@@ -222,7 +222,7 @@ static CUresult cp_no_real(uint32_t id)
         CUresult r_ = real_();                                             \
         cp_call_stop(&c_, r_, mode);                                       \
         cp_hook_##hook(&c_);                                               \
-        if (__builtin_expect(cp_inflight_sticky(r_), 0))                   \
+        if (__builtin_expect(cp_inflight_fatal(r_), 0))                   \
             cp_inflight_error(&c_);                                        \
         cp_leave(&c_);                                                     \
         return r_;                                                         \

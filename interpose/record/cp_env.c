@@ -98,6 +98,8 @@ static void cp_env_parse(void)
     const char *proc = getenv("CUPROBE_PROCFS_ROOT"), *sys = getenv("CUPROBE_SYSFS_ROOT");
     g_cfg.procfs_root = (proc && *proc) ? proc : "/proc";
     g_cfg.sysfs_root = (sys && *sys) ? sys : "/sys";
+    const char *kmsg = getenv("CUPROBE_KMSG");
+    g_cfg.kmsg = (kmsg && *kmsg) ? kmsg : NULL;
 }
 
 const struct cp_config *cp_config(void)

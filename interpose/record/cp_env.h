@@ -25,6 +25,8 @@ struct cp_config {
     const char *procfs_root;   /* CUPROBE_PROCFS_ROOT, default "/proc": meminfo and
                                 * self/cgroup of the host-memory samples (tests) */
     const char *sysfs_root;    /* CUPROBE_SYSFS_ROOT, default "/sys": the cgroup files */
+    const char *kmsg;          /* CUPROBE_KMSG: a file read instead of /dev/kmsg after a
+                                * fatal error (tests), NULL when unset */
 };
 
 /*! cp_config() : the parsed configuration.  Parses the environment on the

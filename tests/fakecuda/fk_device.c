@@ -19,6 +19,7 @@
 #include <string.h>
 #include <sys/mman.h>
 
+#include "fk_ids.h"
 #include "fk_internal.h"
 
 pthread_mutex_t fk_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -69,22 +70,14 @@ static size_t fk_list_size(const char *list, int i, size_t dflt)
     return v;
 }
 
-/* Deterministic UUID of physical device phys; byte 0 alone tells devices apart. */
 static void fk_uuid(int phys, CUuuid *u)
 {
-    for (int k = 0; k < 16; k++)
-        u->bytes[k] = (char)((k * 37 + phys * 101 + 0x5c) & 0xff);
-    u->bytes[0] = (char)(0xa0 + phys);
+    fk_uuid_bytes(phys, (unsigned char *)u->bytes);
 }
 
 static void fk_uuid_str(int phys, char *buf, size_t len)
 {
-    CUuuid u;
-    fk_uuid(phys, &u);
-    const unsigned char *b = (const unsigned char *)u.bytes;
-    snprintf(buf, len, "GPU-%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x",
-             b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13],
-             b[14], b[15]);
+    fk_uuid_text(phys, buf, len);
 }
 
 /* One CUDA_VISIBLE_DEVICES entry -> physical index, or -1 if invalid. */
@@ -390,7 +383,7 @@ CUresult cuDeviceGetPCIBusId(char *pciBusId, int len, CUdevice dev)
         return CUDA_ERROR_INVALID_VALUE;
     if (fk_dev_check(dev) != CUDA_SUCCESS)
         return CUDA_ERROR_INVALID_DEVICE;
-    snprintf(pciBusId, (size_t)len, "%04X:%02X:%02X.0", 0, 0x18 + 0x10 * fk_devs[dev].phys, 0);
+    snprintf(pciBusId, (size_t)len, "%04X:%02X:%02X.0", 0, FK_PCI_BUS(fk_devs[dev].phys), 0);
     return CUDA_SUCCESS;
 }
 FK_ALIAS(cuDeviceGetPCIBusId);
@@ -416,7 +409,7 @@ static int fk_attr_value(const struct fk_dev *d, int a)
     case 30: return 512;                        /* SURFACE_ALIGNMENT */
     case 31: return 1;                          /* CONCURRENT_KERNELS */
     case 32: return 1;                          /* ECC_ENABLED */
-    case 33: return 0x18 + 0x10 * d->phys;      /* PCI_BUS_ID */
+    case 33: return FK_PCI_BUS(d->phys);      /* PCI_BUS_ID */
     case 36: return 2619000;                    /* MEMORY_CLOCK_RATE (kHz) */
     case 37: return 6144;                       /* GLOBAL_MEMORY_BUS_WIDTH */
     case 38: return 62914560;                   /* L2_CACHE_SIZE */
