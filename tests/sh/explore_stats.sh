@@ -29,8 +29,6 @@ one mix tests/golden/report_mix.trace
 one oom_torch tests/golden/report_oom_torch.trace
 one fork tests/golden/report_fork_0.trace tests/golden/report_fork_1.trace
 one leak "$TMP/leak.trace"
-jax=docs/validation/h200-2026-12-03-s17/jax-growth/found-bug.trace
-[ -f "$jax" ] && one jax "$jax"
 
 # The leak's site leads the peak table and allocates as often as the loop.
 "$ANA" stats --no-progress "$TMP/leak.trace" >"$TMP/leak.txt" || die "stats exit $?"
