@@ -11,6 +11,7 @@
 #   FUZZ_SECONDS=3600 FUZZ_KEEP=/tmp/fuzz-report sh tests/sh/report_fuzz.sh
 # (FUZZ_KEEP: a directory that keeps the grown corpus and any crash input;
 # the last line of libFuzzer's log gives the run count: "Done N runs".)
+# tier: long
 ROOT=${ROOT:-$(cd "$(dirname "$0")/../.." && pwd)}
 . "$ROOT/tests/sh/lib.sh"
 secs=${FUZZ_SECONDS:-60}
