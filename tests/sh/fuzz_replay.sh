@@ -11,7 +11,12 @@
 ROOT=${ROOT:-$(cd "$(dirname "$0")/../.." && pwd)}
 . "$ROOT/tests/sh/lib.sh"
 [ -x "$ANA" ] || die "analyzer not built: $ANA"
-OBJ=$(ls "$B"/analyzer/*.o "$B"/analyzer/*/*.o 2>/dev/null | grep -v '/cp_main\.o$')
+# The analyzer's objects but its main(), and none left by a removed source.
+OBJ=
+for o in "$B"/analyzer/*.o "$B"/analyzer/*/*.o; do
+    rel=${o#"$B"/}
+    [ -f "$ROOT/${rel%.o}.c" ] && [ "$rel" != analyzer/cp_main.o ] && OBJ="$OBJ $o"
+done
 [ -n "$OBJ" ] || die "no analyzer objects in $B/analyzer"
 INC="-I$ROOT/include"
 for d in "$ROOT"/analyzer "$ROOT"/analyzer/*/; do INC="$INC -I${d%/}"; done
