@@ -2,12 +2,14 @@
 # tests/run.sh - run the CI tests of one tier, several at a time, and print
 # "N passed, N failed, N skipped" as the last line.
 #
-#   sh tests/run.sh [-j N]
+#   sh tests/run.sh [-j N] [--list]
 #
 # A test is either a unit binary ($B/tests/unit/test_*) or a shell script
 # (tests/sh/*.sh).  Exit 0 = pass, 77 = skipped (says why on stdout),
-# anything else = fail.  Each runs with a timeout (TEST_TIMEOUT, 300 s);
-# its output is kept in $B/test-logs/NAME.log and shown on failure.
+# anything else = fail.  Each runs with a timeout (TEST_TIMEOUT, by default
+# 300 s, 900 s for a test of the long tier); its output is kept in
+# $B/test-logs/NAME.log and shown on failure.
+# --list prints the names of the tests that would run.
 #
 # Tiers: a shell script with a line "# tier: long" belongs to the long tier
 # (make check-long: timed fuzzing, benches); every other test to the quick
@@ -33,15 +35,18 @@ run_one() {
     sh/*) set -- sh "$ROOT/tests/$name.sh" ;;
     esac
     log="$LOGS/$name.log"
+    # The long tier builds with clang and fuzzes: more time by default.
+    limit=${TEST_TIMEOUT:-300}
+    [ -n "${TEST_TIMEOUT:-}" ] || [ "$1" != sh ] || ! grep -q '^# tier: long$' "$2" || limit=900
     t0=$(date +%s)
-    timeout "${TEST_TIMEOUT:-300}" "$@" >"$log" 2>&1
+    timeout -k 10 "$limit" "$@" >"$log" 2>&1
     rc=$?
     secs=$(($(date +%s) - t0))
     echo "$rc $secs" >"$LOGS/$name.rc"
     case $rc in
     0) echo "PASS  $name (${secs} s)" ;;
     77) echo "SKIP  $name: $(tail -n 1 "$log")" ;;
-    124) echo "FAIL  $name (timed out after ${TEST_TIMEOUT:-300} s)" ;;
+    124) echo "FAIL  $name (timed out after $limit s)" ;;
     *) echo "FAIL  $name (exit $rc)" ;;
     esac
 }

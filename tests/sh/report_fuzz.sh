@@ -56,10 +56,10 @@ if [ -f "$1" ]; then
     echo "regressions: $# inputs pass"
 fi
 cd "$W" || die "cd $W"
-# Inside the runner's 300 s per test: a slow build (a loaded machine)
+# Inside the runner's 900 s per long test: a slow build (a loaded machine)
 # shortens the default run rather than failing it.
 if [ -z "${FUZZ_SECONDS:-}" ]; then
-    left=$((240 - ($(date +%s) - t0)))
+    left=$((840 - ($(date +%s) - t0)))
     [ $left -lt $secs ] && secs=$((left > 20 ? left : 20))
 fi
 "$BIN" -max_total_time="$secs" -timeout=30 -rss_limit_mb=4096 -max_len=1048576 \
