@@ -69,18 +69,21 @@ case "$jobs" in ''|*[!0-9]*|0) echo "run.sh: bad job count '$jobs'" >&2; exit 2 
 tier=${TIER:-quick}
 case "$tier" in quick|long|all) ;; *) echo "run.sh: TIER must be quick, long or all" >&2; exit 2 ;; esac
 
-# TIER NAME for every test there is.
+# TIER NAME for every test there is (no process per test: --list is run
+# by a test, three times).
 all_tests() {
     for t in "$B"/tests/unit/test_*; do
         [ -x "$t" ] && [ -f "$t" ] || continue
         case "$t" in *.d|*.o) continue ;; esac
-        echo "quick unit/$(basename "$t")"
+        echo "quick unit/${t##*/}"
     done
+    long_=" $(grep -l '^# tier: long$' "$ROOT"/tests/sh/*.sh | tr '\n' ' ') "
     for t in "$ROOT"/tests/sh/*.sh; do
-        case "$(basename "$t")" in lib*.sh) continue ;; esac
+        n_=${t##*/}
+        case "$n_" in lib*.sh) continue ;; esac
         [ -f "$t" ] || continue
-        if grep -q '^# tier: long$' "$t"; then t_=long; else t_=quick; fi
-        echo "$t_ sh/$(basename "$t" .sh)"
+        case "$long_" in *" $t "*) t_=long ;; *) t_=quick ;; esac
+        echo "$t_ sh/${n_%.sh}"
     done
 }
 # The names of the tests of the tier that TESTS and TESTS_SKIP select.

@@ -12,20 +12,18 @@ ROOT=${ROOT:-$(cd "$(dirname "$0")/../.." && pwd)}
 . "$ROOT/tests/sh/lib.sh"
 cd "$ROOT" || die "no $ROOT"
 
-for t in tests/sh/*.sh; do
-    n=$(grep -c '^#[[:space:]]*tier[[:space:]]*:' "$t")
-    [ "$n" -le 1 ] || die "$t: $n tier lines"
-    if [ "$n" -eq 1 ]; then
-        grep -q '^# tier: long$' "$t" || die "$t: tier line is not '# tier: long': $(grep '^#[[:space:]]*tier[[:space:]]*:' "$t")"
-    fi
-done
+grep -c '^#[[:space:]]*tier[[:space:]]*:' tests/sh/*.sh | awk -F: '$2 > 1' >"$TMP/many"
+[ ! -s "$TMP/many" ] || die "more than one tier line: $(cat "$TMP/many")"
+grep -H '^#[[:space:]]*tier[[:space:]]*:' tests/sh/*.sh | grep -v ':# tier: long$' >"$TMP/bad"
+[ ! -s "$TMP/bad" ] || die "a tier line is not '# tier: long': $(cat "$TMP/bad")"
 
 # What there is: the unit tests (the sources, so that one not built is
 # missed too) and the shell tests.
-for c in tests/unit/test_*.c; do echo "unit/$(basename "$c" .c)"; done >"$TMP/want"
+for c in tests/unit/test_*.c; do c=${c##*/}; echo "unit/${c%.c}"; done >"$TMP/want"
 for t in tests/sh/*.sh; do
-    case "$(basename "$t")" in lib*.sh) continue ;; esac
-    echo "sh/$(basename "$t" .sh)"
+    t=${t##*/}
+    case "$t" in lib*.sh) continue ;; esac
+    echo "sh/${t%.sh}"
 done >>"$TMP/want"
 sort -o "$TMP/want" "$TMP/want"
 [ "$(wc -l <"$TMP/want")" -gt 10 ] || die "too few tests found: $(cat "$TMP/want")"
