@@ -1,7 +1,7 @@
 # cuprobe - one Makefile for the shim, the analyzer, the fake driver and tests.
 #
 #   make            build everything into build/
-#   make test       build, then run the whole CI suite (prints "N passed, N failed")
+#   make test       build, then run the quick tier of the CI tests (make check-long: the long one)
 #   make demo       run a bundled program on the fake driver and print a report
 #   make install PREFIX=/usr/local     make uninstall PREFIX=/usr/local
 #   make help       every target, from the "## target: what" comments below
@@ -202,9 +202,17 @@ $(PROG_BIN): $(B)/%: %.c $(FAKECUDA)
 	$(Q)$(CC) $(CFLAGS) $(DEPFLAGS) -Itests/fakecuda -fno-omit-frame-pointer -o $@ $< $(CUDALINK) -ldl -lpthread
 
 .PHONY: test
-## test: build and run every CI test; the last line is "N passed, N failed"
+## test: build and run the quick tier of the CI tests (tests/README.md), as many at a time as
+##   there are CPUs (JOBS=N); the last line is "N passed, N failed, N skipped"
 test: all
 	$(Q)B=$(B) sh tests/run.sh
+
+.PHONY: check-long
+## check-long: the long tier of the CI tests (timed fuzzing, the kill-window bench, the selftime
+##   build: "# tier: long" in tests/sh/), then check-san; CI runs it and `make test`
+check-long: all
+	$(Q)B=$(B) TIER=long sh tests/run.sh
+	$(Q)$(MAKE) --no-print-directory check-san
 
 .PHONY: docs
 ## docs: regenerate the record table of docs/trace-format.md from include/cp_records.h
@@ -216,12 +224,13 @@ docs: $(B)/tests/unit/test_records_doc
 
 .PHONY: check-san
 ## check-san: ASan+UBSan and TSan builds (build-san-*/): unit and fake-driver tests under both,
-##   the shim tests with the ASan shim preloaded behind the ASan runtime, the parallel report
-##   under TSan
+##   the fuzz regression corpus and the shim tests under ASan+UBSan (the shim preloaded behind
+##   the ASan runtime), the parallel report under TSan
 check-san:
 	$(Q)$(MAKE) -s SAN=address,undefined all
 	$(Q)B=build-san-address-undefined TESTS=unit ASAN_OPTIONS=detect_leaks=0 sh tests/run.sh
 	$(Q)B=build-san-address-undefined TESTS=fake ASAN_OPTIONS=detect_leaks=0 sh tests/run.sh
+	$(Q)B=build-san-address-undefined TESTS=fuzz_replay sh tests/run.sh
 	$(Q)B=build-san-address-undefined TESTS=shim_ TESTS_SKIP="shim_safety shim_cudart" \
 	    CUPROBE_TEST_PRELOAD=$$($(CC) -print-file-name=libasan.so) \
 	    ASAN_OPTIONS=detect_leaks=0:handle_segv=0 sh tests/run.sh

@@ -1,9 +1,12 @@
 /*
  * fuzz_driver.c - runs LLVMFuzzerTestOneInput without libFuzzer (gcc):
  * every corpus file once, then random mutations of corpus entries for the
- * given time.  Crashes surface through the sanitizers the build adds.
+ * given time (-t 0: none, a replay of the corpus).  Crashes surface
+ * through the sanitizers the build adds.
  *   fuzz_driver [-t SECONDS] [-s SEED] CORPUS_DIR_OR_FILE...
  * On a crash the input being run is in ./fuzz-current.bin.
+ * A target's LLVMFuzzerInitialize runs first when it has one; its custom
+ * mutator (never called here) may call LLVMFuzzerMutate, defined below.
  */
 #include <dirent.h>
 #include <stdint.h>
@@ -14,6 +17,8 @@
 #include <time.h>
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+int LLVMFuzzerInitialize(int *argc, char ***argv) __attribute__((weak));
+size_t LLVMFuzzerMutate(uint8_t *data, size_t size, size_t max);
 
 struct input {
     uint8_t *p;
@@ -108,6 +113,11 @@ static size_t mutate(uint8_t *b, size_t n, size_t cap)
     return n;
 }
 
+size_t LLVMFuzzerMutate(uint8_t *data, size_t size, size_t max)
+{
+    return mutate(data, size, max);
+}
+
 int main(int argc, char **argv)
 {
     double secs = 10;
@@ -127,6 +137,8 @@ int main(int argc, char **argv)
         fprintf(stderr, "fuzz_driver: empty corpus\n");
         return 2;
     }
+    if (LLVMFuzzerInitialize)
+        LLVMFuzzerInitialize(&argc, &argv);
     for (size_t j = 0; j < g_n; j++)
         run(g_in[j].p, g_in[j].n);
     srand(seed);
@@ -135,7 +147,7 @@ int main(int argc, char **argv)
     unsigned long runs = 0;
     size_t cap = 0;
     uint8_t *buf = NULL;
-    for (;;) {
+    while (secs > 0) {
         struct input *src = &g_in[(size_t)rand() % g_n];
         if (src->n + 64 > cap) {
             cap = src->n + 64;
@@ -153,7 +165,10 @@ int main(int argc, char **argv)
                 break;
         }
     }
-    printf("fuzz_driver: %zu corpus inputs, %lu mutated runs, seed %u, no crash\n", g_n, runs, seed);
+    if (secs > 0)
+        printf("fuzz_driver: %zu corpus inputs, %lu mutated runs, seed %u, no crash\n", g_n, runs, seed);
+    else
+        printf("fuzz_driver: %zu corpus inputs replayed, no crash\n", g_n);
     fflush(stdout);
     remove("fuzz-current.bin");
     free(buf);

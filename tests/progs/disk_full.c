@@ -37,27 +37,59 @@ static void work(CUdeviceptr *d, int ms)
     } while ((t.tv_sec - t0.tv_sec) * 1000 + (t.tv_nsec - t0.tv_nsec) / 1000000 < ms);
 }
 
+/* While stderr goes to a pipe: its read end, and the real stderr. */
+static int g_pipe_r = -1, g_saved_err = -1;
+static char g_said[4096];
+static size_t g_n;
+
+static void take(void)
+{
+    ssize_t r = read(g_pipe_r, g_said + g_n, sizeof g_said - g_n);
+    if (r > 0)
+        g_n += (size_t)r;
+}
+
+/* Pass what was said on to the real stderr, once (atexit too: a failed
+ * CK() would otherwise say why into the pipe). */
+static void pass_on(void)
+{
+    if (g_saved_err < 0)
+        return;
+    take();
+    dup2(g_saved_err, 2);
+    g_saved_err = -1;
+    if (g_n && write(2, g_said, g_n) < 0)
+        return;
+}
+
 /* Work until the shim says "writing stopped" on stderr (at most 20 s),
  * then pass what it said on to the real stderr. */
-static void work_until_stopped(CUdeviceptr *d, int pipe_r, int saved_err)
+static void work_until_stopped(CUdeviceptr *d)
 {
-    static char said[4096];
-    size_t n = 0;
-    for (int i = 0; i < 400 && !memmem(said, n, "writing stopped", 15); i++) {
+    for (int i = 0; i < 400 && !memmem(g_said, g_n, "writing stopped", 15); i++) {
         work(d, 50);
-        ssize_t r = read(pipe_r, said + n, sizeof said - n);
-        if (r > 0)
-            n += (size_t)r;
+        take();
     }
-    dup2(saved_err, 2);
-    if (n && write(2, said, n) < 0)
-        return;
+    pass_on();
 }
 
 int main(int argc, char **argv)
 {
     if (argc < 3)
         return 64;
+    int filling = strcmp(argv[1], "-") != 0;
+    /* stderr goes to the pipe before the first driver call: with an
+     * injected quota the shim may stop writing at its first flush, and a
+     * message written before the pipe was there would never be seen (the
+     * program would work the full 20 s). */
+    int pfd[2];
+    if (filling) {
+        if (pipe(pfd) < 0 || (g_saved_err = dup(2)) < 0 || dup2(pfd[1], 2) < 0)
+            return 67;
+        g_pipe_r = pfd[0];
+        fcntl(g_pipe_r, F_SETFL, O_NONBLOCK);
+        atexit(pass_on);
+    }
     CUcontext ctx;
     CUdeviceptr d;
     CK(cuInit(0));
@@ -65,14 +97,10 @@ int main(int argc, char **argv)
     CK(cuCtxSetCurrent(ctx));
     CK(cuMemAlloc_v2(&d, 1 << 20));
     work(&d, 300);
-    if (strcmp(argv[1], "-") == 0) {   /* no filling: a normal run */
+    if (!filling) {   /* no filling: a normal run */
         CK(cuMemFree_v2(d));
         return atoi(argv[2]);
     }
-    int pfd[2], saved_err;
-    if (pipe(pfd) < 0 || (saved_err = dup(2)) < 0 || dup2(pfd[1], 2) < 0)
-        return 67;
-    fcntl(pfd[0], F_SETFL, O_NONBLOCK);
     if (strcmp(argv[1], "quota") != 0) {
         int fd = open(argv[1], O_WRONLY | O_CREAT | O_TRUNC, 0600);
         if (fd < 0)
@@ -88,7 +116,7 @@ int main(int argc, char **argv)
         if (e != ENOSPC && e != EDQUOT)
             return 66;
     }
-    work_until_stopped(&d, pfd[0], saved_err);
+    work_until_stopped(&d);
     if (argc > 3 && strcmp(argv[3], "segv") == 0) {
         volatile int *null = NULL;
         return *null;

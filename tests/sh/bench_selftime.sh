@@ -4,6 +4,7 @@
 # and counts right: every wrapped call once with its wrapper and driver time,
 # and while recording (not while paused) each part of the path once per event.
 # Compiled only by this test: without it the instrumentation would rot.
+# tier: long
 . "$ROOT/tests/sh/lib.sh"
 need_py_fake
 [ -z "${CUPROBE_TEST_PRELOAD:-}" ] || skip "a plain build's variant; not under a sanitizer"

@@ -3,6 +3,7 @@
 # default 20) under AddressSanitizer + UBSan: libFuzzer when clang supports
 # -fsanitize=fuzzer, else the gcc driver (tests/fuzz/fuzz_driver.c).  The
 # checked-in corpus is copied, never modified.
+# tier: long
 . "$ROOT/tests/sh/lib.sh"
 secs=${FUZZ_SECONDS:-20}
 ZSTD_A=$(${CC:-gcc} -print-file-name=libzstd.a)

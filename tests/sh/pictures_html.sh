@@ -42,7 +42,8 @@ FAKECUDA_DEVICES=2 LD_LIBRARY_PATH="$FAKE_DIR" \
     die "demo run failed"
 
 # one NAME NCHARTS SHOT TRACE...: NCHARTS = memory charts (devices) + copy
-# lanes; SHOT=1 keeps a screenshot (each browser start takes seconds).
+# lanes; SHOT=1 keeps a screenshot too, taken by the same browser start
+# (each takes seconds).
 one() {
     name=$1 ncharts=$2 shot=$3; shift 3
     "$ANA" report --json --no-progress "$@" >"$TMP/$name.report.json"
@@ -51,15 +52,16 @@ one() {
     "$CUPROBE" report --html "$TMP/$name.html" --no-progress "$@" >/dev/null
     rc=$?
     [ $rc -eq 0 ] || [ $rc -eq 3 ] || die "$name: report --html exit $rc"
-    chrome --dump-dom "file://$TMP/$name.html" >"$TMP/$name.dom" ||
+    set --
+    [ "$shot" = 1 ] && rm -f "$SHOTS/$name.png" &&
+        set -- --window-size=1100,1600 --screenshot="$SHOTS/$name.png"
+    chrome "$@" --dump-dom "file://$TMP/$name.html" >"$TMP/$name.dom" ||
         { cat "$TMP/chrome.err"; die "$name: chromium --dump-dom failed"; }
     js_errors "$name"
     $CHECK page "$TMP/$name.html" "$TMP/$name.dom" "$TMP/$name.report.json" "$ncharts" ||
         die "$name: page check failed"
     [ "$shot" = 1 ] || return 0
-    chrome --window-size=1100,1600 --screenshot="$SHOTS/$name.png" "file://$TMP/$name.html" \
-        >/dev/null || die "$name: screenshot failed"
-    [ -s "$SHOTS/$name.png" ] || die "$name: empty screenshot"
+    [ -s "$SHOTS/$name.png" ] || die "$name: no screenshot"
     echo "screenshot: $SHOTS/$name.png"
 }
 one mix 2 0 tests/golden/report_mix.trace

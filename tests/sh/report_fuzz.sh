@@ -11,6 +11,7 @@
 #   FUZZ_SECONDS=3600 FUZZ_KEEP=/tmp/fuzz-report sh tests/sh/report_fuzz.sh
 # (FUZZ_KEEP: a directory that keeps the grown corpus and any crash input;
 # the last line of libFuzzer's log gives the run count: "Done N runs".)
+# tier: long
 ROOT=${ROOT:-$(cd "$(dirname "$0")/../.." && pwd)}
 . "$ROOT/tests/sh/lib.sh"
 secs=${FUZZ_SECONDS:-60}
@@ -55,10 +56,10 @@ if [ -f "$1" ]; then
     echo "regressions: $# inputs pass"
 fi
 cd "$W" || die "cd $W"
-# Inside the runner's 300 s per test: a slow build (a loaded machine)
+# Inside the runner's 900 s per long test: a slow build (a loaded machine)
 # shortens the default run rather than failing it.
 if [ -z "${FUZZ_SECONDS:-}" ]; then
-    left=$((240 - ($(date +%s) - t0)))
+    left=$((840 - ($(date +%s) - t0)))
     [ $left -lt $secs ] && secs=$((left > 20 ? left : 20))
 fi
 "$BIN" -max_total_time="$secs" -timeout=30 -rss_limit_mb=4096 -max_len=1048576 \

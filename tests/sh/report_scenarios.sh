@@ -70,15 +70,27 @@ for exp in tests/scenarios/*.expected; do
     while IFS= read -r pat; do
         grep -qF -- "$pat" "$dir/text" || { cat "$dir/text"; fail "no '$pat' in the report"; }
     done <"$dir/greps"
-    # The JSON form of the same report must be valid where python is around.
-    if command -v python3 >/dev/null 2>&1; then
-        "$ANA" report --json "$dir"/t-*.trace >"$dir/json"
-        python3 -c 'import json,sys; json.load(open(sys.argv[1]))' "$dir/json" ||
-            fail "invalid JSON"
-    fi
+    # The JSON form of the same report must be valid where python is
+    # around (read below, all in one interpreter).
+    "$ANA" report --json "$dir"/t-*.trace >"$dir/json"
+    echo "$name" >>"$TMP/json.list"
     ran=$((ran + 1))
     echo "ok   $name"
 done
+if [ -f "$TMP/json.list" ] && command -v python3 >/dev/null 2>&1; then
+    python3 - "$TMP" >"$TMP/json.bad" <<'PY' || die "cannot check the JSON reports"
+import json, sys
+for name in open(sys.argv[1] + "/json.list").read().split():
+    try:
+        json.load(open("%s/%s/json" % (sys.argv[1], name)))
+    except ValueError as e:
+        print(name, e)
+PY
+    while read -r name why; do
+        ran=$((ran - 1))
+        fail "invalid JSON: $why"
+    done <"$TMP/json.bad"
+fi
 [ $fails -eq 0 ] || die "$fails scenario(s) failed"
 [ $ran -gt 0 ] || skip "no scenario ran"
 echo "$ran scenarios passed"

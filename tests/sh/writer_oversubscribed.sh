@@ -6,6 +6,7 @@
 # the kill, minus the last record the trace kept).  Before the writer
 # stopped waiting for buffer locks and producers took over overdue
 # flushes, the median was 0.9 s at a 100 ms interval.
+# tier: long
 ROOT=${ROOT:-$(cd "$(dirname "$0")/../.." && pwd)}
 . "$ROOT/tests/sh/lib.sh"
 [ -x "$B/bench/kill_window" ] || die "bench/kill_window not built"
