@@ -447,7 +447,8 @@ static void ft_finish(cp_proc *p, void *st, cp_report *rep)
     cp_ft *s = st;
     int died = p->signo || s->main.have ||
                (p->complete && p->end_status != 0 &&
-                (p->end_reason == CP_END_EXIT || p->end_reason == CP_END__EXIT));
+                (p->end_reason == CP_END_EXIT || p->end_reason == CP_END__EXIT ||
+                 p->end_reason == CP_END_QUICK_EXIT));
     if (s->main.have && s->main.kind != FE_INTERRUPT) {
         ft_exception(p, s, rep, &s->main, 1);
     } else if (p->signo) {

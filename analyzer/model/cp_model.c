@@ -545,9 +545,6 @@ static int cp_model_apply(cp_proc *p, const cp_dec *d, const cp_record *r, cp_li
             p->fork_before_init++;
         }
         return 0;
-    case CP_REC_SIGNAL:
-        p->signo = r->u.signal.signo;
-        return 0;
     case CP_REC_LOST:
         p->lost += r->u.lost.records_lost;
         return 0;
@@ -567,6 +564,11 @@ static int cp_model_apply(cp_proc *p, const cp_dec *d, const cp_record *r, cp_li
         p->end_reason = r->u.end.reason;
         p->end_status = r->u.end.status;
         p->dropped = r->u.end.dropped;
+        /* Only END says the process died of a signal: a SIGNAL record is
+         * one the program may have handled and lived on (siglongjmp out of
+         * a SIGSEGV handler, Python's KeyboardInterrupt caught). */
+        if (r->u.end.reason == CP_END_SIGNAL && r->u.end.status > 0)
+            p->signo = (uint64_t)r->u.end.status;
         return 0;
     default:
         return 0;

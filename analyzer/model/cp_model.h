@@ -127,7 +127,7 @@ typedef struct cp_proc {
     cp_last_event last[CP_LAST_EVENTS];
     unsigned n_last;            /* events seen (ring index = n_last % CP_LAST_EVENTS) */
     uint64_t records, lost, dropped;
-    uint64_t signo;             /* fatal signal recorded, 0 if none */
+    uint64_t signo;             /* the signal it died of (END reason signal), 0 if none */
     /* driver and runtime */
     int driver_seen;
     int64_t driver_version;
