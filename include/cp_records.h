@@ -125,6 +125,7 @@ typedef struct cp_oom_proc {
     R(HOSTINFO, 34, hostinfo, REC, "the host's memory limits, after the HEADER and again when one changes; tid 0. mem_total, swap_total: MemTotal, SwapTotal of /proc/meminfo in bytes; cg_limit: the lowest memory.max (v1 memory.limit_in_bytes) of the process's cgroup and its ancestors, 0 when none; cg_path: that cgroup (the process's own when none has a limit), empty when no memory cgroup was found") \
     R(ASYNC_ERROR, 35, async_error, EV, "the first call of the process that returned a sticky error (700, 710, 714-719, 999); EV's stack is where it surfaced; overflow: 1 when launches older than the per-thread rings were in flight too; n_inflight INFLIGHT records follow") \
     R(INFLIGHT, 36, inflight, REC, "a launch issued on the failing context since its last successful context or stream synchronisation, oldest first; launch_tid: the launching thread; stack: the launch's innermost Python frames (taken raw at launch, resolved only now) and its caller, 0 when neither") \
+    R(FD_LOST, 39, fd_lost, REC, "the program closed the trace file's descriptor (how 1) or put another file at its number (how 2), found at the writer's next write (this record's time, at most a flush interval later): nothing was written to that number, the trace was opened again by its name (new_fd) and goes on without a gap") \
     R(END, 127, end, REC, "records: records of the file before END; dropped: records the recorder had to drop (also announced by LOST)")
 
 #define CP_F_HEADER(F) \
@@ -322,6 +323,10 @@ typedef struct cp_oom_proc {
     F(U, stream, _, HEX) \
     F(U, ctx, _, HEX) \
     F(U, stack, _, DEC)
+#define CP_F_FD_LOST(F) \
+    F(U, how, _, DEC) \
+    F(U, old_fd, _, DEC) \
+    F(U, new_fd, _, DEC)
 #define CP_F_END(F) \
     F(U, reason, _, REASON) \
     F(S, status, _, DEC) \

@@ -549,27 +549,15 @@ static int cp_model_apply(cp_proc *p, const cp_dec *d, const cp_record *r, cp_li
         p->lost += r->u.lost.records_lost;
         return 0;
     case CP_REC_NOSPACE:
-        p->nospace_ts = r->ts ? r->ts : 1;
-        p->nospace_err = r->u.nospace.err;
-        p->nospace_records = r->u.nospace.records_dropped;
-        p->nospace_bytes = r->u.nospace.bytes_dropped;
+    case CP_REC_FD_LOST:
+    case CP_REC_END:
+        cp__model_end(p, r);
         return 0;
     case CP_REC_FRAMEWORK:
         return cp__model_framework(p, r);
     case CP_REC_HOSTINFO:
     case CP_REC_HOSTMEM:
         return cp__model_host(p, r);
-    case CP_REC_END:
-        p->complete = 1;
-        p->end_reason = r->u.end.reason;
-        p->end_status = r->u.end.status;
-        p->dropped = r->u.end.dropped;
-        /* Only END says the process died of a signal: a SIGNAL record is
-         * one the program may have handled and lived on (siglongjmp out of
-         * a SIGSEGV handler, Python's KeyboardInterrupt caught). */
-        if (r->u.end.reason == CP_END_SIGNAL && r->u.end.status > 0)
-            p->signo = (uint64_t)r->u.end.status;
-        return 0;
     default:
         return 0;
     }

@@ -120,8 +120,26 @@ static int cp_alt_path(const char *path, unsigned n, char *buf, size_t cap)
     return r < 0 || (size_t)r >= cap ? -ENAMETOOLONG : 0;
 }
 
+/* path made absolute (the current directory before it) if it fits: the
+ * writer opens the file again by this name when the program took its
+ * descriptor, and unlinks it, maybe after the program changed directory. */
+static void cp_path_absolute(char *path, size_t cap)
+{
+    char cwd[PATH_MAX];
+    size_t n = strlen(path);
+    if (path[0] == '/' || !getcwd(cwd, sizeof cwd))
+        return;
+    size_t c = strlen(cwd);
+    if (c + 1 + n >= cap)
+        return;
+    memmove(path + c + 1, path, n + 1);
+    memcpy(path, cwd, c);
+    path[c] = '/';
+}
+
 /* O_EXCL never overwrites (nor follows a planted symlink); when the name
- * is taken (same pid after an exec, or an old trace) pick name.N. */
+ * is taken (same pid after an exec, or an old trace) pick name.N.  The
+ * name used is left in path, absolute. */
 int cp__output_create(const char *pattern, char *path, size_t cap)
 {
     char want[PATH_MAX];
@@ -138,6 +156,7 @@ int cp__output_create(const char *pattern, char *path, size_t cap)
             if (n > 1)
                 cp_log(strstr(pattern, "%p") ? 2 : 1,
                        "trace file '%s' exists; writing '%s'", want, path);
+            cp_path_absolute(path, cap);
             return fd;
         }
         if (errno != EEXIST)
