@@ -210,26 +210,33 @@ void cp_tf_release(cp_tfile *t)
 
 /* ---- the file ------------------------------------------------------------- */
 
-/* Allocate [off, off + CP_TF_CHUNK) without changing the length.
- * @return : 0, -ENOSPC / -EDQUOT, or 0 with no_prealloc set when the file
- * system cannot (NFS, some FUSE): the final records then go where the last
- * block has room, best effort. */
+/* Allocate [off, off + CP_TF_CHUNK) without changing the length, or, when
+ * the file system has less room than that, [off, off + CP_TF_STOP_NEED):
+ * what ending the file at off takes, so that the file goes on taking what
+ * fits (a point at off is then a safe one, and the next point asks again).
+ * @return : 0, -ENOSPC / -EDQUOT when not even that fits, or 0 with
+ * no_prealloc set when the file system cannot (NFS, some FUSE): the final
+ * records then go where the last block has room, best effort. */
 static int cp_tf_reserve(cp_tfile *t, uint64_t off)
 {
+    static const unsigned sizes[] = {CP_TF_CHUNK, CP_TF_STOP_NEED};
     if (t->no_prealloc)
         return 0;
-    int rc;
-    do
-        rc = fallocate(t->fd, FALLOC_FL_KEEP_SIZE, (off_t)off, CP_TF_CHUNK);
-    while (rc < 0 && errno == EINTR);
-    if (rc == 0) {
-        t->alloc_end = off + CP_TF_CHUNK;
-        return 0;
+    for (unsigned i = 0; i < sizeof sizes / sizeof *sizes; i++) {
+        int rc;
+        do
+            rc = fallocate(t->fd, FALLOC_FL_KEEP_SIZE, (off_t)off, sizes[i]);
+        while (rc < 0 && errno == EINTR);
+        if (rc == 0) {
+            t->alloc_end = off + sizes[i];
+            return 0;
+        }
+        if (errno != ENOSPC && errno != EDQUOT) {
+            t->no_prealloc = 1;
+            return 0;
+        }
     }
-    if (errno == ENOSPC || errno == EDQUOT)
-        return -errno;
-    t->no_prealloc = 1;
-    return 0;
+    return -errno;
 }
 
 void cp_tf_open(cp_tfile *t, int fd, uint64_t off, const char *path)

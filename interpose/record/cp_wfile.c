@@ -118,6 +118,12 @@ void cp_wfile_emit(void *ctx, uint32_t tid, unsigned type, uint64_t ts,
     w->in_len = (size_t)(p + len - w->in);
     w->records++;
     w->events += cp_wfile_is_event(type);
+    /* The HEADER, the file's first record, is made a place the file can
+     * stop at at once: on a file system with little room left, what comes
+     * next may not fit, and a trace that at least says whose it is and
+     * that the disk was full (NOSPACE) beats none. */
+    if (type == CP_REC_HEADER && w->records == 1)
+        cp_wfile_compress(w, ZSTD_e_flush);
 }
 
 /* A record the writer makes itself (LOST, SIGNAL, END). */

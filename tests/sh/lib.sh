@@ -59,3 +59,17 @@ wait_line() {
         sleep 0.1
     done
 }
+# small_tmpfs DIR SIZE: mount a tmpfs of SIZE (mount's size=) at DIR, made
+# and unmounted at exit; as root, or else the test runs itself again in a
+# user namespace (unshare -rm), or is skipped, saying so.
+small_tmpfs() {
+    mkdir -p "$1"
+    if ! mount -t tmpfs -o size="$2" cuprobe-test "$1" 2>/dev/null; then
+        if [ -z "${CP_TMPFS_NS:-}" ] && unshare -rm true 2>/dev/null; then
+            rm -rf "$TMP"
+            CP_TMPFS_NS=1 exec unshare -rm sh "$0"
+        fi
+        skip "cannot mount a $2 tmpfs here (not root, no user namespaces): not tested"
+    fi
+    trap "umount '$1' 2>/dev/null; rm -rf '$TMP'" EXIT
+}
