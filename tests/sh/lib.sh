@@ -73,3 +73,18 @@ small_tmpfs() {
     fi
     trap "umount '$1' 2>/dev/null; rm -rf '$TMP'" EXIT
 }
+# pythons: every CPython found here, one line each, "PATH ID" (ID: version
+# and installation, each once): $CUPROBE_TEST_PYTHONS (space-separated
+# interpreter paths), Debian's /usr/bin/python3.X, /usr/local's, pyenv's.
+pythons() {
+    seen_=""
+    for p_ in ${CUPROBE_TEST_PYTHONS:-} /usr/bin/python3.[0-9]* /usr/local/bin/python3.[0-9]* \
+              "${HOME:-/root}"/.pyenv/versions/3.*/bin/python3.[0-9]*; do
+        case "$p_" in *-config|*[!0-9.]) continue ;; esac
+        [ -x "$p_" ] || continue
+        id_=$("$p_" -c 'import sys; print("%d.%d.%d@%s" % (sys.version_info[:3] + (sys.base_prefix,)))' 2>/dev/null) || continue
+        case " $seen_ " in *" $id_ "*) continue ;; esac
+        seen_="$seen_ $id_"
+        echo "$p_ $id_"
+    done
+}
