@@ -91,9 +91,14 @@ SHIM_LIBS   := -Wl,--exclude-libs,ALL $(UNW_LIB) $(ZSTD_A) -ldl -lpthread \
 ## all: build the shim, the analyzer, the front end, the fake driver and tests
 all: $(SHIM) $(ANALYZER) $(FRONT) $(FAKECUDA) $(FAKENVML) $(UNIT_BIN) $(PROG_BIN)
 
-$(UNW_LIB):
+# Our changes to it, applied in order (each says why at its top).
+UNW_PATCHES := $(sort $(wildcard third_party/libunwind-*.patch))
+
+$(UNW_LIB): $(UNW_PATCHES)
 	$(Q)mkdir -p $(B)
+	$(Q)rm -rf $(UNW_DIR)
 	$(Q)tar xzf third_party/libunwind_$(UNW_VER).orig.tar.gz -C $(B)
+	$(Q)for p in $(UNW_PATCHES); do patch -s -p1 -d $(UNW_DIR) <$$p || exit 1; done
 	$(Q)cd $(UNW_DIR) && ./configure --quiet --disable-shared --enable-static \
 	    --disable-minidebuginfo --disable-zlibdebuginfo --disable-coredump \
 	    --disable-ptrace --disable-setjmp --disable-tests --disable-documentation \

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "cp_export.h"
+#include "cp_outfile.h"
 #include "cp_report.h"
 #include "render_perfetto.h"
 
@@ -30,27 +31,11 @@ static void cp_export_usage(FILE *o)
 
 static int cp_export_write(const char *path, cp_pf *pf, cp_report *rep)
 {
-    size_t n = strlen(path) + 8;
-    char *tmp = malloc(n);
-    if (!tmp)
-        return -ENOMEM;
-    snprintf(tmp, n, "%s.tmp", path);
-    int rc = 0;
-    FILE *f = fopen(tmp, "w");
-    if (!f) {
-        rc = -errno;
-        goto out_tmp;
-    }
-    rc = cp_pf_write(pf, f, rep);
-    if (fclose(f) != 0 && rc == 0)
-        rc = -errno;
-    if (rc == 0 && rename(tmp, path) != 0)
-        rc = -errno;
-    if (rc != 0)
-        unlink(tmp);
-out_tmp:
-    free(tmp);
-    return rc;
+    char *tmp;
+    FILE *f = cp_outfile_open(path, &tmp);
+    if (!f)
+        return -errno;
+    return cp_outfile_commit(f, tmp, path, cp_pf_write(pf, f, rep));
 }
 
 int cp_export_main(int argc, char **argv)

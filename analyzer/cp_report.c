@@ -23,6 +23,7 @@
 #include "cp_checks.h"
 #include "cp_discover.h"
 #include "cp_grow.h"
+#include "cp_outfile.h"
 #include "cp_summary.h"
 #include "cp_run.h"
 #include "render.h"
@@ -216,30 +217,18 @@ static int cp_collect(const cp_ropts *o, char **files, int n_files, cp_report *r
 }
 
 /* The page goes to a temporary name first, so a failed write never leaves a
- * half page under the name asked for. */
+ * half page under the name asked for (cp_outfile.h). */
 static int cp_write_html(const char *path, cp_report *rep, const cp_out_opts *oo)
 {
-    size_t n = strlen(path) + 8;
-    char *tmp = malloc(n);
-    if (!tmp)
-        return -1;
-    snprintf(tmp, n, "%s.tmp", path);
-    FILE *f = fopen(tmp, "w");
+    char *tmp;
+    FILE *f = cp_outfile_open(path, &tmp);
     if (!f) {
-        fprintf(stderr, "report: cannot write %s: %s\n", tmp, strerror(errno));
-        free(tmp);
+        fprintf(stderr, "report: cannot write %s: %s\n", path, strerror(errno));
         return -1;
     }
-    int rc = cp_out_html(f, rep, oo);
-    if (fclose(f) != 0 && rc == 0)
-        rc = -errno;
-    if (rc == 0 && rename(tmp, path) != 0)
-        rc = -errno;
-    if (rc != 0) {
+    int rc = cp_outfile_commit(f, tmp, path, cp_out_html(f, rep, oo));
+    if (rc != 0)
         fprintf(stderr, "report: cannot write %s: %s\n", path, strerror(-rc));
-        unlink(tmp);
-    }
-    free(tmp);
     return rc ? -1 : 0;
 }
 

@@ -17,7 +17,7 @@
 
 #include "cp_analyze.h"
 
-#define CP_SUMMARY_VERSION 3
+#define CP_SUMMARY_VERSION 4
 
 #ifndef CP_VERSION              /* the Makefile's VERSION (builds outside it: tests/fuzz) */
 #define CP_VERSION "unknown"

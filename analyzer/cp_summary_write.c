@@ -13,6 +13,7 @@
 #include "cp_checks.h"
 #include "cp_grow.h"
 #include "cp_ledger.h"
+#include "cp_outfile.h"
 #include "cp_proc_fields.h"
 #include "cp_series.h"
 #include "cp_summary.h"
@@ -340,19 +341,15 @@ static int cp_sw_part(cp_jb *b, const cp_part *pt)
 int cp_summary_write(const char *path, const cp_part *parts, size_t n,
                      const unsigned char *selected)
 {
-    size_t nc, len = strlen(path) + 8;
+    size_t nc;
     const cp_check *const *all = cp_checks(&nc);
-    char *tmp = malloc(len);
+    char *tmp;
     cp_jb b = { 0 };
-    int rc = -1;
-    FILE *f = NULL;
-    if (!tmp)
-        goto out_oom;
-    snprintf(tmp, len, "%s.tmp", path);
-    f = fopen(tmp, "w");
+    int rc;
+    FILE *f = cp_outfile_open(path, &tmp);
     if (!f) {
-        fprintf(stderr, "report: cannot write %s: %s\n", tmp, strerror(errno));
-        goto out_free;
+        fprintf(stderr, "report: cannot write %s: %s\n", path, strerror(errno));
+        return -1;
     }
     /* The head, then one process at a time: memory stays that of one. */
     cp_jb_open(&b, '{');
@@ -369,11 +366,13 @@ int cp_summary_write(const char *path, const cp_part *parts, size_t n,
     cp_jb_close(&b, ']');
     cp_jb_key(&b, "processes");
     cp_jb_open(&b, '[');
-    for (size_t i = 0; i < n; i++) {
+    for (size_t i = 0; i < n && !b.oom; i++) {
         if (i)
             cp_jb_raw(&b, ",");     /* the text before it went to the file */
-        if (b.oom || cp_sw_part(&b, &parts[i]) != 0)
-            goto out_oom;
+        if (b.oom || cp_sw_part(&b, &parts[i]) != 0) {
+            b.oom = 1;   /* its only failure */
+            break;
+        }
         fputs(b.s, f);
         fputc('\n', f);
         b.n = 0;
@@ -382,30 +381,13 @@ int cp_summary_write(const char *path, const cp_part *parts, size_t n,
     }
     cp_jb_close(&b, ']');
     cp_jb_close(&b, '}');
-    if (b.oom)
-        goto out_oom;
-    fprintf(f, "%s\n", b.s);
-    if (ferror(f) | fclose(f)) {
-        f = NULL;
-        fprintf(stderr, "report: cannot write %s: %s\n", tmp, strerror(errno));
-        goto out_unlink;
-    }
-    f = NULL;
-    if (rename(tmp, path) != 0) {
-        fprintf(stderr, "report: cannot write %s: %s\n", path, strerror(errno));
-        goto out_unlink;
-    }
-    rc = 0;
-    goto out_free;
-out_oom:
-    fprintf(stderr, "report: out of memory while writing %s\n", path);
-out_unlink:
-    if (f)
-        fclose(f);
-    if (tmp)
-        unlink(tmp);
-out_free:
+    if (!b.oom)
+        fprintf(f, "%s\n", b.s);
+    rc = cp_outfile_commit(f, tmp, path, b.oom ? -ENOMEM : 0);
+    if (rc == -ENOMEM)
+        fprintf(stderr, "report: out of memory while writing %s\n", path);
+    else if (rc != 0)
+        fprintf(stderr, "report: cannot write %s: %s\n", path, strerror(-rc));
     cp_jb_free(&b);
-    free(tmp);
-    return rc;
+    return rc ? -1 : 0;
 }

@@ -124,6 +124,7 @@ typedef struct cp_oom_proc {
     R(ASYNC_ERROR, 35, async_error, EV, "the first call of the process that returned a sticky error (700, 710, 714-719, 999); EV's stack is where it surfaced; overflow: 1 when launches older than the per-thread rings were in flight too; n_inflight INFLIGHT records follow") \
     R(INFLIGHT, 36, inflight, REC, "a launch issued on the failing context since its last successful context or stream synchronisation, oldest first; launch_tid: the launching thread; stack: the launch's innermost Python frames (taken raw at launch, resolved only now) and its caller, 0 when neither") \
     R(KMSG, 39, kmsg, REC, "the kernel log's lines about the NVIDIA driver (NVRM: Xid events) and PCIe AER errors stamped since the process started, read without blocking when a call first returned a sticky error (700, 710, 714-719, 999) or 214 (CUDA_ERROR_ECC_UNCORRECTABLE), and again, for newer lines, when the trace is flushed or closed after it. trigger: that call's result, 0 for the later reads; source: 1 /dev/kmsg, 2 the file CUPROBE_KMSG names; err: 0, or the errno that kept the log from being read; mono_ns, wall_ns: CLOCK_MONOTONIC and CLOCK_REALTIME at the read; kclock_us: the kernel log's clock at the read (printk's, from the scheduler's statistics), -1 when unknown; text: one line as read (a /dev/kmsg record or a dmesg line); empty in the record that opens a read (always the one at the error, with err set when the log could not be opened; a later read's only when it found lines) and in one that closes a read that failed midway (err) or found more than the 256 lines it writes (lines: how many it found; else 0)") \
+    R(FD_LOST, 40, fd_lost, REC, "the program closed the trace file's descriptor (how 1) or put another file at its number (how 2), found at the writer's next write (this record's time, at most a flush interval later): nothing was written to that number, the trace was opened again by its name (new_fd) and goes on without a gap") \
     R(END, 127, end, REC, "records: records of the file before END; dropped: records the recorder had to drop (also announced by LOST)")
 
 #define CP_F_HEADER(F) \
@@ -331,6 +332,10 @@ typedef struct cp_oom_proc {
     F(S, kclock_us, _, DEC) \
     F(U, lines, _, DEC) \
     F(STR, text, _, STR)
+#define CP_F_FD_LOST(F) \
+    F(U, how, _, DEC) \
+    F(U, old_fd, _, DEC) \
+    F(U, new_fd, _, DEC)
 #define CP_F_END(F) \
     F(U, reason, _, REASON) \
     F(S, status, _, DEC) \

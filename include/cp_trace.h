@@ -110,7 +110,7 @@ enum cp_sync_op { CP_SYNC_CTX = 1, CP_SYNC_STREAM = 2, CP_SYNC_EVENT = 3,
 
 enum cp_end_reason {
     CP_END_EXIT = 1, CP_END__EXIT = 2, CP_END_SIGNAL = 3, CP_END_EXEC = 4,
-    CP_END_DESTRUCTOR = 5,
+    CP_END_DESTRUCTOR = 5, CP_END_QUICK_EXIT = 6,
 };
 
 /* A CP_REC_FREE carries a call site (EV stack) only when the freed range

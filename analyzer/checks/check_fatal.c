@@ -486,9 +486,16 @@ static void ft_signal(cp_proc *p, cp_ft *s, cp_report *rep)
 static void ft_finish(cp_proc *p, void *st, cp_report *rep)
 {
     cp_ft *s = st;
+    /* The main thread's exception is what the interpreter left for
+     * sys.excepthook, read at exit; one that ended the run exits 1 (or by
+     * SIGINT), so a run that exited 0 did not die of it (an interactive
+     * console leaves the exceptions it showed there too). */
+    if (s->main.have && p->complete && p->end_reason == CP_END_EXIT && p->end_status == 0)
+        s->main.have = 0;
     int died = p->signo || s->main.have ||
                (p->complete && p->end_status != 0 &&
-                (p->end_reason == CP_END_EXIT || p->end_reason == CP_END__EXIT));
+                (p->end_reason == CP_END_EXIT || p->end_reason == CP_END__EXIT ||
+                 p->end_reason == CP_END_QUICK_EXIT));
     if (s->main.have && s->main.kind != CP_EXC_INTERRUPT) {
         ft_exception(p, s, rep, &s->main, 1);
     } else if (p->signo) {

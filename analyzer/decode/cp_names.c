@@ -101,6 +101,7 @@ const char *cp_end_reason_name(uint64_t r)
     static const char *const n[] = {
         [CP_END_EXIT] = "exit", [CP_END__EXIT] = "_exit", [CP_END_SIGNAL] = "signal",
         [CP_END_EXEC] = "exec", [CP_END_DESTRUCTOR] = "destructor",
+        [CP_END_QUICK_EXIT] = "quick_exit",
     };
     return CP_NAME(n, r);
 }

@@ -527,29 +527,19 @@ static int cp_model_apply(cp_proc *p, const cp_dec *d, const cp_record *r, cp_li
             p->fork_before_init++;
         }
         return 0;
-    case CP_REC_SIGNAL:
-        p->signo = r->u.signal.signo;
-        return 0;
     case CP_REC_LOST:
         p->lost += r->u.lost.records_lost;
         return 0;
     case CP_REC_NOSPACE:
-        p->nospace_ts = r->ts ? r->ts : 1;
-        p->nospace_err = r->u.nospace.err;
-        p->nospace_records = r->u.nospace.records_dropped;
-        p->nospace_bytes = r->u.nospace.bytes_dropped;
+    case CP_REC_FD_LOST:
+    case CP_REC_END:
+        cp__model_end(p, r);
         return 0;
     case CP_REC_FRAMEWORK:
         return cp__model_framework(p, r);
     case CP_REC_HOSTINFO:
     case CP_REC_HOSTMEM:
         return cp__model_host(p, r);
-    case CP_REC_END:
-        p->complete = 1;
-        p->end_reason = r->u.end.reason;
-        p->end_status = r->u.end.status;
-        p->dropped = r->u.end.dropped;
-        return 0;
     default:
         return 0;
     }

@@ -129,10 +129,14 @@ typedef struct cp_proc {
     /* NOSPACE: the file system filled up at nospace_ts (0: never) and the
      * shim stopped writing; what it lost then. */
     uint64_t nospace_ts, nospace_err, nospace_records, nospace_bytes;
+    /* FD_LOST: the program closed (1) or replaced (2) the trace's
+     * descriptor, found at fdlost_ts (0: never; the first time kept), and
+     * the shim went on in the file opened again; how many times. */
+    uint64_t fdlost_ts, fdlost_how, fdlost_n;
     cp_last_event last[CP_LAST_EVENTS];
     unsigned n_last;            /* events seen (ring index = n_last % CP_LAST_EVENTS) */
     uint64_t records, lost, dropped;
-    uint64_t signo;             /* fatal signal recorded, 0 if none */
+    uint64_t signo;             /* the signal it died of (END reason signal), 0 if none */
     /* driver and runtime */
     int driver_seen;
     int64_t driver_version;
@@ -259,6 +263,10 @@ void cp__model_dlopen(cp_proc *p, const cp_record *r);
 /*! cp__model_framework() : (model internal) a CP_REC_FRAMEWORK record:
  *  sets p->fw_ready_* when a payload is complete.  @return : 0 or -ENOMEM. */
 int cp__model_framework(cp_proc *p, const cp_record *r);
+
+/*! cp__model_end() : (model internal) how the trace and the process ended:
+ *  a NOSPACE, FD_LOST or END record. */
+void cp__model_end(cp_proc *p, const cp_record *r);
 
 /*! cp__model_host() : (model internal) a HOSTINFO or HOSTMEM record.
  *  @return : 0 or -ENOMEM. */

@@ -22,6 +22,7 @@
     X(I, forked_image) X(S, exe) X(S, cmdline) X(S, host) X(I, complete) X(U, end_reason) \
     X(I, end_status) X(S, error) X(I, truncated) X(I, killed) \
     X(U, nospace_ts) X(U, nospace_err) X(U, nospace_records) X(U, nospace_bytes) X(U, n_last) X(U, records) \
+    X(U, fdlost_ts) X(U, fdlost_how) X(U, fdlost_n) \
     X(U, lost) X(U, dropped) X(U, signo) X(I, driver_seen) X(I, driver_version) \
     X(U, driver_result) X(I, runtime_version) X(I, dlopen_seen) X(I, dlopen_ok) \
     X(U, lib_kind) X(S, lib_path) X(S, lib_error) X(I, init_ok) X(U, init_ts) \

@@ -121,6 +121,11 @@ static void cp_proc_json(cp_jb *b, const cp_proc *p)
         cp_jb_ku(b, "bytes_dropped", p->nospace_bytes);
         cp_jb_close(b, '}');
     }
+    /* Only when the program took the trace's descriptor (FD_LOST). */
+    if (p->fdlost_ts) {
+        cp_jb_ks(b, "fd_lost", p->fdlost_how == 1 ? "closed" : "replaced");
+        cp_jb_ku(b, "fd_lost_t_ns", p->fdlost_ts > p->t0 ? p->fdlost_ts - p->t0 : 0);
+    }
     cp_jb_close(b, '}');
     cp_jb_key(b, "environment");
     cp_jb_open(b, '{');

@@ -71,6 +71,14 @@ static void cp_trace_status(FILE *o, const cp_proc *p)
     if (p->signo)
         fprintf(o, "  note: the process received fatal signal %llu.\n",
                 (unsigned long long)p->signo);
+    if (p->fdlost_ts) {
+        char b1[32];
+        fprintf(o, "  note: the program %s cuprobe's file descriptor at +%s%s; cuprobe "
+                   "opened its trace again and went on, nothing was lost.\n",
+                p->fdlost_how == 1 ? "closed" : "put another file at",
+                cp_fmt_ns(p->fdlost_ts > p->t0 ? p->fdlost_ts - p->t0 : 0, b1, sizeof b1),
+                p->fdlost_n > 1 ? " (and again later)" : "");
+    }
 }
 
 /* Which frame the site label (cp_site_label) was made from, so that the

@@ -2,9 +2,10 @@
  * cp_lifecycle.c - process lifecycle around the recorder: constructor,
  * exit (on_exit + destructor), _exit/_Exit, exec*, fork.
  *
- * Exported hooks (add to interpose/exports.map): _exit, _Exit, execve, execv,
- * execvp, execvpe, execl, execlp, execle, fork, __libc_start_main (to
- * register the exit handler after the dynamic linker's).  Every hook first checks
+ * Exported hooks (add to interpose/exports.map): _exit, _Exit, quick_exit,
+ * execve, execv, execvp, execvpe, execl, execlp, execle, fork,
+ * __libc_start_main (to register the exit handler after the dynamic
+ * linker's).  Every hook first checks
  * cp__rec_owner(): in a vfork child (CPython's subprocess uses vfork) our
  * memory is the parent's, so the hooks must pass straight through.
  */
@@ -29,6 +30,14 @@
 
 static int g_exit_seen;
 static int g_exit_status;
+static int g_quick_status;   /* what quick_exit() was given, for its handler */
+
+/* A status as the parent sees it (wait(2) keeps its low 8 bits): exit(300)
+ * ends the process with 44. */
+static int cp_status_seen(int status)
+{
+    return status & 0xff;
+}
 
 /* ---- start and exit ----------------------------------------------------- */
 
@@ -46,12 +55,21 @@ static void cp_on_exit(int status, void *arg)
     /* Registered twice (constructor, main's wrapper): once is enough. */
     if (!cp__rec_owner() || g_exit_seen)
         return;
-    g_exit_status = status;
+    g_exit_status = cp_status_seen(status);
     g_exit_seen = 1;
     cp_rec_flush();
 }
 
-static void *g_real__exit, *g_real__Exit, *g_real_fork, *g_real_start_main;
+/* Registered with at_quick_exit() at start, so it runs after every handler
+ * the program registers: CUDA calls made there are still seen.  quick_exit
+ * runs neither atexit handlers nor destructors, so END is written here. */
+static void cp_on_quick_exit(void)
+{
+    if (cp__rec_owner())
+        cp__rec_shutdown(CP_END_QUICK_EXIT, g_quick_status, 1, CP_EXIT_WAIT_MS);
+}
+
+static void *g_real__exit, *g_real__Exit, *g_real_quick_exit, *g_real_fork, *g_real_start_main;
 
 /* ---- main's wrapper ------------------------------------------------------
  * exit() runs its handlers in the reverse order of registration.  The
@@ -98,6 +116,7 @@ __attribute__((constructor(101))) static void cp_lifecycle_init(void)
      * dynamic linker (locks, malloc) inside its parent's memory. */
     cp_real(&g_real__exit, "_exit", CP_REAL_NEXT);
     cp_real(&g_real__Exit, "_Exit", CP_REAL_NEXT);
+    cp_real(&g_real_quick_exit, "quick_exit", CP_REAL_NEXT);
     cp_real(&g_real_fork, "fork", CP_REAL_NEXT);
     cp_real(&g_real_execve, "execve", CP_REAL_NEXT);
     cp_real(&g_real_execvpe, "execvpe", CP_REAL_NEXT);
@@ -107,6 +126,7 @@ __attribute__((constructor(101))) static void cp_lifecycle_init(void)
         return;
     pthread_atfork(NULL, NULL, cp_atfork_child);
     on_exit(cp_on_exit, NULL);
+    at_quick_exit(cp_on_quick_exit);
     if (cfg->signals)
         cp__sigchain_install();
     /* The root process always leaves a trace, even if it never uses CUDA:
@@ -126,7 +146,7 @@ __attribute__((destructor)) static void cp_lifecycle_fini(void)
 static void cp_exit_now(int status)
 {
     if (cp__rec_owner())
-        cp__rec_shutdown(CP_END__EXIT, status, 1, CP_EXIT_WAIT_MS);
+        cp__rec_shutdown(CP_END__EXIT, cp_status_seen(status), 1, CP_EXIT_WAIT_MS);
 }
 
 CP_EXPORT __attribute__((noreturn)) void _exit(int status)
@@ -145,6 +165,22 @@ CP_EXPORT __attribute__((noreturn)) void _Exit(int status)
     void (*real)(int) = (void (*)(int))cp_real(&g_real__Exit, "_Exit", CP_REAL_NEXT);
     if (real)
         real(status);
+    for (;;)
+        syscall(SYS_exit_group, status);
+}
+
+/* The status for cp_on_quick_exit (quick_exit hands its handlers none). */
+CP_EXPORT __attribute__((noreturn)) void quick_exit(int status)
+{
+    if (cp__rec_owner())
+        g_quick_status = cp_status_seen(status);
+    void (*real)(int) = (void (*)(int))cp_real(&g_real_quick_exit, "quick_exit",
+                                               CP_REAL_NEXT);
+    if (real)
+        real(status);
+    /* No quick_exit in this libc (none before glibc 2.10): its handlers
+     * cannot have been registered either. */
+    cp_exit_now(status);
     for (;;)
         syscall(SYS_exit_group, status);
 }

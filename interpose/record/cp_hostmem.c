@@ -93,6 +93,15 @@ static int cp_hm_open(const char *path)
     return fd;
 }
 
+/* A file kept open for every sample: moved out of the program's way
+ * (cp_ownfd_high), its identity in *id. */
+static int cp_hm_keep(const char *path, struct cp_ownfd_id *id)
+{
+    int fd = cp_ownfd_high(cp_hm_open(path));
+    *id = cp_ownfd_id(fd);
+    return fd;
+}
+
 /* The text of fd (from offset 0) into buf, NUL-terminated.  @return : its
  * length, or a negative errno. */
 static ssize_t cp_hm_read(int fd, char *buf, size_t cap)
@@ -174,9 +183,9 @@ static void cp_hm_open_cgroup(struct cp_hostmem *hm)
         const char *use = best ? bound : found;
         snprintf(hm->cg_path, sizeof hm->cg_path, "%s", *use ? use : "/");
         if (snprintf(path, sizeof path, "%s%s/%s", base, use, limit) < (int)sizeof path)
-            hm->fd_cg_max = cp_hm_open(path);
+            hm->fd_cg_max = cp_hm_keep(path, &hm->id_cg_max);
         if (snprintf(path, sizeof path, "%s%s/%s", base, use, usage) < (int)sizeof path)
-            hm->fd_cg_cur = cp_hm_open(path);
+            hm->fd_cg_cur = cp_hm_keep(path, &hm->id_cg_cur);
         return;
     }
 }
@@ -188,25 +197,18 @@ static void cp_hm_open_all(struct cp_hostmem *hm)
     long ps = sysconf(_SC_PAGESIZE);
     hm->page_size = ps > 0 ? (uint64_t)ps : 4096;
     /* Always the real one: it is this process's own. */
-    hm->fd_statm = cp_hm_open("/proc/self/statm");
+    hm->fd_statm = cp_hm_keep("/proc/self/statm", &hm->id_statm);
     snprintf(path, sizeof path, "%s/meminfo", cp_config()->procfs_root);
-    hm->fd_meminfo = cp_hm_open(path);
+    hm->fd_meminfo = cp_hm_keep(path, &hm->id_meminfo);
     cp_hm_open_cgroup(hm);
-}
-
-static void cp_hm_close(int *fd)
-{
-    if (*fd >= 0)
-        close(*fd);
-    *fd = -1;
 }
 
 void cp_hostmem_forget(struct cp_hostmem *hm)
 {
-    cp_hm_close(&hm->fd_statm);
-    cp_hm_close(&hm->fd_meminfo);
-    cp_hm_close(&hm->fd_cg_max);
-    cp_hm_close(&hm->fd_cg_cur);
+    cp_ownfd_close(&hm->fd_statm, &hm->id_statm);
+    cp_ownfd_close(&hm->fd_meminfo, &hm->id_meminfo);
+    cp_ownfd_close(&hm->fd_cg_max, &hm->id_cg_max);
+    cp_ownfd_close(&hm->fd_cg_cur, &hm->id_cg_cur);
     cp_hostmem_init(hm);
 }
 

@@ -14,6 +14,8 @@
 
 #include <stdint.h>
 
+#include "cp_ownfd.h"
+
 #include "cp_writer.h"
 
 /* A sample is read at most this often (at the writer's next pass after
@@ -35,6 +37,9 @@ struct cp_hm_vals {
 
 struct cp_hostmem {
     int fd_statm, fd_meminfo, fd_cg_max, fd_cg_cur;   /* -1 when closed */
+    /* Their files, told apart from what the program may put at those
+     * numbers (only ours are closed: cp_hostmem_forget). */
+    struct cp_ownfd_id id_statm, id_meminfo, id_cg_max, id_cg_cur;
     int opened;               /* the files were looked up in this image */
     unsigned warned;          /* bit per file whose failure was logged */
     uint64_t page_size;

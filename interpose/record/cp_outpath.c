@@ -51,12 +51,29 @@ static int cp_create(const char *path)
     return fd >= 0 ? fd : -errno;
 }
 
+/* path made absolute (the current directory before it) if it fits: the
+ * writer opens the file again by this name when the program took its
+ * descriptor, and unlinks it, maybe after the program changed directory. */
+static void cp_path_absolute(char *path, size_t cap)
+{
+    char cwd[PATH_MAX];
+    size_t n = strlen(path);
+    if (path[0] == '/' || !getcwd(cwd, sizeof cwd))
+        return;
+    size_t c = strlen(cwd);
+    if (c + 1 + n >= cap)
+        return;
+    memmove(path + c + 1, path, n + 1);
+    memcpy(path, cwd, c);
+    path[c] = '/';
+}
+
 /* O_EXCL never overwrites (nor follows a planted symlink).  When the name
  * is taken: a pattern without %p gets the pid (the other processes of a
  * run, or the root when an old trace has the name), then NAME.N (the same
  * pid after an exec).  The root's rename, and any without `cuprobe run`,
  * is announced: the name asked for is not the name written. */
-int cp__output_create(const char *pattern, char *path, size_t cap)
+static int cp_output_open(const char *pattern, char *path, size_t cap)
 {
     char want[PATH_MAX], base[PATH_MAX], tag[24];
     int rc = cp__output_path(pattern, want, sizeof want);
@@ -91,5 +108,13 @@ int cp__output_create(const char *pattern, char *path, size_t cap)
     }
     if (fd >= 0)
         cp_log(level, "trace file '%s' exists; writing '%s'", want, path);
+    return fd;
+}
+
+int cp__output_create(const char *pattern, char *path, size_t cap)
+{
+    int fd = cp_output_open(pattern, path, cap);
+    if (fd >= 0)
+        cp_path_absolute(path, cap);
     return fd;
 }

@@ -1,16 +1,19 @@
 /*
  * cp_tfile.c - the trace file's bytes: appends, the reserve kept ahead, the
  * places a reader can stop at, and the frames that end a file on a full
- * file system (cp_tfile.h says how they look).  Writer thread only, or a
- * fatal-signal handler holding the writer's output lock: every call here
- * is async-signal-safe (write, pwrite, fallocate, ftruncate).
+ * file system (cp_tfile.h says how they look); the descriptor's guard.
+ * Writer thread only, or a fatal-signal handler holding the writer's output
+ * lock: every call here is async-signal-safe (write, pwrite, fallocate,
+ * ftruncate, fstat, open, fcntl, lseek).
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cp_io.h"
+#include "cp_ownfd.h"
 #include "cp_tfile.h"
 
 /* Blocks kept allocated ahead of the end: extended by CP_TF_CHUNK whenever
@@ -131,34 +134,117 @@ static uint64_t xxh_digest(const cp_xxh64 *s)
     return h;
 }
 
-/* ---- the file ------------------------------------------------------------- */
+/* ---- the descriptor ------------------------------------------------------ */
 
-/* Allocate [off, off + CP_TF_CHUNK) without changing the length.
- * @return : 0, -ENOSPC / -EDQUOT, or 0 with no_prealloc set when the file
- * system cannot (NFS, some FUSE): the final records then go where the last
- * block has room, best effort. */
-static int cp_tf_reserve(cp_tfile *t, uint64_t off)
+/* The trace opened again by its name: only the same file (device, inode),
+ * never through a link planted under its name (O_NOFOLLOW) nor a FIFO
+ * (O_NONBLOCK: no wait for a reader).  Not O_APPEND: the end of a trace on
+ * a full file system writes at an earlier offset (cp_tf_stop), where
+ * Linux's pwrite would append.  @return : the descriptor, positioned at
+ * t->off, or -errno (-ESTALE: another file has the name now). */
+static int cp_tf_reopen(const cp_tfile *t)
 {
-    if (t->no_prealloc)
-        return 0;
-    int rc;
+    struct stat st;
+    int fd, rc = 0;
+    if (!t->path || t->path[0] != '/')
+        return -ENOENT;
     do
-        rc = fallocate(t->fd, FALLOC_FL_KEEP_SIZE, (off_t)off, CP_TF_CHUNK);
-    while (rc < 0 && errno == EINTR);
-    if (rc == 0) {
-        t->alloc_end = off + CP_TF_CHUNK;
-        return 0;
-    }
-    if (errno == ENOSPC || errno == EDQUOT)
+        fd = open(t->path, O_WRONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+    while (fd < 0 && errno == EINTR);
+    if (fd < 0)
         return -errno;
-    t->no_prealloc = 1;
+    if (fstat(fd, &st) != 0)
+        rc = -errno;
+    else if (!S_ISREG(st.st_mode) || cp_ownfd_check(fd, &t->id) != CP_OWNFD_OURS)
+        rc = -ESTALE;
+    else if (fcntl(fd, F_SETFL, 0) != 0 || lseek(fd, (off_t)t->off, SEEK_SET) != (off_t)t->off)
+        rc = -errno;
+    if (rc < 0) {
+        close(fd);
+        return rc;
+    }
+    return cp_ownfd_high(fd);
+}
+
+/* Before anything touches t->fd: is it still the trace file?  If the
+ * program closed it or put another file at its number, that number is the
+ * program's from now on (never written, cut or closed by us) and the trace
+ * is opened again.  One fstat: the writer calls this at its flushes and
+ * writes, never a hook.  @return : 0 (t->fd is the trace), or -EBADF
+ * (given up: t->fd_gone, t->fd_gone_err). */
+int cp_tf_guard(cp_tfile *t)
+{
+    if (t->fd < 0)
+        return -EBADF;
+    int how = cp_ownfd_check(t->fd, &t->id);
+    if (how == CP_OWNFD_OURS)
+        return 0;
+    int fd = cp_tf_reopen(t);
+    t->fd_event_no = t->fd;
+    if (fd < 0) {
+        t->fd = -1;
+        t->fd_gone = how;
+        t->fd_gone_err = -fd;
+        return -EBADF;
+    }
+    t->fd = fd;
+    t->fd_event = how;
     return 0;
 }
 
-void cp_tf_open(cp_tfile *t, int fd, uint64_t off)
+int cp_tf_fd_event(cp_tfile *t, int *how, int *old_fd, int *new_fd)
+{
+    if (!t->fd_event)
+        return 0;
+    *how = t->fd_event;
+    *old_fd = t->fd_event_no;
+    *new_fd = t->fd;
+    t->fd_event = 0;
+    return 1;
+}
+
+void cp_tf_release(cp_tfile *t)
+{
+    cp_ownfd_close(&t->fd, &t->id);
+}
+
+/* ---- the file ------------------------------------------------------------- */
+
+/* Allocate [off, off + CP_TF_CHUNK) without changing the length, or, when
+ * the file system has less room than that, [off, off + CP_TF_STOP_NEED):
+ * what ending the file at off takes, so that the file goes on taking what
+ * fits (a point at off is then a safe one, and the next point asks again).
+ * @return : 0, -ENOSPC / -EDQUOT when not even that fits, or 0 with
+ * no_prealloc set when the file system cannot (NFS, some FUSE): the final
+ * records then go where the last block has room, best effort. */
+static int cp_tf_reserve(cp_tfile *t, uint64_t off)
+{
+    static const unsigned sizes[] = {CP_TF_CHUNK, CP_TF_STOP_NEED};
+    if (t->no_prealloc)
+        return 0;
+    for (unsigned i = 0; i < sizeof sizes / sizeof *sizes; i++) {
+        int rc;
+        do
+            rc = fallocate(t->fd, FALLOC_FL_KEEP_SIZE, (off_t)off, sizes[i]);
+        while (rc < 0 && errno == EINTR);
+        if (rc == 0) {
+            t->alloc_end = off + sizes[i];
+            return 0;
+        }
+        if (errno != ENOSPC && errno != EDQUOT) {
+            t->no_prealloc = 1;
+            return 0;
+        }
+    }
+    return -errno;
+}
+
+void cp_tf_open(cp_tfile *t, int fd, uint64_t off, const char *path)
 {
     memset(t, 0, sizeof *t);
-    t->fd = fd;
+    t->id = cp_ownfd_id(fd);
+    t->fd = cp_ownfd_high(fd);
+    t->path = path;
     t->off = off;
     xxh_reset(&t->h);
     t->good.off = off;
@@ -175,7 +261,13 @@ void cp_tf_content(cp_tfile *t, const void *p, size_t n)
 
 int cp_tf_write(cp_tfile *t, const void *p, size_t n)
 {
-    int rc = cp__write_all(t->fd, p, n);
+    int rc = cp_tf_guard(t);
+    if (rc == 0)
+        rc = cp__write_all(t->fd, p, n);
+    /* Closed after the guard looked: opened again at t->off, the whole
+     * buffer goes there (what part of it was written is rewritten). */
+    if (rc == -EBADF && cp_tf_guard(t) == 0)
+        rc = cp__write_all(t->fd, p, n);
     /* A short write moved the offset too: pwrite and the cut at the end
      * use offsets of their own, so only the count matters here. */
     if (rc == 0)
@@ -192,8 +284,10 @@ int cp_tf_point(cp_tfile *t, int frame_end, uint64_t prev_ts, uint64_t records,
                    .records = records, .in_bytes = in_bytes};
     t->good = p;
     int rc = 0;
-    if (t->off + CP_TF_LOW > t->alloc_end)
+    if (t->off + CP_TF_LOW > t->alloc_end && (rc = cp_tf_guard(t)) == 0)
         rc = cp_tf_reserve(t, t->off);
+    if (rc == -EBADF)
+        return rc;
     if (t->no_prealloc || t->off + CP_TF_STOP_NEED <= t->alloc_end)
         t->safe = p;
     return rc;
@@ -272,7 +366,9 @@ int cp_tf_stop(cp_tfile *t, const cp_tpoint *pt, const uint8_t *recs, size_t len
     put_le(b + n + 4, CP_TF_PAD_BYTES, 4);
     memset(b + n + 8, 0, CP_TF_PAD_BYTES);
     size_t all = n + 8 + CP_TF_PAD_BYTES;
-    int rc = cp_tf_pwrite(t->fd, b, all, pt->off);
+    int rc = cp_tf_guard(t);
+    if (rc == 0)
+        rc = cp_tf_pwrite(t->fd, b, all, pt->off);
     if (rc < 0)
         return rc;
     /* Cut what came after (a failed write's part): the file is whole now,
@@ -292,7 +388,9 @@ int cp_tf_end(cp_tfile *t, const uint8_t *recs, size_t len)
     if (!t->end_room || len > CP_TF_FINAL_MAX)
         return -EINVAL;
     size_t n = cp_tf_frame(b, recs, len);
-    int rc = cp_tf_pwrite(t->fd, b, n, t->end_off);
+    int rc = cp_tf_guard(t);
+    if (rc == 0)
+        rc = cp_tf_pwrite(t->fd, b, n, t->end_off);
     if (rc == 0)
         rc = cp_tf_truncate(t->fd, t->end_off + n);
     t->off = t->end_off + n;   /* cp_tf_cut must not grow it back */
@@ -300,10 +398,14 @@ int cp_tf_end(cp_tfile *t, const uint8_t *recs, size_t len)
     return rc;
 }
 
-void cp_tf_cut(cp_tfile *t)
+void cp_tf_close(cp_tfile *t)
 {
+    if (cp_tf_guard(t) < 0)
+        return;
     /* Truncating to the length frees blocks allocated past it (ext4, xfs,
      * tmpfs); a file system that keeps them only keeps <= CP_TF_CHUNK. */
     if (t->alloc_end > t->off)
         cp_tf_truncate(t->fd, t->off);
+    close(t->fd);
+    t->fd = -1;
 }

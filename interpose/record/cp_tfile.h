@@ -13,12 +13,22 @@
  *   padding, one frame with END when the process exits.
  * Everything is written with pwrite into space the reserve or the bytes
  * already written hold, so nothing needs a new block.
+ *
+ * The descriptor is the shim's alone: it sits near the top of the
+ * descriptor limit, close-on-exec, and before every write, cut or close
+ * its identity (device, inode) is checked.  When the program closed it or
+ * put another file at its number, nothing is ever written to that number:
+ * the trace is opened again by its name (checked to be the same file) and
+ * goes on, and the writer records what happened; if that fails, the file
+ * is given up (cp_tfile.fd_gone).
  */
 #ifndef CP_TFILE_H
 #define CP_TFILE_H
 
 #include <stddef.h>
 #include <stdint.h>
+
+#include "cp_ownfd.h"
 
 /* Streaming XXH64 (seed 0) of a zstd frame's content: its checksum is the
  * low 32 bits.  zstd keeps its own but does not hand it out. */
@@ -39,7 +49,13 @@ typedef struct cp_tpoint {
 } cp_tpoint;
 
 typedef struct cp_tfile {
-    int fd;
+    int fd;                 /* -1 once closed or given up */
+    struct cp_ownfd_id id;  /* the trace file's identity */
+    const char *path;       /* its absolute name, to open it again by */
+    int fd_event;           /* CP_OWNFD_CLOSED or _REPLACED: met and mended, not yet reported */
+    int fd_event_no;        /* the number the descriptor had then */
+    int fd_gone;            /* CP_OWNFD_*: met, and the file could not be opened again */
+    int fd_gone_err;        /* why not (an errno; ESTALE: another file has its name) */
     uint64_t off;           /* the next write's offset */
     uint64_t alloc_end;     /* blocks allocated ahead up to here */
     int no_prealloc;        /* the file system cannot (best effort then) */
@@ -53,14 +69,36 @@ typedef struct cp_tfile {
 /* Record bytes cp_tf_stop() and cp_tf_end() take at most each. */
 #define CP_TF_FINAL_MAX 768u
 
-/*! cp_tf_open() : start on fd, whose first `off` bytes (the prefix) are
- *  written.  Reserves the first blocks ahead. */
-void cp_tf_open(cp_tfile *t, int fd, uint64_t off);
+/*! cp_tf_open() : start on fd, the file named path (absolute, kept by
+ *  the caller for as long as t is used), whose first `off` bytes (the
+ *  prefix) are written.  Moves fd near the top of the descriptor limit
+ *  (closing the old number) and reserves the first blocks ahead. */
+void cp_tf_open(cp_tfile *t, int fd, uint64_t off, const char *path);
+
+/*! cp_tf_guard() : whether t->fd is still the trace file; if the program
+ *  closed it or put another file at its number, the trace is opened again
+ *  by its name (a new number; the old one is the program's from then on).
+ *  Every write, cut and close of t does this first; the writer also does
+ *  it at the start of a round, before it opens files of its own, which
+ *  could take a number the program freed.  @return : 0, or -EBADF (given
+ *  up: fd_gone, fd_gone_err say how and why). */
+int cp_tf_guard(cp_tfile *t);
+
+/*! cp_tf_fd_event() : whether the program closed or replaced the
+ *  descriptor since the last call, and the file was opened again (once
+ *  per event): *how (CP_OWNFD_CLOSED or _REPLACED), the number it had (*old_fd) and has now
+ *  (*new_fd).  @return : 1 when there is one to report. */
+int cp_tf_fd_event(cp_tfile *t, int *how, int *old_fd, int *new_fd);
+
+/*! cp_tf_release() : close the descriptor if it is still the trace file's
+ *  (a fork child's copy), without writing.  Async-signal-safe. */
+void cp_tf_release(cp_tfile *t);
 
 /*! cp_tf_content() : n bytes of records handed to zstd in the current frame. */
 void cp_tf_content(cp_tfile *t, const void *p, size_t n);
 
-/*! cp_tf_write() : append n bytes (zstd's output).  @return : 0 or -errno. */
+/*! cp_tf_write() : append n bytes (zstd's output).  @return : 0 or -errno
+ *  (-EBADF: the descriptor was lost, fd_gone says how). */
 int cp_tf_write(cp_tfile *t, const void *p, size_t n);
 
 /*! cp_tf_point() : a flush (frame_end 0) or frame end (1) is fully written;
@@ -83,8 +121,8 @@ int cp_tf_stop(cp_tfile *t, const cp_tpoint *pt, const uint8_t *recs, size_t len
  *  frame over the padding and cut the file after it.  @return : 0 or -errno. */
 int cp_tf_end(cp_tfile *t, const uint8_t *recs, size_t len);
 
-/*! cp_tf_cut() : cut the file at t->off (a normal close: frees the reserve
- *  ahead).  Async-signal-safe. */
-void cp_tf_cut(cp_tfile *t);
+/*! cp_tf_close() : cut the file at t->off (a normal close: frees the
+ *  reserve ahead) and close it.  Async-signal-safe. */
+void cp_tf_close(cp_tfile *t);
 
 #endif /* CP_TFILE_H */

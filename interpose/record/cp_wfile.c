@@ -74,6 +74,7 @@ static int cp_wfile_is_event(unsigned type)
     case CP_REC_MODULE_RESET: case CP_REC_STRING: case CP_REC_STACK:
     case CP_REC_API: case CP_REC_PYFRAME: case CP_REC_EXEC: case CP_REC_END:
     case CP_REC_HOSTINFO: case CP_REC_HOSTMEM:   /* the writer's own samples */
+    case CP_REC_FD_LOST:
         return 0;
     default:
         return 1;
@@ -117,6 +118,12 @@ void cp_wfile_emit(void *ctx, uint32_t tid, unsigned type, uint64_t ts,
     w->in_len = (size_t)(p + len - w->in);
     w->records++;
     w->events += cp_wfile_is_event(type);
+    /* The HEADER, the file's first record, is made a place the file can
+     * stop at at once: on a file system with little room left, what comes
+     * next may not fit, and a trace that at least says whose it is and
+     * that the disk was full (NOSPACE) beats none. */
+    if (type == CP_REC_HEADER && w->records == 1)
+        cp_wfile_compress(w, ZSTD_e_flush);
 }
 
 /* A record the writer makes itself (LOST, SIGNAL, END). */
@@ -139,6 +146,16 @@ void cp_wfile_report_lost(struct cp_wfile *w)
     uint8_t *p = cp_enc_lost(f, lost - w->lost_reported, why, why_len);
     w->lost_reported = lost;
     cp_wfile_own(w, 0, CP_REC_LOST, f, p);
+}
+
+void cp_wfile_report_fd(struct cp_wfile *w)
+{
+    int how, old_fd, new_fd;
+    if (!cp_tf_fd_event(&w->tf, &how, &old_fd, &new_fd))
+        return;
+    uint8_t f[CP_REC_BOUND(FD_LOST)];
+    uint8_t *p = cp_enc_fd_lost(f, (uint64_t)how, (uint64_t)old_fd, (uint64_t)new_fd);
+    cp_wfile_own(w, 0, CP_REC_FD_LOST, f, p);
 }
 
 /* END(reason, status), after SIGNAL when sig (fields sig..sig_end from
@@ -165,6 +182,7 @@ static void cp_wfile_finish(struct cp_wfile *w, int reason, int64_t status, uint
         return;
     }
     cp_wfile_report_lost(w);
+    cp_wfile_report_fd(w);
     if (sig)
         cp_wfile_own(w, tid, CP_REC_SIGNAL, sig, sig_end);
     p = cp_enc_end(f, (uint64_t)reason, status, w->records, cp__rec_lost() - w->lost_base);
@@ -188,11 +206,7 @@ void cp_wfile_end_signal(struct cp_wfile *w, uint32_t tid, int sig, int code, ui
 
 void cp_wfile_close(struct cp_wfile *w)
 {
-    if (w->fd >= 0) {
-        cp_tf_cut(&w->tf);   /* the blocks reserved ahead */
-        close(w->fd);
-    }
-    w->fd = -1;
+    cp_tf_close(&w->tf);
 }
 
 /* The file system is full (err ENOSPC or EDQUOT): end the file at the last

@@ -15,8 +15,7 @@
 #include "cp_tfile.h"
 
 struct cp_wfile {
-    int fd;                    /* -1 when closed */
-    cp_tfile tf;               /* its bytes: reserve, stop points */
+    cp_tfile tf;               /* its bytes: reserve, stop points; tf.fd -1 when closed */
     char path[PATH_MAX];
     ZSTD_CCtx *cctx;
     uint8_t *in;               /* encoded records waiting for zstd */
@@ -57,6 +56,11 @@ void cp_wfile_own(struct cp_wfile *w, uint32_t tid, unsigned type, const uint8_t
  *  since the last one. */
 void cp_wfile_report_lost(struct cp_wfile *w);
 
+/*! cp_wfile_report_fd() : an FD_LOST record when the program closed or
+ *  replaced the trace's descriptor and the file was opened again since the
+ *  last call (cp_tf_fd_event). */
+void cp_wfile_report_fd(struct cp_wfile *w);
+
 /*! cp_wfile_end() : END(reason, status) and the frame's end; after NOSPACE
  *  END goes into the room kept for it. */
 void cp_wfile_end(struct cp_wfile *w, int reason, int64_t status);
@@ -67,7 +71,8 @@ void cp_wfile_end(struct cp_wfile *w, int reason, int64_t status);
  *  is set. */
 void cp_wfile_end_signal(struct cp_wfile *w, uint32_t tid, int sig, int code, uint64_t addr);
 
-/*! cp_wfile_close() : give back the blocks reserved ahead and close. */
+/*! cp_wfile_close() : give back the blocks reserved ahead and close
+ *  (nothing, when the descriptor is no longer the trace's). */
 void cp_wfile_close(struct cp_wfile *w);
 
 #endif /* CP_WFILE_H */

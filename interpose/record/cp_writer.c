@@ -32,7 +32,7 @@
 #define CP_INBUF_BYTES (256u << 10)
 
 
-static struct cp_wfile g_w = {.fd = -1};
+static struct cp_wfile g_w = {.tf = {.fd = -1}};
 
 /* Host memory samples (HOSTINFO, HOSTMEM) and the pinned count they carry;
  * under g_out like g_w. */
@@ -124,7 +124,15 @@ static const char *cp_path_msg(const char *path, char *buf, size_t cap)
 static void cp_writer_warn_failed(const struct cp_wfile *w)
 {
     char b[256];
-    if (w->nospace_ts)
+    if (w->tf.fd_gone)
+        cp_log(1, "the program %s cuprobe's trace file descriptor %d, and trace file '%s' "
+                  "could not be opened again: %s; tracing is off, the program continues "
+                  "untraced (the trace ends at its last flush)",
+               w->tf.fd_gone == CP_OWNFD_CLOSED ? "closed" : "put another file at",
+               w->tf.fd_event_no, cp_path_msg(w->path, b, sizeof b),
+               w->tf.fd_gone_err == ESTALE ? "another file has its name now"
+                                           : strerror(w->tf.fd_gone_err));
+    else if (w->nospace_ts)
         cp_log(1, "trace file '%s': %s; writing stopped (the trace ends with a record "
                   "saying so), the program continues untraced",
                cp_path_msg(w->path, b, sizeof b), strerror(-w->err));
@@ -145,8 +153,12 @@ static void cp_writer_emit(void *ctx, uint32_t tid, unsigned type, uint64_t ts,
 /* One pass: drain, write, flush as asked; g_out held.  @return : w->err. */
 static int cp_writer_round_locked(struct cp_wfile *w, int stop, int flush)
 {
-    if (w->fd < 0)   /* closed by a fatal-signal handler */
+    if (w->tf.fd < 0)   /* closed by a fatal-signal handler */
         return -EBADF;
+    /* First: the host memory sample may open files, which would take the
+     * number if the program closed it. */
+    if (cp_tf_guard(&w->tf) < 0)
+        return w->err = -EBADF;
     /* The clock's line is fitted here, by its one owner, before the cut is
      * read with it (a producer helping a starved writer leaves it). */
     if (t_is_writer)
@@ -154,6 +166,7 @@ static int cp_writer_round_locked(struct cp_wfile *w, int stop, int flush)
     uint64_t cut = cp_now_ns();
     cp__rec_drain(stop ? UINT64_MAX : cut, w->start_ts, 0, cp_writer_emit, w);
     cp_wfile_report_lost(w);
+    cp_wfile_report_fd(w);
     /* Host memory: on the writer thread only (a producer helping a starved
      * writer is a hook's thread), after the HEADER (the file's first
      * record), timed at the cut like the records drained before it. */
@@ -199,7 +212,7 @@ static void cp_writer_help(void)
     pthread_sigmask(SIG_SETMASK, &all, &old);
     struct cp_wfile *w = &g_w;
     if (pthread_mutex_trylock(&g_out) == 0) {
-        if (w->fd >= 0 && !w->err && cp__rec_owner() &&
+        if (w->tf.fd >= 0 && !w->err && cp__rec_owner() &&
             cp_now_ns() >= atomic_load_explicit(&cp__flush_due, memory_order_relaxed))
             cp_writer_round_locked(w, 0, 1);
         pthread_mutex_unlock(&g_out);
@@ -258,7 +271,7 @@ static void *cp_writer_main(void *arg)
         if (rc < 0 || stop)
             break;
     }
-    if (w->err && w->err != -EBADF) {
+    if (w->err && (w->err != -EBADF || w->tf.fd_gone)) {
         cp__rec_writer_failed();
         pthread_mutex_unlock(&g_wmu);
         cp_writer_warn_failed(w);
@@ -316,8 +329,9 @@ static int cp_writer_start(uint64_t start_ts)
                strerror(-rc));
         goto close_fd;
     }
-    w->fd = fd;
-    cp_tf_open(&w->tf, fd, CP_TRACE_PREFIX_BYTES);
+    /* From here on the descriptor is the file's (moved to a high number). */
+    cp_tf_open(&w->tf, fd, CP_TRACE_PREFIX_BYTES, w->path);
+    fd = -1;
     w->in_len = 0;
     w->in_total = w->nospace_ts = 0;
     w->frame_in = w->unflushed = w->prev_ts = w->records = w->events = 0;
@@ -344,7 +358,7 @@ static int cp_writer_start(uint64_t start_ts)
     if (rc < 0) {
         cp_log(1, "cannot start the trace writer thread: %s; tracing is off",
                strerror(-rc));
-        w->fd = -1;
+        cp_tf_release(&w->tf);
         goto close_fd;
     }
     g_alive = 1;
@@ -363,7 +377,8 @@ static int cp_writer_start(uint64_t start_ts)
     return 0;
 close_fd:
     /* A file without even a HEADER would only confuse the analyzer. */
-    close(fd);
+    if (fd >= 0)
+        close(fd);
     unlink(w->path);
     return rc;
 }
@@ -398,7 +413,7 @@ static int cp_writer_stop(int reason, int64_t status, unsigned wait_ms)
     pthread_join(g_thread, NULL);
     g_alive = 0;
     struct cp_wfile *w = &g_w;
-    if (w->nospace_ts && w->fd >= 0 && pthread_mutex_trylock(&g_out) == 0) {
+    if (w->nospace_ts && w->tf.fd >= 0 && pthread_mutex_trylock(&g_out) == 0) {
         /* The writer stopped at a full file system and left the file open
          * with room for this: the exit is known after all. */
         cp_wfile_end(w, reason, status);
@@ -443,7 +458,7 @@ static int cp_writer_emergency(int sig, int code, uint64_t addr, uint32_t tid)
     if (!got)
         return -EBUSY;
     /* Keep g_out for good: the writer thread must not write after END. */
-    if (w->fd < 0 || (w->err && !w->nospace_ts))
+    if (w->tf.fd < 0 || (w->err && !w->nospace_ts))
         return -EBADF;
     w->emergency = 1;
     atomic_store_explicit(&cp__flush_due, UINT64_MAX, memory_order_relaxed);
@@ -459,7 +474,7 @@ static int cp_writer_emergency(int sig, int code, uint64_t addr, uint32_t tid)
 static int cp_writer_discard_if_empty(void)
 {
     struct cp_wfile *w = &g_w;
-    if (g_alive || w->fd >= 0 || w->events || !w->path[0])
+    if (g_alive || w->tf.fd >= 0 || w->events || !w->path[0])
         return 0;
     unlink(w->path);
     w->path[0] = 0;
@@ -469,12 +484,11 @@ static int cp_writer_discard_if_empty(void)
 static void cp_writer_forget(void)
 {
     /* Fork child: the thread does not exist here and the locks may be held
-     * by threads that do not exist either.  Our copy of the fd is closed;
-     * the zstd context and buffers are reused for the child's own file
-     * (cp_writer_alloc resets the context). */
-    if (g_w.fd >= 0)
-        close(g_w.fd);
-    g_w.fd = -1;
+     * by threads that do not exist either.  Our copy of the fd is closed
+     * (if it still is ours: the program may have put a file of its own at
+     * its number); the zstd context and buffers are reused for the child's
+     * own file (cp_writer_alloc resets the context). */
+    cp_tf_release(&g_w.tf);
     g_w.in_len = 0;
     cp_hostmem_forget(&g_hm);
     atomic_store(&cp__flush_due, UINT64_MAX);

@@ -152,8 +152,8 @@ int cp__output_path(const char *pattern, char *buf, size_t cap);
 
 /*! cp__output_create() : create the trace file named by pattern (expanded
  *  by cp__output_path) with O_EXCL; when that name is taken, NAME.PID (a
- *  pattern without %p), then NAME.N.  The name used (or the pattern, when it
- *  does not expand) is left in path.
+ *  pattern without %p), then NAME.N.  The name used, made absolute (or the
+ *  pattern, when it does not expand), is left in path.
  *  @return : the fd, or a negative errno; -ECANCELED when the name is a
  *  directory or a device (said on stderr already). */
 int cp__output_create(const char *pattern, char *path, size_t cap);

@@ -56,6 +56,55 @@ def _cuprobe_find_next():
     return None
 
 
+def _cuprobe_traceback(tb):
+    """The traceback site.py shows for a failing sitecustomize (with
+    PYTHONVERBOSE) without cuprobe: the frames from site's
+    execsitecustomize down to the import system's call into the module,
+    which are ours' callers, then the module's own frames, from the part of
+    tb after our frames and our call into the import system."""
+    import types
+
+    outer = []
+    frame = _cuprobe_sys._getframe(0)
+    while frame is not None:
+        if frame.f_code.co_filename != __file__:
+            outer.append(frame)
+        if frame.f_code.co_name == "execsitecustomize":
+            break
+        frame = frame.f_back
+    if frame is None:
+        outer = []
+    theirs = tb
+    while theirs is not None and (theirs.tb_frame.f_code.co_filename == __file__ or
+                                  theirs.tb_frame.f_code.co_filename.startswith("<frozen")):
+        theirs = theirs.tb_next
+    if theirs is None:
+        return tb
+    for frame in outer:
+        theirs = types.TracebackType(theirs, frame, frame.f_lasti, frame.f_lineno)
+    return theirs
+
+
+def _cuprobe_forget_me():
+    """Have the import system drop the name 'sitecustomize' once it is done
+    importing this module (this module stands in under the name until then),
+    as it does when a sitecustomize fails."""
+    me = _cuprobe_sys.modules.get(__name__)
+
+    def done(spec):
+        if _cuprobe_sys.modules.get(spec.name) is me:
+            _cuprobe_sys.modules.pop(spec.name, None)
+
+    try:
+        from cuprobe_companion._specdone import when_imported
+
+        spec = globals().get("__spec__")
+        if spec is not None and spec.name == "sitecustomize":
+            when_imported(spec, done)
+    except Exception:
+        pass
+
+
 def _cuprobe_chain():
     try:
         spec = _cuprobe_find_next()
@@ -66,13 +115,32 @@ def _cuprobe_chain():
         return
     import importlib.util
 
+    ours = _cuprobe_sys.modules.get("sitecustomize")
     module = importlib.util.module_from_spec(spec)
     # Under its own name, so that `import sitecustomize` in the program
-    # finds the environment's module, as it would without cuprobe.  An
-    # exception from its code propagates: site.py then reports it exactly as
-    # it would have.
+    # finds the environment's module, as it would without cuprobe.
     _cuprobe_sys.modules["sitecustomize"] = module
-    spec.loader.exec_module(module)
+    try:
+        spec.loader.exec_module(module)
+    except Exception as err:
+        # Reported here as site.py reports it (CPython 3.8 to 3.13), not
+        # raised through our frames: their traceback, PYTHONVERBOSE's, then
+        # shows exactly the frames it shows without cuprobe.  The import
+        # system still wants a module under the name until it is done (ours),
+        # and then none, as after a failed import.
+        if ours is not None:
+            _cuprobe_sys.modules["sitecustomize"] = ours
+            _cuprobe_forget_me()
+        if isinstance(err, ImportError) and err.name == "sitecustomize":
+            return
+        if _cuprobe_sys.flags.verbose:
+            # The default hook shows the exception's own traceback.
+            err.__traceback__ = _cuprobe_traceback(err.__traceback__)
+            _cuprobe_sys.excepthook(type(err), err, err.__traceback__)
+        else:
+            _cuprobe_sys.stderr.write(
+                "Error in sitecustomize; set PYTHONVERBOSE for traceback:\n"
+                "%s: %s\n" % (err.__class__.__name__, err))
 
 
 def _cuprobe_install():

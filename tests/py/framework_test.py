@@ -128,7 +128,7 @@ class CompanionTest(unittest.TestCase):
         self.assertEqual((rc, err, recs), (0, "", []))
         self.assertIn("threads: ['MainThread']\n", out)
         self.assertIn("companion modules: ['cuprobe_companion', "
-                      "'cuprobe_companion._hook']\n", out)
+                      "'cuprobe_companion._hook', 'cuprobe_companion._specdone']\n", out)
 
     def test_nothing_happens_with_nowhere_to_write(self):
         rc, out, err, recs = self.prog("import", sink=False)

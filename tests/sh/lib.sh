@@ -59,3 +59,32 @@ wait_line() {
         sleep 0.1
     done
 }
+# small_tmpfs DIR SIZE: mount a tmpfs of SIZE (mount's size=) at DIR, made
+# and unmounted at exit; as root, or else the test runs itself again in a
+# user namespace (unshare -rm), or is skipped, saying so.
+small_tmpfs() {
+    mkdir -p "$1"
+    if ! mount -t tmpfs -o size="$2" cuprobe-test "$1" 2>/dev/null; then
+        if [ -z "${CP_TMPFS_NS:-}" ] && unshare -rm true 2>/dev/null; then
+            rm -rf "$TMP"
+            CP_TMPFS_NS=1 exec unshare -rm sh "$0"
+        fi
+        skip "cannot mount a $2 tmpfs here (not root, no user namespaces): not tested"
+    fi
+    trap "umount '$1' 2>/dev/null; rm -rf '$TMP'" EXIT
+}
+# pythons: every CPython found here, one line each, "PATH ID" (ID: version
+# and installation, each once): $CUPROBE_TEST_PYTHONS (space-separated
+# interpreter paths), Debian's /usr/bin/python3.X, /usr/local's, pyenv's.
+pythons() {
+    seen_=""
+    for p_ in ${CUPROBE_TEST_PYTHONS:-} /usr/bin/python3.[0-9]* /usr/local/bin/python3.[0-9]* \
+              "${HOME:-/root}"/.pyenv/versions/3.*/bin/python3.[0-9]*; do
+        case "$p_" in *-config|*[!0-9.]) continue ;; esac
+        [ -x "$p_" ] || continue
+        id_=$("$p_" -c 'import sys; print("%d.%d.%d@%s" % (sys.version_info[:3] + (sys.base_prefix,)))' 2>/dev/null) || continue
+        case " $seen_ " in *" $id_ "*) continue ;; esac
+        seen_="$seen_ $id_"
+        echo "$p_ $id_"
+    done
+}

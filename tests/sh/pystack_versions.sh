@@ -8,29 +8,20 @@
 . "$ROOT/tests/sh/lib.sh"
 BIN="$B/tests/unit/test_pystack_walk"
 [ -x "$BIN" ] || skip "$BIN not built"
-cands="${CUPROBE_TEST_PYTHONS:-}"
-for p in /usr/bin/python3.[0-9]* /usr/local/bin/python3.[0-9]* \
-         "${HOME:-/root}"/.pyenv/versions/3.*/bin/python3.[0-9]*; do
-    case "$p" in *-config|*[!0-9.]) continue ;; esac
-    [ -x "$p" ] && cands="$cands $p"
-done
-ran=0; seen=""
-for p in $cands; do
-    # One run per distinct version and installation.
-    id=$("$p" -c 'import sys; print("%d.%d.%d@%s" % (sys.version_info[:3] + (sys.base_prefix,)))' 2>/dev/null) || continue
-    case " $seen " in *" $id "*) continue ;; esac
-    seen="$seen $id"
-    minor=$("$p" -c 'import sys; print(sys.version_info[1])')
+ran=0
+pythons >"$TMP/pythons"
+while read -r p id; do
+    minor=$("$p" -c 'import sys; print(sys.version_info[1])' </dev/null)
     if [ "$minor" -ge 11 ] && [ "$minor" -le 13 ]; then
-        CUPROBE_TEST_PYTHON=$p "$BIN" >"$TMP/out" 2>&1; rc=$?
+        CUPROBE_TEST_PYTHON=$p "$BIN" </dev/null >"$TMP/out" 2>&1; rc=$?
     else
-        CUPROBE_TEST_PYTHON=$p CUPROBE_TEST_EXPECT_OFF=1 "$BIN" >"$TMP/out" 2>&1; rc=$?
+        CUPROBE_TEST_PYTHON=$p CUPROBE_TEST_EXPECT_OFF=1 "$BIN" </dev/null >"$TMP/out" 2>&1; rc=$?
     fi
     case $rc in
     0) echo "ok    $id"; ran=$((ran + 1)) ;;
     77) echo "skip  $id: $(tail -n 1 "$TMP/out")" ;;
     *) cat "$TMP/out"; die "walker test failed for $p ($id)" ;;
     esac
-done
+done <"$TMP/pythons"
 [ $ran -gt 0 ] || skip "no CPython with a shared libpython found"
 echo "walker checked on $ran interpreters"

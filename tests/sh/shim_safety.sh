@@ -34,8 +34,8 @@ if grep -v -E 'linux-vdso|libc\.so|ld-linux|libdl\.so|libpthread\.so|libm\.so|li
     cat "$TMP/ldd"; die "libcuprobe.so depends on more than libc"
 fi
 nm -D --defined-only "$SHIM" | awk '{print $3}' | sort >"$TMP/exports"
-if grep -v -E '^(cu[A-Z]|dlsym$|dlopen$|_exit$|_Exit$|exec|fork$|__libc_start_main$|signal$|sigaction$|cuprobe_)' "$TMP/exports" | grep -q .; then
-    grep -v -E '^(cu[A-Z]|dlsym$|dlopen$|_exit$|_Exit$|exec|fork$|__libc_start_main$|signal$|sigaction$|cuprobe_)' "$TMP/exports"
+if grep -v -E '^(cu[A-Z]|dlsym$|dlopen$|_exit$|_Exit$|quick_exit$|exec|fork$|__libc_start_main$|signal$|sigaction$|cuprobe_)' "$TMP/exports" | grep -q .; then
+    grep -v -E '^(cu[A-Z]|dlsym$|dlopen$|_exit$|_Exit$|quick_exit$|exec|fork$|__libc_start_main$|signal$|sigaction$|cuprobe_)' "$TMP/exports"
     die "unexpected exports"
 fi
 if grep -q -i -E 'zstd|unw' "$TMP/exports"; then die "static libraries leak symbols"; fi

@@ -26,15 +26,7 @@ ROOT=${ROOT:-$(cd "$(dirname "$0")/../.." && pwd)}
 P="$B/tests/progs/disk_full"
 [ -f "$SHIM" ] && [ -x "$ANA" ] && [ -x "$P" ] || die "shim, analyzer or disk_full not built"
 MNT="$TMP/mnt"
-mkdir "$MNT"
-if ! mount -t tmpfs -o size=3m cuprobe-test "$MNT" 2>/dev/null; then
-    if [ -z "${CP_NOSPACE_NS:-}" ] && unshare -rm true 2>/dev/null; then
-        rm -rf "$TMP"
-        CP_NOSPACE_NS=1 exec unshare -rm sh "$0"
-    fi
-    skip "cannot mount a 3 MiB tmpfs here (not root, no user namespaces): ENOSPC not tested"
-fi
-trap 'umount "$MNT" 2>/dev/null; rm -rf "$TMP"' EXIT
+small_tmpfs "$MNT" 3m
 export LD_LIBRARY_PATH="$FAKE_DIR"
 
 # 1. the disk fills, the program exits 3

@@ -1,4 +1,4 @@
-// link: build/interpose/record/cp_hostparse.o build/interpose/record/cp_hostmem.o build/interpose/record/cp_env.o
+// link: build/interpose/record/cp_hostparse.o build/interpose/record/cp_hostmem.o build/interpose/record/cp_env.o build/interpose/record/cp_ownfd.o
 /*
  * test_hostparse.c - interpose/record/cp_hostparse.c and cp_hostmem.c: the
  * /proc and cgroup text the writer samples, parsed from fixtures (a v1

@@ -1,4 +1,4 @@
-// link: build/analyzer/model/cp_series.o build/analyzer/model/cp_model.o build/analyzer/model/cp_model_meta.o build/analyzer/model/cp_model_host.o build/analyzer/util/cp_format.o build/analyzer/util/cp_map.o build/analyzer/model/cp_fw.o build/analyzer/symbols/cp_sym.o build/analyzer/symbols/cp_libs.o build/analyzer/decode/cp_names.o build/analyzer/decode/cp_decode.o build/analyzer/decode/cp_decode_fields.o
+// link: build/analyzer/model/cp_series.o build/analyzer/model/cp_model.o build/analyzer/model/cp_model_end.o build/analyzer/model/cp_model_meta.o build/analyzer/model/cp_model_host.o build/analyzer/util/cp_format.o build/analyzer/util/cp_map.o build/analyzer/model/cp_fw.o build/analyzer/symbols/cp_sym.o build/analyzer/symbols/cp_libs.o build/analyzer/decode/cp_names.o build/analyzer/decode/cp_decode.o build/analyzer/decode/cp_decode_fields.o
 // link: build/analyzer/decode/cp_decode_note.o build/analyzer/decode/cp_decode_ring.o build/analyzer/decode/cp_decode_defer.o build/analyzer/decode/cp_decode_window.o build/analyzer/model/cp_backward.o
 /*
  * test_series.c - the model's bucketed timeline (cp_series) fed synthetic

@@ -1,17 +1,17 @@
 """The exception a run died of (kind "exception", docs/framework.md).
 
-_hook.install_excepthooks() chains sys.excepthook, threading.excepthook
-and an atexit fallback; they call record() here, which is imported only
-when an uncaught exception (or KeyboardInterrupt) actually happens.
+_hook.install_excepthooks() registers an atexit handler that reads the main
+thread's uncaught exception where the interpreter left it, and watches the
+point where threading hands a thread's to threading.excepthook; both call
+record() here, which is imported only when an uncaught exception (or
+KeyboardInterrupt) actually happens.
 
 Rules kept here:
-- only uncaught exceptions are recorded, each once (the atexit fallback
-  catches an interpreter ending with an exception whose sys.excepthook
-  was replaced by the program without chaining ours);
-- nothing is printed and nothing raised: the previous hook runs exactly as
-  before, so output and exit status do not change;
-- nothing is imported that the program did not import (torch is read from
-  sys.modules only).
+- only uncaught exceptions are recorded, each once;
+- nothing is printed and nothing raised, and no hook of the program's is
+  replaced: output, exit status and sys.excepthook do not change;
+- nothing is imported that the program did not import (torch and
+  threading are read from sys.modules only).
 """
 import os
 import sys
@@ -103,11 +103,14 @@ def build(hook, etype, value, tb, thread_name=None):
         if frames[i]["user"]:
             user = i
             break
-    import threading
-
-    main = threading.current_thread() is threading.main_thread()
+    threading = sys.modules.get("threading")
+    if threading is not None:
+        current = threading.current_thread()
+        main, name = current is threading.main_thread(), current.name
+    else:
+        main, name = True, "MainThread"   # no other thread can exist
     obj = {"v": VERSION, "hook": hook, "pid": os.getpid(),
-           "thread": thread_name or threading.current_thread().name,
+           "thread": thread_name or name,
            "main_thread": main if hook != "threading.excepthook" else False,
            "type": _type_name(etype), "message": _message(value),
            "frames": frames, "user_frame": user,
@@ -168,9 +171,12 @@ def record(hook, etype, value, tb, thread_name=None):
 
 def at_exit():
     """The interpreter is ending: an uncaught exception in the main thread
-    left sys.last_exc (3.12+) or sys.last_value behind; record it unless
-    sys.excepthook already did (it was replaced without chaining ours)."""
+    left sys.last_exc (3.12+) or sys.last_value behind when the interpreter
+    handed it to sys.excepthook; record it under that hook's name.  (An
+    interactive console leaves the exceptions it showed there too: the
+    analyzer takes one for the cause of death only when the exit status
+    says so.)"""
     value = getattr(sys, "last_exc", None) or getattr(sys, "last_value", None)
     if value is None:
         return
-    record("atexit", type(value), value, getattr(value, "__traceback__", None))
+    record("sys.excepthook", type(value), value, getattr(value, "__traceback__", None))

@@ -3,44 +3,29 @@ the frameworks it watches, right after that module finished executing.
 
 A meta-path finder placed first on sys.meta_path answers only for the
 watched names.  For those it asks the finders behind it, exactly as the
-import system would, and wraps the loader it gets so that the companion runs
-after the module's code.  The wrapper puts the real loader back on the spec
-and on the module before the module's code runs, so nothing the program can
-see differs.  Any problem in the hook makes it step aside (return None) and
-the import proceeds untouched.
+import system would, and hands back the very spec it got, with the real
+loader, watched (_specdone) so that the companion is told when the import
+is done and the module in sys.modules.  Nothing of ours runs between the
+import system and the module's code, so an exception raised by the module
+carries no frame of ours in its traceback.  Any problem in the hook makes it
+step aside (return None) and the import proceeds untouched.
 """
 import sys
 
+from ._specdone import when_imported
+
 # module name -> framework name handed to _core.on_framework ("threading"
-# only gets its excepthook chained)
+# only gets its uncaught exceptions watched)
 WATCHED = {"torch.cuda": "torch", "cupy": "cupy", "jax": "jax", "threading": "threading"}
 
 
-class _Loader:
-    """Stands in for a real loader between find_spec and exec_module."""
-
-    def __init__(self, loader, framework):
-        self._cuprobe_loader = loader
-        self._cuprobe_framework = framework
-
-    def create_module(self, spec):
-        create = getattr(self._cuprobe_loader, "create_module", None)
-        return create(spec) if create is not None else None
-
-    def exec_module(self, module):
-        loader = self._cuprobe_loader
-        spec = getattr(module, "__spec__", None)
-        if spec is not None and spec.loader is self:
-            spec.loader = loader
-        if getattr(module, "__loader__", None) is self:
-            module.__loader__ = loader
-        loader.exec_module(module)
-        _notify(self._cuprobe_framework, module)
-
-    def __getattr__(self, name):
-        # Anything else (get_code, is_package, resource readers...) is the
-        # real loader's.
-        return getattr(self._cuprobe_loader, name)
+def _imported(framework):
+    """The callback for a watched spec: notify if the import succeeded."""
+    def done(spec):
+        module = sys.modules.get(spec.name)
+        if module is not None and getattr(module, "__spec__", None) is spec:
+            _notify(framework, module)
+    return done
 
 
 class _Finder:
@@ -55,12 +40,9 @@ class _Finder:
         except Exception:
             # The import system will meet the same error and report it.
             return None
-        if spec is None or spec.loader is None:
+        if spec is None or spec.loader is None or not hasattr(spec.loader, "exec_module"):
             return None
-        if not hasattr(spec.loader, "exec_module"):
-            return None
-        spec.loader = _Loader(spec.loader, framework)
-        return spec
+        return spec if when_imported(spec, _imported(framework)) else None
 
     def _find_behind(self, fullname, path, target):
         meta = sys.meta_path
@@ -105,6 +87,16 @@ def _notify(framework, module):
 
 
 # --- the exception the run died of (recorded by _fatal, imported only then) ---
+#
+# Invisibly: sys.excepthook and threading.excepthook stay what the program
+# would have without cuprobe (libraries such as exceptiongroup and trio
+# compare them with sys.__excepthook__).  The main thread's uncaught
+# exception is what the interpreter left in sys.last_exc (3.12+) or
+# sys.last_value when it handed it to sys.excepthook; an atexit handler
+# registered first, so it runs last, reads it.  A thread's is seen where
+# threading hands it to threading.excepthook: the function each Thread gets
+# at creation to do that (threading._make_invoke_excepthook, 3.8+) is
+# wrapped, which nothing public shows.
 
 def _record_fatal(hook, etype, value, tb, thread_name=None):
     try:
@@ -115,36 +107,28 @@ def _record_fatal(hook, etype, value, tb, thread_name=None):
         pass
 
 
-def _chain_excepthook():
-    previous = sys.excepthook
-
-    def cuprobe_excepthook(etype, value, tb):
-        _record_fatal("sys.excepthook", etype, value, tb)
-        return previous(etype, value, tb)
-
-    cuprobe_excepthook.__wrapped__ = previous
-    sys.excepthook = cuprobe_excepthook
-
-
 def _chain_threading(threading):
-    previous = getattr(threading, "excepthook", None)
-    if previous is None or getattr(previous, "_cuprobe", False):
+    make = getattr(threading, "_make_invoke_excepthook", None)
+    if make is None or getattr(make, "_cuprobe", False):
         return
 
-    def cuprobe_thread_excepthook(args):
-        thread = getattr(args, "thread", None)
-        _record_fatal("threading.excepthook", args.exc_type, args.exc_value,
-                      args.exc_traceback, getattr(thread, "name", None))
-        return previous(args)
+    def _make_invoke_excepthook():
+        invoke = make()
 
-    cuprobe_thread_excepthook._cuprobe = True
-    cuprobe_thread_excepthook.__wrapped__ = previous
-    threading.excepthook = cuprobe_thread_excepthook
+        def invoke_excepthook(thread):
+            etype, value, tb = sys.exc_info()
+            _record_fatal("threading.excepthook", etype, value, tb,
+                          getattr(thread, "name", None))
+            return invoke(thread)
+
+        return invoke_excepthook
+
+    _make_invoke_excepthook._cuprobe = True
+    threading._make_invoke_excepthook = _make_invoke_excepthook
 
 
 def _fatal_at_exit():
-    if sys.modules.get(__package__ + "._fatal") is None and \
-            getattr(sys, "last_value", None) is None and getattr(sys, "last_exc", None) is None:
+    if getattr(sys, "last_value", None) is None and getattr(sys, "last_exc", None) is None:
         return
     try:
         from . import _fatal
@@ -155,13 +139,12 @@ def _fatal_at_exit():
 
 
 def install_excepthooks():
-    """Chain sys.excepthook and threading.excepthook (now, or when threading
-    is imported), and register the atexit fallback.  Registered first, the
-    fallback runs after every other exit handler."""
+    """Register the atexit reader of the main thread's uncaught exception
+    and watch threads' (now, or when threading is imported).  Registered
+    first, the reader runs after every other exit handler."""
     try:
         import atexit
 
-        _chain_excepthook()
         atexit.register(_fatal_at_exit)
         if "threading" in sys.modules:
             _chain_threading(sys.modules["threading"])
