@@ -79,7 +79,7 @@ void cp_tf_open(cp_tfile *t, int fd, uint64_t off, const char *path);
  *  closed it or put another file at its number, the trace is opened again
  *  by its name (a new number; the old one is the program's from then on).
  *  Every write, cut and close of t does this first; the writer also does
- *  it at the start of a round, before it opens files of its own, which
+ *  it at the start of a pass, before it opens files of its own, which
  *  could take a number the program freed.  @return : 0, or -EBADF (given
  *  up: fd_gone, fd_gone_err say how and why). */
 int cp_tf_guard(cp_tfile *t);
