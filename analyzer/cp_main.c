@@ -63,7 +63,7 @@ int main(int argc, char **argv)
         cp_usage(stdout);
         return 0;
     }
-    fprintf(stderr, "cuprobe-analyze: unknown command '%s'\n\n", cmd);
+    fprintf(stderr, "cuprobe: unknown command '%s'\n\n", cmd);
     cp_usage(stderr);
     return 2;
 }
