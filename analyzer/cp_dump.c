@@ -6,10 +6,13 @@
  */
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cp_decode.h"
 #include "cp_dump.h"
+#include "cp_opts.h"
+#include "cp_report.h"
 
 /* The output: a private buffer written with fwrite when full.  Numbers
  * are formatted by hand (two digits per step, straight into the buffer)
@@ -492,27 +495,38 @@ static int cp_dump_file(const char *path, cp_ob *f, cp_dstats *st)
 
 int cp_dump_main(int argc, char **argv)
 {
-    static const char usage[] = "usage: cuprobe dump TRACE...\n"
-                                "       cuprobe dump --stats TRACE...\n"
+    static const char usage[] = "usage: cuprobe dump [--stats] [TRACE|DIR]...\n"
                                 "  every record of each trace as one line of text;\n"
+                                "  no TRACE: the traces of the last `cuprobe run` here;\n"
                                 "  --stats: records and raw bytes per record type instead\n"
                                 "Exit status: 0 ok, 2 usage error or an unreadable trace.\n";
-    if (argc >= 2 && (strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0)) {
-        fputs(usage, stdout);
-        return 0;
-    }
-    int stats = argc > 1 && strcmp(argv[1], "--stats") == 0;
-    if (stats) {
-        argv++;
-        argc--;
-    }
-    int first = argc >= 2 && strcmp(argv[1], "--") == 0 ? 2 : 1;
-    if (argc <= first || (argv[first][0] == '-' && argv[first][1])) {
-        if (argc > first)
-            fprintf(stderr, "dump: unknown option '%s'\n", argv[first]);
-        fputs(usage, stderr);
+    int stats = 0, opts = 1, n_in = 0;
+    const cp_flag flags[] = { { "--stats", &stats, 1 } };
+    char **in = calloc((size_t)argc, sizeof *in);
+    if (!in)
         return 2;
+    /* Options anywhere among the inputs; `--` ends them. */
+    for (int i = 1; i < argc; i++) {
+        int kind = cp_opt_classify(argv[i], &opts, flags, sizeof flags / sizeof *flags);
+        if (kind == CP_OPT_ARG) {
+            in[n_in++] = argv[i];
+        } else if (kind == CP_OPT_HELP) {
+            fputs(usage, stdout);
+            free(in);
+            return 0;
+        } else if (kind == CP_OPT_OTHER) {
+            fprintf(stderr, "dump: unknown option '%s'\n", argv[i]);
+            fputs(usage, stderr);
+            free(in);
+            return 2;
+        }
     }
+    char **paths;
+    size_t n;
+    int rc = cp_report_inputs(in, n_in, "dump", &paths, &n);
+    free(in);
+    if (rc != 0)
+        return 2;
     static cp_ob ob;
     ob.f = stdout;
     ob.p = ob.buf;
@@ -521,17 +535,18 @@ int cp_dump_main(int argc, char **argv)
     /* The text never shows a known record's offset or payload (an unknown
      * one's length comes whole); --stats sizes records by their offsets. */
     cp_dec_lean_records(!stats);
-    for (int i = first; i < argc; i++) {
-        if (argc - first > 1)
-            ob_fmt(&ob, "%s==> %s <==\n", i > first ? "\n" : "", argv[i]);
+    for (size_t i = 0; i < n; i++) {
+        if (n > 1)
+            ob_fmt(&ob, "%s==> %s <==\n", i > 0 ? "\n" : "", paths[i]);
         static cp_dstats st;
         memset(&st, 0, sizeof st);
-        if (cp_dump_file(argv[i], &ob, stats ? &st : NULL))
+        if (cp_dump_file(paths[i], &ob, stats ? &st : NULL))
             status = 2;
         if (stats)
             cp_dump_stats(&ob, &st);
     }
     ob_flush(&ob);
     fflush(stdout);
+    cp_report_inputs_free(paths, n);
     return status;
 }

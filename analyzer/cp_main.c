@@ -17,20 +17,21 @@
 static void cp_usage(FILE *f)
 {
     fprintf(f,
-            "usage: cuprobe-analyze COMMAND [ARGS...]\n"
+            "usage: cuprobe COMMAND [ARGS...]\n"
             "\n"
             "commands:\n"
             "  report TRACE...   summary of memory, copies and calls (--html FILE: a page)\n"
-            "  export --perfetto FILE TRACE...\n"
+            "  export --perfetto FILE [TRACE...]\n"
             "                    Trace Event Format JSON for ui.perfetto.dev\n"
             "  stats TRACE...    calls per API, memory and copies per device, memory by\n"
             "                    call site (--json, --csv)\n"
             "  diff BASE NEW     what changed between two runs (--fail-on-regression)\n"
             "  doctor [ARGS...]  checks of the machine, driver and traces\n"
-            "  dump TRACE...     every record as one line of text\n"
+            "  dump [TRACE...]   every record as one line of text\n"
             "  version           print the version\n"
             "  help              this text\n"
             "\n"
+            "A TRACE may be a file or a directory; none: the last `cuprobe run` here.\n"
             "Exit status: 0 ok, 2 usage error or a truncated/corrupt trace.\n");
 }
 
@@ -62,7 +63,7 @@ int main(int argc, char **argv)
         cp_usage(stdout);
         return 0;
     }
-    fprintf(stderr, "cuprobe-analyze: unknown command '%s'\n\n", cmd);
+    fprintf(stderr, "cuprobe: unknown command '%s'\n\n", cmd);
     cp_usage(stderr);
     return 2;
 }

@@ -44,3 +44,21 @@ int cp_opt_long(const char *who, const char *opt, const char *v, long lo, long h
             v ? ", not '" : "", v ? v : "", v ? "'" : "");
     return -1;
 }
+
+int cp_filter_opt(cp_filter *f, const char *who, const char *a, const char *v)
+{
+    long k;
+    if (strcmp(a, "--pid") == 0 || strcmp(a, "--rank") == 0) {
+        int pid = a[2] == 'p';
+        if (cp_opt_long(who, a, v, pid ? 1 : 0, pid ? 4194304 : 1048576, &k) != 0)
+            return -1;
+        *(pid ? &f->pid : &f->rank) = k;
+        return 1;
+    }
+    return 0;
+}
+
+int cp_filter_keeps(const cp_filter *f, long pid, long rank)
+{
+    return !f || ((f->pid < 0 || f->pid == pid) && (f->rank < 0 || f->rank == rank));
+}

@@ -35,9 +35,14 @@ typedef struct cp_ropts {
     int progress;
     const char *html;           /* --html FILE */
     const char *summary;        /* --summary FILE */
+    char **in;                  /* the inputs, in order (argv's) */
+    int n_in;
+    int exit_code;              /* --error-exitcode: when --fail-on matches */
+    cp_filter filter;           /* --pid, --rank */
     int jobs;                   /* --jobs N, 0: online CPUs (CUPROBE_JOBS caps) */
     int timeline;               /* the memory timeline is read (page, summary, export) */
     const cp_found *found;      /* how the processes ended, from `cuprobe run` */
+    const cp_filter *pfilter;   /* the processes kept (NULL: all) */
     int ledger;                 /* each process's cp_ledger (the page's tables, stats, diff) */
     cp_rec_hook hook;           /* called after the model and checks saw a record */
     void *hook_ctx;
@@ -53,7 +58,11 @@ static void cp_report_usage(FILE *o)
             "  --json              machine-readable report (docs/report.md)\n"
             "  --list              one line per finding: CHECK SEVERITY COUNT\n"
             "  --fail-on error|warning\n"
-            "                      exit 3 when a finding has this severity or worse\n"
+            "                      exit 3 when a finding has this severity or worse, naming\n"
+            "                      it on stderr\n"
+            "  --error-exitcode N  the exit status of --fail-on (3 to 255; default 3)\n"
+            "  --pid PID           only this process\n"
+            "  --rank N            only the process of this rank (RANK, SLURM_PROCID...)\n"
             "  --check ID          only this check (repeatable)\n"
             "  --all-frames        keep library and standard-library Python frames in sites\n"
             "                      and show every frame of a site's stack\n"
@@ -71,7 +80,9 @@ static void cp_report_usage(FILE *o)
             "checks:");
     for (size_t i = 0; i < n; i++)
         fprintf(o, " %s", all[i]->id);
-    fprintf(o, "\nExit status: 0 ok, 3 --fail-on matched, 2 usage error or unreadable trace.\n");
+    fprintf(o, "\nOptions go before or after the traces; `--` ends them.\n"
+               "Exit status: 0 ok, 3 --fail-on matched, 2 usage error, unreadable trace or\n"
+               "no process left by --pid/--rank.\n");
 }
 
 /* The processes of the run in input order: each trace analyzed (in
@@ -163,6 +174,15 @@ static int cp_combine(const cp_ropts *o, cp_part *parts, size_t n, cp_report *re
     size_t kept = 0;
     for (size_t i = 0; i < n; i++) {
         cp_proc *p = parts[i].proc;
+        /* The rank comes from the header's environment (cp_run_build()
+         * of this one process reads it; the run is built again below). */
+        if (o->pfilter) {
+            cp_run_build(&p, 1);
+            if (!cp_filter_keeps(o->pfilter, (long)p->pid, p->id.rank)) {
+                cp_part_free(&parts[i]);
+                continue;
+            }
+        }
         if (p->error && p->records == 0) {
             /* Not even the HEADER decoded: not a trace.  There is no
              * process to show; its error line is all there is to say. */
@@ -234,113 +254,143 @@ static int cp_write_html(const char *path, cp_report *rep, const cp_out_opts *oo
 
 /* --- main ------------------------------------------------------------------------------- */
 
-static int cp_parse_args(int argc, char **argv, cp_ropts *o, int *first)
+/* Options that would do nothing together are refused, never ignored. */
+static int cp_report_combos(const cp_ropts *o)
+{
+    static const char *const with_summary[] = { "--html", "--json", "--list", "--fail-on" };
+    const int given[] = { o->html != NULL, o->json, o->list, o->fail_on >= 0 };
+    for (size_t k = 0; o->summary && k < sizeof given / sizeof given[0]; k++)
+        if (given[k]) {
+            fprintf(stderr, "report: --summary writes the analysis instead of a report; "
+                            "%s does nothing with it (run `cuprobe report %s %s` on the "
+                            "summary)\n", with_summary[k], with_summary[k], o->summary);
+            return -1;
+        }
+    if (o->json && o->list) {
+        fprintf(stderr, "report: --json and --list are two formats of the same report; "
+                        "give one\n");
+        return -1;
+    }
+    if (o->exit_code != 3 && o->fail_on < 0) {
+        fprintf(stderr, "report: --error-exitcode sets the exit status of --fail-on; "
+                        "give --fail-on too\n");
+        return -1;
+    }
+    return 0;
+}
+
+/* A value of option a (v, NULL when missing) as one of the words of
+ * cp_sev_name(): the --fail-on threshold. */
+static int cp_parse_sev(const char *v, int *out)
+{
+    static const struct { const char *w; int sev; } sevs[] = {
+        { "error", CP_SEV_ERROR }, { "warning", CP_SEV_WARNING }, { "info", CP_SEV_INFO },
+    };
+    if (!v) {
+        fprintf(stderr, "report: --fail-on needs a value (error, warning or info)\n");
+        return -1;
+    }
+    for (size_t k = 0; k < sizeof sevs / sizeof sevs[0]; k++)
+        if (strcmp(v, sevs[k].w) == 0) {
+            *out = sevs[k].sev;
+            return 0;
+        }
+    fprintf(stderr, "report: --fail-on takes error, warning or info, not '%s'\n", v);
+    return -1;
+}
+
+/* Options anywhere among the inputs (GNU getopt's permuting order); `--`
+ * ends them.  The inputs go to o->in. */
+static int cp_parse_args(int argc, char **argv, cp_ropts *o)
 {
     memset(o, 0, sizeof *o);
     size_t n;
     const cp_check *const *all = cp_checks(&n);
     o->selected = calloc(n, 1);
-    if (!o->selected) {
+    o->in = calloc((size_t)argc, sizeof *o->in);
+    if (!o->selected || !o->in) {
         fprintf(stderr, "report: out of memory\n");
         return -1;
     }
     o->fail_on = -1;
+    o->exit_code = 3;
+    o->filter = (cp_filter)CP_FILTER_NONE;
     o->symbolize = 1;
     o->max_sites = 5;
     o->progress = 1;
-    int i;
-    for (i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        if (strcmp(a, "--") == 0) {
-            i++;
-            break;
+    const cp_flag flags[] = {
+        { "--json", &o->json, 1 },          { "--list", &o->list, 1 },
+        { "--all-frames", &o->all_frames, 1 }, { "--verbose", &o->verbose, 1 },
+        { "-v", &o->verbose, 1 },           { "--brief", &o->brief, 1 },
+        { "--no-symbolize", &o->symbolize, 0 }, { "--no-progress", &o->progress, 0 },
+    };
+    int opts = 1;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+        long k;
+        int kind = cp_opt_classify(a, &opts, flags, sizeof flags / sizeof *flags);
+        if (kind == CP_OPT_ARG) {
+            o->in[o->n_in++] = argv[i];
+            continue;
         }
-        if (a[0] != '-' || a[1] == 0)
-            break;
-        if (strcmp(a, "--json") == 0) {
-            o->json = 1;
-        } else if (strcmp(a, "--list") == 0) {
-            o->list = 1;
-        } else if (strcmp(a, "--all-frames") == 0) {
-            o->all_frames = 1;
-        } else if (strcmp(a, "--verbose") == 0 || strcmp(a, "-v") == 0) {
-            o->verbose = 1;
-        } else if (strcmp(a, "--brief") == 0) {
-            o->brief = 1;
-        } else if (strcmp(a, "--no-symbolize") == 0) {
-            o->symbolize = 0;
-        } else if (strcmp(a, "--no-progress") == 0) {
-            o->progress = 0;
-        } else if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
+        if (kind == CP_OPT_TAKEN)
+            continue;
+        if (kind == CP_OPT_HELP) {
             cp_report_usage(stdout);
             exit(0);
-        } else if (strcmp(a, "--html") == 0 && i + 1 < argc) {
-            o->html = argv[++i];
-        } else if (strcmp(a, "--summary") == 0 && i + 1 < argc) {
-            o->summary = argv[++i];
-        } else if (strcmp(a, "--jobs") == 0 || strcmp(a, "-j") == 0) {
-            char *end;
-            long k = i + 1 < argc ? strtol(argv[i + 1], &end, 10) : 0;
-            if (i + 1 >= argc || *end || k < 1 || k > 1024) {
-                fprintf(stderr, "report: %s takes a number of threads from 1 to 1024\n", a);
-                return -1;
-            }
-            o->jobs = (int)k;
+        }
+        int r = cp_filter_opt(&o->filter, "report", a, v);
+        if (r < 0)
+            return -1;
+        if (r > 0) {
             i++;
-        } else if (strcmp(a, "--fail-on") == 0 || strcmp(a, "--check") == 0 ||
-                   strcmp(a, "--sites") == 0) {
-            if (i + 1 >= argc) {
-                fprintf(stderr, "report: %s needs a value (%s)\n", a,
-                        a[2] == 'f' ? "error, warning or info"
-                                    : a[2] == 's' ? "a number from 1 to 1000" : "a check id");
+            continue;
+        }
+        if (strcmp(a, "--html") == 0 || strcmp(a, "--summary") == 0) {
+            if (!v) {
+                fprintf(stderr, "report: %s needs a file name\n", a);
                 return -1;
             }
-            const char *v = argv[++i];
-            if (a[2] == 'f') {
-                if (strcmp(v, "error") == 0)
-                    o->fail_on = CP_SEV_ERROR;
-                else if (strcmp(v, "warning") == 0)
-                    o->fail_on = CP_SEV_WARNING;
-                else if (strcmp(v, "info") == 0)
-                    o->fail_on = CP_SEV_INFO;
-                else {
-                    fprintf(stderr, "report: --fail-on takes error, warning or info, not '%s'\n",
-                            v);
-                    return -1;
-                }
-            } else if (a[2] == 's') {
-                char *end;
-                errno = 0;
-                long k = strtol(v, &end, 10);
-                if (errno || end == v || *end || k < 1 || k > 1000) {
-                    fprintf(stderr, "report: --sites takes a number from 1 to 1000, not '%s'\n",
-                            v);
-                    return -1;
-                }
-                o->max_sites = (int)k;
-            } else {
-                size_t k;
-                for (k = 0; k < n && strcmp(all[k]->id, v) != 0; k++)
-                    ;
-                if (k == n) {
-                    fprintf(stderr, "report: unknown check '%s'\n", v);
-                    cp_report_usage(stderr);
-                    return -1;
-                }
-                o->selected[k] = 1;
-                o->any_selected = 1;
+            *(a[2] == 'h' ? &o->html : &o->summary) = v;
+        } else if (strcmp(a, "--jobs") == 0 || strcmp(a, "-j") == 0) {
+            if (cp_opt_long("report", a, v, 1, 1024, &k) != 0)
+                return -1;
+            o->jobs = (int)k;
+        } else if (strcmp(a, "--sites") == 0) {
+            if (cp_opt_long("report", a, v, 1, 1000, &k) != 0)
+                return -1;
+            o->max_sites = (int)k;
+        } else if (strcmp(a, "--error-exitcode") == 0) {
+            /* 1 and 2 are taken: failure and usage or unreadable input. */
+            if (cp_opt_long("report", a, v, 3, 255, &k) != 0)
+                return -1;
+            o->exit_code = (int)k;
+        } else if (strcmp(a, "--fail-on") == 0) {
+            if (cp_parse_sev(v, &o->fail_on) != 0)
+                return -1;
+        } else if (strcmp(a, "--check") == 0) {
+            size_t c;
+            for (c = 0; v && c < n && strcmp(all[c]->id, v) != 0; c++)
+                ;
+            if (!v || c == n) {
+                fprintf(stderr, "report: %s '%s'\n", v ? "unknown check" : "--check needs a check id",
+                        v ? v : "");
+                cp_report_usage(stderr);
+                return -1;
             }
+            o->selected[c] = 1;
+            o->any_selected = 1;
         } else {
             fprintf(stderr, "report: unknown option '%s'\n", a);
             cp_report_usage(stderr);
             return -1;
         }
+        i++;
     }
     if (!o->any_selected)
-        for (size_t k = 0; k < n; k++)
-            o->selected[k] = 1;
-    *first = i;
-    return 0;
+        for (size_t c = 0; c < n; c++)
+            o->selected[c] = 1;
+    return cp_report_combos(o);
 }
 
 int cp_report_inputs(char **args, int n, const char *who, char ***out, size_t *n_out)
@@ -367,18 +417,27 @@ void cp_report_inputs_free(char **v, size_t n)
     free(v);
 }
 
+static void cp_ropts_free(cp_ropts *o)
+{
+    free(o->selected);
+    free(o->in);
+}
+
 int cp_report_main(int argc, char **argv)
 {
     cp_ropts o;
-    int first;
-    if (cp_parse_args(argc, argv, &o, &first) != 0)
-        return 2;
-    cp_found ps = { 0 };
-    if (cp_discover("report", argv + first, (size_t)(argc - first), &ps) != 0) {
-        cp_found_free(&ps);
-        free(o.selected);
+    if (cp_parse_args(argc, argv, &o) != 0) {
+        cp_ropts_free(&o);
         return 2;
     }
+    cp_found ps = { 0 };
+    if (cp_discover("report", o.in, (size_t)o.n_in, &ps) != 0) {
+        cp_found_free(&ps);
+        cp_ropts_free(&o);
+        return 2;
+    }
+    if (o.filter.pid >= 0 || o.filter.rank >= 0)
+        o.pfilter = &o.filter;
     o.found = &ps;
     cp_sym_config(o.symbolize, o.all_frames);
     cp_report rep = { .all_frames = o.all_frames, .max_sites = o.max_sites };
@@ -387,6 +446,7 @@ int cp_report_main(int argc, char **argv)
     struct stat *seen = calloc(ps.n ? ps.n : 1, sizeof *seen);
     if (!seen) {
         cp_found_free(&ps);
+        cp_ropts_free(&o);
         return 2;
     }
     for (size_t i = 0; i < ps.n; i++) {
@@ -414,7 +474,9 @@ int cp_report_main(int argc, char **argv)
             fprintf(stderr, "report: out of memory\n");
         cp_report_release(&rep);
         cp_found_free(&ps);
-        free(o.selected);
+        cp_ropts_free(&o);
+        if (!bad)
+            fprintf(stderr, "cuprobe: wrote %s\n", o.summary);
         return bad ? 2 : 0;
     }
     const char *nc = getenv("NO_COLOR");
@@ -432,17 +494,29 @@ int cp_report_main(int argc, char **argv)
         cp_out_text(stdout, &rep, &oo);
     fflush(stdout);
     int bad_html = o.html ? cp_write_html(o.html, &rep, &oo) : 0;
+    if (o.html && !bad_html)
+        fprintf(stderr, "cuprobe: wrote %s\n", o.html);
+    /* A filter that keeps nothing is a mistake a gate must not pass. */
+    if (o.pfilter && rep.n_procs == 0 && !bad && (bad = 1))
+        fprintf(stderr, "report: no process of these traces matches --pid/--rank\n");
     int worst = -1;
+    const cp_finding *gate = NULL;
     for (size_t i = 0; i < rep.n; i++)
-        if (rep.f[i]->sev > worst)
+        if (rep.f[i]->sev > worst) {
             worst = rep.f[i]->sev;
+            gate = rep.f[i];
+        }
     for (size_t i = 0; i < rep.n_procs; i++)
         if (rep.procs[i]->error && !rep.procs[i]->killed)
             fprintf(stderr, "%s\n", rep.procs[i]->error);
-    int rc = bad || bad_html ? 2 : (o.fail_on >= 0 && worst >= o.fail_on) ? 3 : 0;
+    int rc = bad || bad_html ? 2 : (o.fail_on >= 0 && worst >= o.fail_on) ? o.exit_code : 0;
+    if (gate && o.fail_on >= 0 && worst >= o.fail_on)
+        fprintf(stderr, "cuprobe: --fail-on %s: %s (%s) failed the gate; exit %d%s\n",
+                cp_sev_name(o.fail_on), gate->check->id, cp_sev_name(gate->sev), o.exit_code,
+                rc == 2 ? " (2: a trace could not be read)" : "");
     cp_report_release(&rep);
     cp_found_free(&ps);
-    free(o.selected);
+    cp_ropts_free(&o);
     return rc;
 }
 
@@ -450,7 +524,8 @@ int cp_report_collect_with(char **files, size_t n, const cp_collect_opts *co, cp
 {
     cp_ropts o = { .fail_on = -1, .symbolize = co->symbolize, .max_sites = 5,
                    .progress = co->progress, .hook = co->hook, .hook_ctx = co->hook_ctx,
-                   .timeline = co->timeline, .ledger = co->ledger, .jobs = co->jobs };
+                   .timeline = co->timeline, .ledger = co->ledger, .jobs = co->jobs,
+                   .pfilter = co->filter };
     size_t nc;
     cp_checks(&nc);
     o.selected = malloc(nc);

@@ -11,6 +11,7 @@
  *  --fail-on, 2 usage error or an unreadable, corrupt or truncated trace. */
 int cp_report_main(int argc, char **argv);
 
+#include "cp_opts.h"
 #include "cp_analyze.h"
 
 /*! cp_report_collect() : read traces files[0..n) through the model and
@@ -31,6 +32,7 @@ typedef struct cp_collect_opts {
     int jobs;               /* 0: the online CPUs (CUPROBE_JOBS caps) */
     cp_rec_hook hook;       /* may be NULL (then traces are read in parallel) */
     void *hook_ctx;
+    const cp_filter *filter; /* the processes kept; NULL: all */
 } cp_collect_opts;
 
 /*! cp_report_collect_with() : cp_report_collect() with the choices of co.

@@ -429,7 +429,7 @@ const cp_check cp_check_frag = {
                "large buffers freed and allocated again at the same size (empty_cache() in a "
                "loop), which costs a driver call and a device synchronisation each time.",
     .fix = "For PyTorch set PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True (or "
-           "max_split_size_mb:N), allocate the large, long-lived tensors first, do not call "
+           "max_split_size_mb with a value of 21 or more), allocate the large, long-lived tensors first, do not call "
            "torch.cuda.empty_cache() inside the loop; for plain programs reuse buffers "
            "instead of freeing and reallocating them, and trim pools (cuMemPoolTrimTo).",
     .types = CP_TYPE_BIT(CP_REC_ALLOC) | CP_TYPE_BIT(CP_REC_FREE) | CP_TYPE_BIT(CP_REC_POOL) |

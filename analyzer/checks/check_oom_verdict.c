@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "check_oom_verdict.h"
+#include "cp_knobs.h"
 
 static const char *const cp_verdict_names[] = { "capacity", "fragmentation", "another process" };
 
@@ -85,12 +86,20 @@ static void cp_oom_advice(cp_proc *p, cp_finding *f, const cp_oom_ep *e, int v)
                                 "so segments grow in place instead of leaving holes.");
             else
                 cp_finding_line(f, "expandable_segments is already on.");
-            if (e->torch.max_split < 0)
+            /* Only a value PyTorch accepts, and only one that can keep
+             * blocks of this size whole (cp_knobs.h). */
+            uint64_t mb = cp_knob_max_split_mb(e->request);
+            if (e->torch.max_split < 0 && mb)
                 cp_finding_line(f, "Advice: set max_split_size_mb:%llu in "
                                 "PYTORCH_CUDA_ALLOC_CONF so large cached blocks are not split "
                                 "for small tensors.",
-                                (unsigned long long)((e->request >> 20) / 2 ? (e->request >> 20) / 2
-                                                                            : 1));
+                                (unsigned long long)mb);
+            else if (e->torch.max_split < 0)
+                cp_finding_line(f, "max_split_size_mb cannot help a request this small "
+                                "(PyTorch takes %d or more); set "
+                                "PYTORCH_CUDA_ALLOC_CONF=garbage_collection_threshold:0.6 so "
+                                "cached blocks are released before the card fills.",
+                                CP_KNOB_MAX_SPLIT_MIN_MB);
             cp_finding_line(f, "Advice: free references to tensors you no longer need before "
                             "this allocation (del x, or let them go out of scope): live blocks "
                             "pin the free space around them.");

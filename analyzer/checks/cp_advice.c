@@ -43,7 +43,7 @@ static const char *const cp_adv_text[CP_ADV_N][CP_FWK_N] = {
     },
     [CP_ADV_FRAG] = {
         [CP_FWK_TORCH] = "Set PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True (or "
-                         "max_split_size_mb:N), allocate the large long-lived tensors first, "
+                         "max_split_size_mb of at least 21), allocate the large long-lived tensors first, "
                          "and do not call torch.cuda.empty_cache() inside the loop.",
         [CP_FWK_JAX] = "Let XLA's BFC allocator keep its arena: leave "
                        "XLA_PYTHON_CLIENT_PREALLOCATE unset (true) or raise "

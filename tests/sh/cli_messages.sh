@@ -28,7 +28,7 @@ m=$(grep -o '"pid":' "$TMP/out" | wc -l)
 
 r "$CUPROBE" dump --help
 [ $rc -eq 0 ] || { cat "$TMP/err"; die "dump --help: exit $rc"; }
-expect_grep "^usage: cuprobe dump TRACE" "$TMP/out"
+expect_grep "^usage: cuprobe dump \[--stats\] \[TRACE" "$TMP/out"
 r "$CUPROBE" report --help
 expect_grep "^usage: cuprobe report " "$TMP/out"
 expect_no_grep "cuprobe-analyze" "$TMP/out"

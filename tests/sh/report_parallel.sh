@@ -27,5 +27,5 @@ CUPROBE_JOBS=lots "$ANA" report --no-progress --no-symbolize "$@" >/dev/null 2>"
 expect_grep "CUPROBE_JOBS='lots' is not a number from 1 to 1024 or auto: ignored" "$TMP/bad.err"
 "$ANA" report --jobs 0 "$@" >/dev/null 2>"$TMP/j0.err"; rc=$?
 [ $rc -eq 2 ] || die "--jobs 0: exit $rc, expected 2"
-expect_grep 'takes a number of threads from 1 to 1024' "$TMP/j0.err"
+expect_grep 'takes a number from 1 to 1024' "$TMP/j0.err"
 echo "report_parallel: ok ($# traces)"
