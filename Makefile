@@ -266,6 +266,7 @@ install: $(SHIM) $(ANALYZER) $(FRONT)
 # decompress with, so that it runs where elfutils is not installed: it needs
 # libc, libm, libpthread and libdl only, as the shim needs libc only.
 WHEEL_ANA := $(B)/wheel/cuprobe-analyze
+DIST      ?= dist
 WHEEL_A   := $(foreach l,dw elf z lzma bz2 zstd,$(shell $(CC) -print-file-name=lib$(l).a))
 
 $(WHEEL_ANA): $(ANA_OBJ)
@@ -274,10 +275,11 @@ $(WHEEL_ANA): $(ANA_OBJ)
 	$(Q)$(CC) $(SANFLAGS) $(LTO_FLAG) -o $@ $(ANA_OBJ) $(WHEEL_A) -ldl -lpthread -lm
 
 .PHONY: wheel
-## wheel: dist/cuprobe-VERSION-py3-none-PLATFORM.whl, for pip install (no setuptools needed)
+## wheel: dist/cuprobe-VERSION-py3-none-PLATFORM.whl (DIST=DIR: DIR/), for pip install; needs
+##   python3 only (no setuptools)
 wheel: $(SHIM) $(WHEEL_ANA) $(FRONT)
-	$(Q)rm -f dist/cuprobe-$(VERSION)-*.whl
-	$(Q)python3 scripts/make_wheel.py $(VERSION) dist bin/cuprobe=$(FRONT) \
+	$(Q)rm -f $(DIST)/cuprobe-$(VERSION)-*.whl
+	$(Q)python3 scripts/make_wheel.py $(VERSION) $(DIST) bin/cuprobe=$(FRONT) \
 	    lib/cuprobe/libcuprobe.so=$(SHIM) lib/cuprobe/cuprobe-analyze=$(WHEEL_ANA) \
 	    share/cuprobe/python=scripts/python
 
