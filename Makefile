@@ -4,6 +4,7 @@
 #   make test       build, then run the quick tier of the CI tests (make check-long: the long one)
 #   make demo       run a bundled program on the fake driver and print a report
 #   make install PREFIX=/usr/local     make uninstall PREFIX=/usr/local
+#   make wheel      dist/cuprobe-VERSION-py3-none-PLATFORM.whl (pip install it)
 #   make help       every target, from the "## target: what" comments below
 #   make SAN=address,undefined   or   make SAN=thread   (sanitizer builds into build-san-*/)
 #   V=1             show commands (libunwind's build too)
@@ -279,6 +280,29 @@ install: $(SHIM) $(ANALYZER) $(FRONT)
 	install -m 0755 $(ANALYZER) $(DESTDIR)$(PREFIX)/lib/cuprobe/cuprobe-analyze
 	install -m 0755 $(FRONT) $(DESTDIR)$(PREFIX)/bin/cuprobe
 	if [ -d scripts/python ]; then cp -r scripts/python $(DESTDIR)$(PREFIX)/share/cuprobe/; fi
+
+# The wheel: the installed layout (bin/, lib/cuprobe/, share/cuprobe/python)
+# as a wheel's scripts and data, which pip puts under the environment's
+# prefix.  Its analyzer has libdw and libelf linked in, with what they
+# decompress with, so that it runs where elfutils is not installed: it needs
+# libc, libm, libpthread and libdl only, as the shim needs libc only.
+WHEEL_ANA := $(B)/wheel/cuprobe-analyze
+DIST      ?= dist
+WHEEL_A   := $(foreach l,dw elf z lzma bz2 zstd,$(shell $(CC) -print-file-name=lib$(l).a))
+
+$(WHEEL_ANA): $(ANA_OBJ)
+	@mkdir -p $(dir $@)
+	@echo "  LD      $@"
+	$(Q)$(CC) $(SANFLAGS) $(LTO_FLAG) -o $@ $(ANA_OBJ) $(WHEEL_A) -ldl -lpthread -lm
+
+.PHONY: wheel
+## wheel: dist/cuprobe-VERSION-py3-none-PLATFORM.whl (DIST=DIR: DIR/), for pip install; needs
+##   python3 only (no setuptools)
+wheel: $(SHIM) $(WHEEL_ANA) $(FRONT)
+	$(Q)rm -f $(DIST)/cuprobe-$(VERSION)-*.whl
+	$(Q)python3 scripts/make_wheel.py $(VERSION) $(DIST) bin/cuprobe=$(FRONT) \
+	    lib/cuprobe/libcuprobe.so=$(SHIM) lib/cuprobe/cuprobe-analyze=$(WHEEL_ANA) \
+	    share/cuprobe/python=scripts/python
 
 .PHONY: uninstall
 ## uninstall: remove what install put into $(PREFIX)
