@@ -196,7 +196,6 @@ static int cp_analyze_one(const char *file, size_t i, const cp_aopts *o, cp_part
         p->ledger = cp_ledger_new(o->timeline);
         if (!p->ledger)
             return -1;
-        p->ledger_free = cp_ledger_free;
     }
     pt->bad = cp_read_trace(p, o, pg) != 0;
     if (p->error && p->records == 0) {
@@ -238,6 +237,7 @@ void cp_part_proc_free(cp_proc *p)
     if (p) {
         cp_series_free(p->series);
         cp_bw_free(p);
+        cp_ledger_free(p->ledger);
     }
     cp_proc_free(p);
 }

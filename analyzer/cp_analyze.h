@@ -50,7 +50,8 @@ int cp_analyze_traces(char **files, size_t n, const cp_aopts *o, cp_part *parts)
  *  empty timeline.  @return : it, or NULL when out of memory. */
 cp_proc *cp_part_proc_new(const char *file, int index);
 
-/*! cp_part_proc_free() : free p and its timeline (NULL is fine). */
+/*! cp_part_proc_free() : free p with its timeline, backward passes and
+ *  ledger (NULL is fine). */
 void cp_part_proc_free(cp_proc *p);
 
 /*! cp_part_free() : free a part's findings and process. */

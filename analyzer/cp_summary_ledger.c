@@ -327,7 +327,6 @@ int cp_summary_ledger_read(cp_proc *p, const cp_jn *o, const cp_jn **bad)
     if (!lg)
         return -ENOMEM;
     p->ledger = lg;
-    p->ledger_free = cp_ledger_free;
     int n = p->series && p->series->cur >= 0 ? cp_series_n(p->series) : 0;
     const cp_jn *w = cp_jn_get(v, "width"), *api = cp_jn_get(v, "api"), *dev = cp_jn_get(v, "dev");
     const cp_jn *sites = cp_jn_get(v, "sites"), *ooms = cp_jn_get(v, "oom");

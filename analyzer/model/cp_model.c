@@ -42,8 +42,6 @@ void cp_proc_free(cp_proc *p)
     free(p->lib_path);
     free(p->lib_error);
     free(p->hm_cg_path);
-    if (p->ledger_free)
-        p->ledger_free(p->ledger);
     cp_model_drop_live(p);
     free(p->libs);
     free(p->fw_kind);

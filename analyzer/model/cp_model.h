@@ -225,11 +225,10 @@ typedef struct cp_proc {
     struct cp_series *series;
     /* PyTorch's backward passes (cp_backward.h), NULL until one is seen */
     struct cp_bw *bw;
-    /* the tables of cp_ledger.h when asked for (NULL otherwise), freed
-     * through ledger_free: the model does not call into the ledger, which
-     * reads the model */
+    /* the tables of cp_ledger.h when asked for (NULL otherwise): fed
+     * beside the model by the record loop, which also frees them; the
+     * model never looks inside */
     struct cp_ledger *ledger;
-    void (*ledger_free)(struct cp_ledger *lg);
 } cp_proc;
 
 /*! cp_proc_new() : an empty process for trace `file` (index among traces).
