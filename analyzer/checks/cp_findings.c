@@ -8,6 +8,7 @@
 
 #include "cp_findings.h"
 #include "cp_grow.h"
+#include "cp_sym.h"
 
 /* --- aggregation ------------------------------------------------------------------ */
 
@@ -98,6 +99,11 @@ void cp_finding_site(cp_finding *f, cp_proc *p, uint64_t stack, uint64_t count, 
 {
     if (cp_grow((void **)&f->sites, &f->cap_sites, f->n_sites + 1, sizeof *f->sites, 8))
         return;
+    /* A finding outlives the check that made it (cp_checks_finish() frees the
+     * check's state before the report is rendered), so the note is interned
+     * here rather than trusted to point at static or interned text. */
+    if (note)
+        note = cp_sym_intern(note, strlen(note));
     f->sites[f->n_sites++] = (cp_site){ .proc = p, .stack = stack, .count = count,
                                         .bytes = bytes, .ns = ns, .note = note };
 }

@@ -98,7 +98,7 @@ void cp_finding_retitle(cp_finding *f, const char *fmt, ...) __attribute__((form
  *  occurrence (printf-style). */
 void cp_finding_line(cp_finding *f, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
-/*! cp_finding_site() : add one call site with its totals. */
+/*! cp_finding_site() : add one call site with its totals; note (may be NULL) is copied. */
 void cp_finding_site(cp_finding *f, cp_proc *p, uint64_t stack, uint64_t count, uint64_t bytes,
                      uint64_t ns, const char *note);
 
