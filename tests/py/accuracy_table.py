@@ -83,8 +83,8 @@ for name, lines in SCRIPTS.items():
         f.write("\n".join(lines) + "\n")
 run.HERE = scripts
 run.WORKLOADS = [
-    run.W("growth_at", "growth_at.py", "t", []),
-    run.W("growth_else", "growth_else.py", "t", []),
+    run.W("growth_at", "growth_at.py", "t", ["torch"]),
+    run.W("growth_else", "growth_else.py", "t", ["cupy"]),
     run.W("crash_at", "crash_at.py", "t", [], crash=True),
     run.W("async_inflight", "async_inflight.py", "t", [], crash=True),
     run.W("worker", "worker.py", "t", [], crash=True),
@@ -208,10 +208,10 @@ expect_rows = {
     "missed_info": ["| MISSED (info only) |",
                     "FALSE ALARM: warning leak; error oom |"],
     "missed_none": ["| MISSED | FAILED: exit 1, see missed_none-clean.out |"],
-    "skipped_mod": ["skipped: flax cannot be imported (No module named 'flax')"],
-    "two_gpu": ["| not run: needs 2 GPUs | not run: needs 2 GPUs |"],
+    "skipped_mod": ["| skipped: flax cannot be imported (No module named 'flax') | skipped |"],
+    "two_gpu": ["| not run: needs 2 GPUs | not run |"],
     "crash_no_crash": ["FAILED: exit 0: the planted crash did not happen"],
-    "no_result": ["| not run: no result | not run: no result |", "`oom` at no_result.py:1"],
+    "no_result": ["| not run: no result | not run |", "`oom` at no_result.py:1"],
 }
 for name, parts in expect_rows.items():
     row = rows.get(name)
@@ -222,9 +222,13 @@ for name, parts in expect_rows.items():
         want(p in row, "row %s lacks %r:\n  %s" % (name, p, row))
 want("Planted bugs judged: 7: 4 found at the line, 1 found elsewhere, 2 missed." in page,
      "the counts line is wrong")
+want("Of them memory growth and leaks under a caching allocator (PyTorch, CuPy, JAX): "
+     "1/2 at the line." in page, "the caching allocators' line is wrong")
 want("False alarms: 4: 3 in 7 clean runs, 1 in bug runs beside the planted bug." in page,
      "the false alarms line is wrong")
 want("Fake H100" in page and "201 s in 2 shards" in page, "the header lacks the machine or time")
+want("Not counted: flax cannot be imported (No module named 'flax'): skipped_mod; "
+     "needs 2 GPUs: two_gpu; no result: no_result." in page, "the not-counted line is wrong")
 with open(os.path.join(run.DOCS, "accuracy.md")) as f:
     want(f.read() == page, "--docs wrote another page")
 copied = sorted(os.listdir(os.path.join(run.DOCS, "accuracy")))
@@ -259,9 +263,9 @@ if len(sys.argv) == 3:
          "fake-driver table:\n%s\n%s" % (page, log))
     for p in ("| fake_copy | ctypes | `pageable-async-copy` at accuracy_fake_prog.py:%d | "
               "at the line | clean |" % line,
-              "| skipped: no frobnicator here | skipped: no frobnicator here |",
+              "| skipped: no frobnicator here | skipped |",
               "skipped: no_such_module_here cannot be imported",
-              "| not run: needs 2 GPUs | not run: needs 2 GPUs |"):
+              "| not run: needs 2 GPUs | not run |"):
         want(p in page, "fake-driver table lacks %r:\n%s" % (p, page))
     for f in ("fake_copy-bug.json", "fake_copy-bug.txt", "fake_copy-clean.out", "results.json"):
         want(os.path.exists(os.path.join(fake, f)), "run.py wrote no %s" % f)

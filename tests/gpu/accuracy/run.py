@@ -62,13 +62,21 @@ EXPANDABLE = {"PYTORCH_CUDA_ALLOC_CONF": "expandable_segments:True"}
 MALLOC_ASYNC = {"PYTORCH_CUDA_ALLOC_CONF": "backend:cudaMallocAsync"}
 
 
-def W(name, script, covers, needs, env=None, gpus=1, launcher=None, crash=False, alone=False):
+POOLED = ("torch", "cupy", "jax")
+
+
+def W(name, script, covers, needs, env=None, gpus=1, launcher=None, crash=False, alone=False,
+      pooled=None):
     """One workload.  needs: modules to import ("a|b": either); crash: the
     planted bug ends the program (its exit is not 0); alone: runs with
-    nothing else on the GPU (it takes most of the card, or fills it)."""
+    nothing else on the GPU (it takes most of the card, or fills it);
+    pooled: its memory comes from a caching allocator (by default, when it
+    needs PyTorch, CuPy or JAX)."""
+    if pooled is None:
+        pooled = any(m.split(".")[0] in POOLED for m in needs)
     return {"name": name, "script": script, "covers": covers, "needs": needs,
             "env": env or {}, "gpus": gpus, "launcher": launcher, "crash": crash,
-            "alone": alone}
+            "alone": alone, "pooled": pooled}
 
 
 WORKLOADS = [
@@ -86,7 +94,7 @@ WORKLOADS = [
     W("torch_cpu_batches", "torch_cpu_batches.py", "PyTorch, tensors made on the CPU",
       ["torch"], EXPANDABLE),
     W("torch_ext_leak", "torch_ext_leak.py", "PyTorch with a native extension's memory",
-      ["torch"]),
+      ["torch"], pooled=False),
     W("torch_oom_cdist", "torch_oom.py", "PyTorch, one request larger than the card",
       ["torch"], NATIVE, crash=True),
     W("torch_device_assert", "torch_device_assert.py", "PyTorch, device-side assert",
@@ -300,6 +308,7 @@ def table(meta, runs, workloads=None):
     workloads = WORKLOADS if workloads is None else workloads
     rows = []
     n_line = n_else = n_missed = n_clean = 0
+    pool_found = pool_all = 0           # growth and leaks under a caching allocator
     f_clean = f_bug = 0
     failed, skipped = [], []
     for w in workloads:
@@ -312,14 +321,14 @@ def table(meta, runs, workloads=None):
         for variant in ("bug", "clean"):
             run = runs.get((w["name"], variant))
             if run is None:
-                cells[variant] = ("not run: no result", "")
+                cells[variant] = ("not run: no result", "", "not run")
                 skipped.append((w["name"], variant, "no result"))
                 continue
             run.setdefault("script", w["script"])
             run.setdefault("expect", exp)
             v = judge(run, read_report(run) if run.get("status") == "ran" else None, w["crash"])
             secs = "%.0f s" % run["secs"] if isinstance(run.get("secs"), (int, float)) else ""
-            cells[variant] = (v["text"], secs)
+            cells[variant] = (v["text"], secs, v["state"])
             if v["state"] == "failed":
                 failed.append("%s-%s: %s" % (w["name"], variant, v["text"]))
             elif v["state"] in ("skipped", "not run"):
@@ -332,6 +341,11 @@ def table(meta, runs, workloads=None):
                 n_line += v["found"] == "line"
                 n_else += v["found"] == "elsewhere"
                 n_missed += v["found"] == "missed"
+                if w.get("pooled") and exp["check"] in ("memory-growth", "leak"):
+                    pool_all += 1
+                    pool_found += v["found"] == "line"
+        if cells["clean"][0] == cells["bug"][0] and cells["bug"][2] in ("skipped", "not run"):
+            cells["clean"] = (cells["bug"][2], "", "")      # the reason said once
         planted = "`%s` at %s:%d" % (exp["check"], os.path.basename(w["script"]), exp["line"])
         if exp["also"]:
             planted += " (also: %s)" % ", ".join(exp["also"])
@@ -366,13 +380,19 @@ def table(meta, runs, workloads=None):
     out += ["",
             "Planted bugs judged: %d: %d found at the line, %d found elsewhere, %d missed."
             % (m, n_line, n_else, n_missed),
+            "Of them memory growth and leaks under a caching allocator (PyTorch, CuPy, JAX): "
+            "%d/%d at the line." % (pool_found, pool_all),
             "False alarms: %d: %d in %d clean runs, %d in bug runs beside the planted bug."
             % (f_all, f_clean, n_clean, f_bug)]
     if skipped:
-        why = {}
-        for name, variant, reason in skipped:
-            why.setdefault(reason, []).append("%s-%s" % (name, variant))
-        out.append("Not counted: " + "; ".join("%s (%s)" % (r, ", ".join(v))
+        # reason -> workloads (NAME-VARIANT where the variants differ)
+        why, by_run = {}, {(n, v): r for n, v, r in skipped}
+        for (name, variant), reason in by_run.items():
+            other = by_run.get((name, "clean" if variant == "bug" else "bug"))
+            tag = name if other == reason else "%s-%s" % (name, variant)
+            if tag not in why.setdefault(reason, []):
+                why[reason].append(tag)
+        out.append("Not counted: " + "; ".join("%s: %s" % (r, ", ".join(v))
                                                for r, v in sorted(why.items(), key=str)) + ".")
     if failed:
         out.append("Failed to run as written (not counted): " + "; ".join(failed) + ".")
@@ -408,6 +428,14 @@ def gpu_query(args):
         return [l.strip() for l in r.stdout.splitlines() if l.strip()]
     except (OSError, subprocess.SubprocessError):
         return []
+
+
+def gpu_count():
+    """nvidia-smi's count, else the device nodes'."""
+    n = len([l for l in gpu_query(["-L"]) if l.startswith("GPU ")])
+    if n == 0 and os.path.isdir("/dev"):
+        n = len([d for d in os.listdir("/dev") if re.fullmatch(r"nvidia\d+", d)])
+    return n
 
 
 def framework_versions():
@@ -516,8 +544,7 @@ def run_suite(args):
     os.makedirs(outdir, exist_ok=True)
     if not os.access(CUPROBE, os.X_OK):
         sys.exit("run.py: %s is not built (make first)" % CUPROBE)
-    ngpu = args.gpus if args.gpus is not None else \
-        len([l for l in gpu_query(["-L"]) if l.startswith("GPU ")])
+    ngpu = args.gpus if args.gpus is not None else gpu_count()
     only = set(args.only or os.environ.get("ACCURACY_ONLY", "").split())
     k, n = args.shard
     chosen = [w for i, w in enumerate(WORKLOADS)
@@ -558,6 +585,10 @@ def run_suite(args):
                                    if "secs" in rec else ""), flush=True)
         records.append(rec)
 
+    # Each module imported once, all at a time, before the runs need them.
+    with concurrent.futures.ThreadPoolExecutor(max_workers=8) as pool:
+        list(pool.map(lambda m: have_module(m, cache, lock),
+                      sorted({m for w in chosen for m in w["needs"]})))
     jobs = [(w, v) for w in chosen if not w["alone"] for v in ("clean", "bug")]
     with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
         futs = {pool.submit(one, w, v): w for w, v in jobs}
