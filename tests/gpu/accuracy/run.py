@@ -16,7 +16,7 @@ Usage (from anywhere, after `make`; the GPU machine needs build/):
   run.py [-j JOBS] [--shard K/N] [--only NAME...] [--deadline SECONDS]
          [--gpus N] [--keep-traces] OUTDIR
       runs the workloads (-j: how many at a time, 4 by default; workloads
-      that take most of the card run alone afterwards; --deadline: start
+      that take most of the card run alone first; --deadline: start
       none after that many seconds; --gpus: the machine's GPUs, instead of
       nvidia-smi's count); OUTDIR gets per run NAME-VARIANT.out (the
       program's output), .json and .txt (the reports; the traces, in
@@ -458,9 +458,10 @@ def cuprobe_commit():
     return r.stdout.strip() or "unknown"
 
 
-def run_one(outdir, w, variant, keep_traces=False):
-    """Run one variant under cuprobe and report it; the run's record.
-    The traces are removed once reported unless keep_traces."""
+def run_one(outdir, w, variant, keep_traces=False, limit=RUN_TIMEOUT):
+    """Run one variant under cuprobe (killed after limit seconds) and
+    report it; the run's record.  The traces are removed once reported
+    unless keep_traces."""
     tag = "%s-%s" % (w["name"], variant)
     tdir = os.path.join(outdir, tag)
     shutil.rmtree(tdir, ignore_errors=True)
@@ -486,7 +487,7 @@ def run_one(outdir, w, variant, keep_traces=False):
     with open(out_path, "w") as out:
         try:
             rec["rc"] = subprocess.run(cmd, env=env, stdout=out, stderr=subprocess.STDOUT,
-                                       timeout=RUN_TIMEOUT, cwd=HERE).returncode
+                                       timeout=limit, cwd=HERE).returncode
         except subprocess.TimeoutExpired:
             rec["rc"] = "timeout"
     rec["secs"] = round(time.time() - t0, 1)
@@ -555,7 +556,12 @@ def run_suite(args):
     t_all = time.time()
     deadline = t_all + args.deadline if args.deadline else None
     cache, lock = {}, threading.Lock()
-    records, failed = [], []
+    failed = []
+    meta = {"ngpu": ngpu, "gpu": ", ".join(sorted(set(gpu_query(
+                ["--query-gpu=name", "--format=csv,noheader"])))) or "unknown",
+            "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
+            "commit": cuprobe_commit(), "versions": framework_versions(), "jobs": args.jobs}
+    shard = "%d/%d" % args.shard
 
     def one(w, variant):
         if ngpu < w["gpus"]:
@@ -568,8 +574,12 @@ def run_suite(args):
         if deadline and time.time() > deadline:
             return {"name": w["name"], "variant": variant, "status": "not run",
                     "why": "out of time (--deadline %d)" % args.deadline}
+        # A run that starts near the deadline gets what is left of it
+        # and a little more: the suite must end inside its machine's limit.
+        limit = RUN_TIMEOUT if not deadline else \
+            max(30, min(RUN_TIMEOUT, int(deadline + 90 - time.time())))
         try:
-            return run_one(outdir, w, variant, args.keep_traces)
+            return run_one(outdir, w, variant, args.keep_traces, limit)
         except (OSError, ValueError, subprocess.SubprocessError) as e:
             return {"name": w["name"], "variant": variant, "status": "ran", "rc": "error",
                     "why": "%s: %s" % (type(e).__name__, e)}
@@ -583,27 +593,25 @@ def run_suite(args):
         print("%-30s %-5s %s%s" % (w["name"], rec["variant"], v["text"],
                                    " (%.0f s, exit %s)" % (rec["secs"], rec["rc"])
                                    if "secs" in rec else ""), flush=True)
-        records.append(rec)
+        # Saved run by run: a suite cut short still leaves its results.
+        save_results(outdir, dict(meta, wall={shard: round(time.time() - t_all)}), [rec])
 
     # Each module imported once, all at a time, before the runs need them.
     with concurrent.futures.ThreadPoolExecutor(max_workers=8) as pool:
         list(pool.map(lambda m: have_module(m, cache, lock),
                       sorted({m for w in chosen for m in w["needs"]})))
+    # The workloads that take the card first, one at a time; then the rest.
+    for w in chosen:
+        if w["alone"]:
+            for v in ("clean", "bug"):
+                done(w, one(w, v))
     jobs = [(w, v) for w in chosen if not w["alone"] for v in ("clean", "bug")]
     with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
         futs = {pool.submit(one, w, v): w for w, v in jobs}
         for fut in concurrent.futures.as_completed(futs):
             done(futs[fut], fut.result())
-    for w in chosen:
-        if w["alone"]:
-            for v in ("clean", "bug"):
-                done(w, one(w, v))
-    meta = {"ngpu": ngpu, "gpu": ", ".join(sorted(set(gpu_query(
-                ["--query-gpu=name", "--format=csv,noheader"])))) or "unknown",
-            "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
-            "commit": cuprobe_commit(), "versions": framework_versions(),
-            "wall": {"%d/%d" % args.shard: round(time.time() - t_all)}, "jobs": args.jobs}
-    save_results(outdir, meta, records)
+    if not chosen:
+        save_results(outdir, dict(meta, wall={shard: 0}), [])
     meta, runs = load_results([outdir])
     page = table(meta, runs)
     with open(os.path.join(outdir, "accuracy.md"), "w") as f:
