@@ -46,6 +46,11 @@ int cp_report_collect_with(char **files, size_t n, const cp_collect_opts *co, cp
 int cp_report_inputs(char **args, int n, const char *who, char ***out, size_t *n_out);
 void cp_report_inputs_free(char **v, size_t n);
 
+/*! cp_report_none_left() : say on stderr (starting with who) that filter f
+ *  kept no process of rep: none matched --pid/--rank, or none ran in the
+ *  window, whose place in the run rep says. */
+void cp_report_none_left(const cp_report *rep, const cp_filter *f, const char *who);
+
 /*! cp_report_release() : free the findings, the processes and the
  *  symboliser's state of a collected report. */
 void cp_report_release(cp_report *rep);
