@@ -97,9 +97,12 @@ static void cp_threads_only(void *ctx, cp_proc *p, const cp_record *r)
 }
 
 /* What the record loop feeds besides the model and the timeline: all of it
- * inside the window, none of it before (cp_window.h). */
+ * inside the window; before it (cp_window.h) the checks get only the
+ * process's fatal CUDA error and the launches in flight then (a context
+ * broken before the window stays broken: a death in it is explained). */
 typedef struct cp_feeds {
     const cp_checks_fn *pre_fn, *post_fn;
+    cp_checks_fn carry[2][256];
     cp_rec_hook hook;
     void *hook_ctx;
     cp_ledger *lg;
@@ -108,9 +111,14 @@ typedef struct cp_feeds {
 static void cp_feeds_set(cp_feeds *f, cp_proc *p, const cp_aopts *o, cp_hook_fwd *fwd,
                          int inside)
 {
-    static const cp_checks_fn none[256];
-    f->pre_fn = inside ? cp_checks_fns(p->checks, 0) : none;
-    f->post_fn = inside ? cp_checks_fns(p->checks, 1) : none;
+    static const unsigned carried[] = { CP_REC_ASYNC_ERROR, CP_REC_INFLIGHT };
+    for (int k = 0; k < 2; k++) {
+        const cp_checks_fn *all = cp_checks_fns(p->checks, k);
+        memset(f->carry[k], 0, sizeof f->carry[k]);
+        for (size_t t = 0; t < sizeof carried / sizeof carried[0]; t++)
+            f->carry[k][carried[t]] = all[carried[t]];
+        *(k ? &f->post_fn : &f->pre_fn) = inside ? all : f->carry[k];
+    }
     f->hook = !o->hook ? NULL : inside ? o->hook : cp_threads_only;
     f->hook_ctx = inside ? o->hook_ctx : fwd;
     f->lg = inside ? p->ledger : NULL;
@@ -138,7 +146,7 @@ static int cp_read_trace(cp_proc *p, const cp_aopts *o, cp_progress *pg, const c
     const cp_record *run;
     size_t n;
     int rc, cut = 0;
-    uint64_t k = 0, k_open = 0, k_cut = 0;
+    uint64_t k = 0, k_cut = 0;
     /* The window: before lo the model and the timeline alone, from hi on
      * nothing; turn is where the loop next changes what it feeds (never,
      * without a window). */
@@ -160,8 +168,13 @@ static int cp_read_trace(cp_proc *p, const cp_aopts *o, cp_progress *pg, const c
             if (__builtin_expect(end[-1].ts >= turn, 0))
                 for (stop = r; stop < end && stop->ts < turn; stop++)
                     ;
+            /* Locals for the loop: what it calls cannot change them. */
+            const cp_checks_fn *pre_fn = fd.pre_fn, *post_fn = fd.post_fn;
+            cp_rec_hook hook = fd.hook;
+            void *hook_ctx = fd.hook_ctx;
+            cp_ledger *lg = fd.lg;
             for (; r < stop; r++) {
-                cp_checks_fn pre = fd.pre_fn[r->type & 255], post = fd.post_fn[r->type & 255];
+                cp_checks_fn pre = pre_fn[r->type & 255], post = post_fn[r->type & 255];
                 if (pre)
                     pre(p->checks, p, r);
                 /* The timeline reads a FREE before the model forgets what
@@ -172,8 +185,8 @@ static int cp_read_trace(cp_proc *p, const cp_aopts *o, cp_progress *pg, const c
                  * the caller of the running pass before the model keeps its
                  * stack; the companion's record and the thread names after
                  * the model applied them. */
-                if (fd.lg)
-                    cp_ledger_pre(fd.lg, p, r);
+                if (lg)
+                    cp_ledger_pre(lg, p, r);
                 if ((r->type == CP_REC_ALLOC && p->bw && cp_bw_alloc(p, r) == -ENOMEM) ||
                     cp_model_feed(p, d, r) == -ENOMEM ||
                     cp_series_feed(ser, p, r, p->made) == -ENOMEM ||
@@ -185,10 +198,10 @@ static int cp_read_trace(cp_proc *p, const cp_aopts *o, cp_progress *pg, const c
                     cp_bw_thread(p, r);
                 if (post)
                     post(p->checks, p, r);
-                if (fd.lg)
-                    cp_ledger_post(fd.lg, p, r);
-                if (fd.hook)
-                    fd.hook(fd.hook_ctx, p, r);
+                if (lg)
+                    cp_ledger_post(lg, p, r);
+                if (hook)
+                    hook(hook_ctx, p, r);
             }
             if (rc == -ENOMEM || r == end)
                 break;
@@ -196,7 +209,6 @@ static int cp_read_trace(cp_proc *p, const cp_aopts *o, cp_progress *pg, const c
             if (before) {
                 before = 0;
                 turn = hi;
-                k_open = k + (uint64_t)(r - run);
                 /* From the window's start, not its first record: the
                  * pictures show what was held from there. */
                 cp_window_open(p, lo);
@@ -218,8 +230,10 @@ static int cp_read_trace(cp_proc *p, const cp_aopts *o, cp_progress *pg, const c
         }
     }
     if (span) {
-        /* A process none of whose records is in the window was not there. */
-        p->win_out = before || (cut ? k_cut : k) == k_open;
+        /* A process that ended before the window opened, or started after
+         * it ended, was not there; one alive across it, however quiet,
+         * was (what it held then is the window's). */
+        p->win_out = before || (cut && k_cut == 0);
         p->win_cut = cut;
     }
     if (cut) {

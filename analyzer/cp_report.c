@@ -141,10 +141,14 @@ static int cp_gather(const cp_ropts *o, char **in, size_t n_in, cp_part **parts,
     if (cp_analyze_traces(tr, n_tr, &ao, tp) != 0)
         rc = -1;
     for (size_t i = 0; span && i < n_tr; i++) {
-        /* How long the run lasted, as far as it was read: what a window
-         * past its end is measured against. */
+        /* How long the run lasted, what a window past its end is measured
+         * against: known when no trace was cut at the window's end. */
         const cp_proc *p = tp[i].proc;
         uint64_t end = p && p->t_last > p->t0 ? span[i].off + (p->t_last - p->t0) : 0;
+        if (p && p->win_cut) {
+            rep->window.run_len = 0;
+            break;
+        }
         if (end > rep->window.run_len)
             rep->window.run_len = end;
     }
@@ -447,10 +451,11 @@ void cp_report_none_left(const cp_report *rep, const cp_filter *f, const char *w
         fprintf(stderr, "%s: no process of these traces matches --pid/--rank\n", who);
         return;
     }
-    fprintf(stderr, "%s: no process of these traces %s the window (%s; the run lasted %s)\n",
-            who, cp_filter_has_procs(f) ? "matches --pid/--rank in" : "ran in",
+    fprintf(stderr, "%s: no process of these traces %s the window (%s%s%s)\n", who,
+            cp_filter_has_procs(f) ? "matches --pid/--rank in" : "ran in",
             cp_window_say(&rep->window, w, sizeof w),
-            cp_fmt_ns(rep->window.run_len, len, sizeof len));
+            rep->window.run_len ? "; the run lasted " : "",
+            rep->window.run_len ? cp_fmt_ns(rep->window.run_len, len, sizeof len) : "");
 }
 
 static void cp_ropts_free(cp_ropts *o)

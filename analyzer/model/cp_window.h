@@ -8,8 +8,10 @@
  * live and where it was allocated) and the memory timeline's state, so
  * the window starts from the memory really held then; the checks, the
  * call tables (cp_ledger.h) and a record hook see only the records inside
- * it, and the model's tallies (allocations, peaks, largest request) start
- * over where it opens.  An allocation made before the window and freed in
+ * it (but for the process's fatal CUDA error and the launches in flight
+ * then: a broken context stays broken, and a death in the window is
+ * explained by it), and the model's tallies (allocations, peaks, largest
+ * request) start over where it opens.  An allocation made before the window and freed in
  * it is a free of memory the window started with: it lowers what is held,
  * never counts as an allocation of the window, and one never freed is not
  * the window's leak.  Records after it are not read: a process still
@@ -30,7 +32,8 @@
 typedef struct cp_window {
     uint64_t since, until;      /* ns from the run's start; until CP_WINDOW_END: the end */
     uint64_t origin;            /* the run's start on the clock of its first trace */
-    uint64_t run_len;           /* the run's length as far as it was read (ns) */
+    uint64_t run_len;           /* the run's length (ns); 0: not known (a trace was
+                                 * not read to its end) */
 } cp_window;
 
 /* Where the window falls in one trace: its records at lo and after, and

@@ -138,7 +138,7 @@ static void cp_proc_json(cp_jb *b, const cp_proc *p)
     cp_jb_open(b, '[');
     for (int d = 0; d < p->n_dev && d < CP_MAX_DEV; d++) {
         const cp_devmem *m = &p->mem[d];
-        if (!m->n_alloc && !m->has_ctx)
+        if (!m->n_alloc && !m->has_ctx && !m->held_total)
             continue;
         cp_jb_open(b, '{');
         cp_jb_ki(b, "ordinal", d);

@@ -134,12 +134,14 @@ int cp_opts_parse(const cp_optset *s, int argc, char **argv, cp_optv *v)
             s->usage(stdout);
             return 1;
         }
-        /* NAME=VALUE only for an option whose value may be left out: for
-         * the others `--json=x` is no option of ours. */
+        /* --NAME=VALUE as GNU getopt reads it, for a long option that takes
+         * a value. */
         size_t len = strcspn(a, "=");
         const cp_opt *o = cp_opt_find(s, a, len);
-        if (a[len] && (!o || o->arg != CP_ARG_MAYBE))
-            o = NULL;
+        if (a[len] && o && (o->arg == CP_ARG_NONE || a[1] != '-')) {
+            fprintf(stderr, "%s: %.*s takes no value ('%s')\n", s->who, (int)len, a, a);
+            return -1;
+        }
         if (!o) {
             fprintf(stderr, "%s: unknown option '%s'\n", s->who, a);
             s->usage(stderr);
@@ -153,12 +155,13 @@ int cp_opts_parse(const cp_optset *s, int argc, char **argv, cp_optv *v)
         }
         v->given |= 1ull << k;
         const char *val = NULL;
-        if (o->arg == CP_ARG_MAYBE)
-            val = a[len] ? a + len + 1
-                  : i + 1 < argc && argv[i + 1][0] != '-' ? argv[++i] : NULL;
+        if (a[len])
+            val = a + len + 1;
+        else if (o->arg == CP_ARG_MAYBE)
+            val = i + 1 < argc && argv[i + 1][0] != '-' ? argv[++i] : NULL;
         else if (o->arg != CP_ARG_NONE && i + 1 < argc)
             val = argv[++i];
-        if (cp_opt_take(s, o, a, val) != 0)
+        if (cp_opt_take(s, o, o->name, val) != 0)
             return -1;
     }
     v->outputs = s->base;

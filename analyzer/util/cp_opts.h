@@ -3,10 +3,9 @@
  * (cp_opts.c), read from a table per command:
  *   - options go anywhere among the operands (as GNU getopt permutes them),
  *     `--` ends them, -h/--help prints the usage;
- *   - a value is the next word (or, for an option that takes one only
- *     sometimes, NAME=VALUE); numbers are checked against a range, seconds
- *     may have decimals, with one message each naming the option and the
- *     value;
+ *   - a value is the next word, or follows a long option's '='
+ *     (--since=12.5); numbers are checked against a range, seconds may have
+ *     decimals, with one message each naming the option and the value;
  *   - a setting given again takes its last value (GNU tools do, so a
  *     wrapper's defaults can be overridden); a file or a filter given twice
  *     is an error: only one would be written or applied;
@@ -34,7 +33,7 @@ enum cp_arg {
                          * (12.5): *(uint64_t *)to, in nanoseconds */
     CP_ARG_FN,          /* a word that fn reads */
     CP_ARG_MAYBE,       /* NAME=VALUE or NAME [VALUE] (the next word unless it
-                         * starts with '-'): *(const char **)to, "" without */
+                         * starts with '-'): *(const char **)to, "" without one */
 };
 
 #define CP_OPT_SECS_MAX 1000000000ull   /* 31 years: the ns fit in 64 bits */

@@ -15,7 +15,9 @@
 #     end".
 #  4. The run's start is the earliest process start: in a run of a shell
 #     and two programs one after the other, a window after the first
-#     program keeps only the second.
+#     program keeps only the second.  A process alive but quiet through a
+#     window is kept, with what it held.  A fatal CUDA error before the
+#     window explains a death in it.
 #  5. Bad values are refused naming the option and the value, exit 2; so
 #     is a window past the run's end, or a summary to cut.
 . "$ROOT/tests/sh/lib.sh"
@@ -80,6 +82,12 @@ expect_grep "^window: $c2 s – the end of the run" "$TMP/out"
 r "$ANA" report --no-progress
 expect_no_grep "^window:" "$TMP/out"
 
+# A window in a pause: the process was there, doing nothing; what it held
+# then is the window's, and nothing happened.
+q1=$(awk -v a="$c1" 'BEGIN { printf "%.3f", a - 0.05 }')
+q2=$(awk -v a="$c1" 'BEGIN { printf "%.3f", a + 0.05 }')
+check "0 0 80 80 0 0 1 $(ns "$q1") $(ns "$q2")" --since "$q1" --until "$q2"
+
 # stats: the copies of each window; the site tables start from what is held.
 copies() { "$ANA" stats --csv --table api --no-progress "$@" | awk -F, '$1 == "cuMemcpyHtoD_v2" { print $2 }'; }
 [ "$(copies)" = 7 ] || die "stats: $(copies) copies in the run, want 7"
@@ -143,6 +151,27 @@ r "$ANA" report --no-progress --list --since "$x"
 expect_grep "^cuda-errors info 7$" "$TMP/out"
 r "$ANA" report --no-progress --list
 expect_grep "^cuda-errors info 14$" "$TMP/out"
+
+# A fatal error before the window stays the process's: a death in the
+# window is explained by it; a window that ends before the death has none,
+# and memory allocated before the window is not its leak.
+mkdir "$TMP/fatal" && cd "$TMP/fatal" || die "cd"
+FAKECUDA_DEVICES=2 FAKECUDA_FAIL_LAUNCH=20 "$CUPROBE" run -- "$B/tests/progs/demo_train" \
+    >/dev/null 2>&1
+"$ANA" dump >"$TMP/fatal.dump" || die "dump of the fatal run"
+fs=$(awk 'NR == 1 { sub(/^HEADER ts=/, ""); t0 = $1 } /^ASYNC_ERROR / { sub(/^ASYNC_ERROR ts=/, "");
+     printf "%.6f", $1 - t0 + 0.000001; exit }' "$TMP/fatal.dump")
+fe=$(awk 'NR == 1 { sub(/^HEADER ts=/, ""); t0 = $1 } /^END / { sub(/^END ts=/, "");
+     printf "%.6f", $1 - t0 - 0.000001 }' "$TMP/fatal.dump")
+[ -n "$fs" ] && [ -n "$fe" ] || die "no ASYNC_ERROR or END in the fatal run"
+r "$ANA" report --no-progress --list
+expect_grep "^fatal-error error 1$" "$TMP/out"
+r "$ANA" report --no-progress --since "$fs"
+expect_grep "fatal-error\] pid [0-9]+ died \(status 10\) after an asynchronous CUDA error" "$TMP/out"
+expect_grep "CUDA_ERROR_ILLEGAL_ADDRESS" "$TMP/out"
+expect_no_grep "\[leak\]" "$TMP/out"
+r "$ANA" report --no-progress --list --since "$fs" --until "$fe"
+expect_no_grep "^fatal-error" "$TMP/out"
 
 # 5. Bad values, a window past the end, a summary.
 cd "$TMP/run" || die "cd"
