@@ -105,8 +105,8 @@ static int cp_diff_load(cp_dside *s, const cp_dopts *o)
     size_t n;
     if (cp_report_inputs(&arg, 1, "diff", &files, &n) != 0)
         return -1;
-    cp_collect_opts co = { .checks = 1, .ledger = 1, .progress = o->progress,
-                           .symbolize = o->symbolize };
+    cp_collect_opts co = { .who = "diff", .checks = 1, .ledger = 1,
+                           .progress = o->progress, .symbolize = o->symbolize };
     cp_report rep;
     int bad = cp_report_collect_with(files, n, &co, &rep);
     int rc = -1;

@@ -89,9 +89,9 @@ int cp_export_main(int argc, char **argv)
     }
     cp_report rep;
     int keep = cp_filter_has_procs(&filter) || cp_filter_has_window(&filter);
-    cp_collect_opts co = { .checks = 1, .ledger = 1, .timeline = 1, .progress = progress,
-                           .symbolize = 1, .hook = cp_pf_rec, .hook_ctx = pf,
-                           .filter = keep ? &filter : NULL };
+    cp_collect_opts co = { .who = "export", .checks = 1, .ledger = 1, .timeline = 1,
+                           .progress = progress, .symbolize = 1, .hook = cp_pf_rec,
+                           .hook_ctx = pf, .filter = keep ? &filter : NULL };
     int bad = cp_report_collect_with(paths, n_paths, &co, &rep);
     int rc = bad < 0 ? -ENOMEM : 0;
     if (rc == 0 && keep && rep.n_procs == 0) {

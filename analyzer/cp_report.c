@@ -44,6 +44,7 @@ typedef struct cp_ropts {
     int timeline;               /* the memory timeline is read (page, summary, export) */
     const cp_found *found;      /* how the processes ended, from `cuprobe run` */
     const cp_filter *pfilter;   /* the processes and the part of the run kept (NULL: all) */
+    const char *who;            /* the command, starting messages */
     int ledger;                 /* each process's cp_ledger (the page's tables, stats, diff) */
     cp_rec_hook hook;           /* called after the model and checks saw a record */
     void *hook_ctx;
@@ -117,8 +118,9 @@ static int cp_gather(const cp_ropts *o, char **in, size_t n_in, cp_part **parts,
         if (!is_sum[i])
             tr[n_tr++] = in[i];
         else if (windowed) {
-            fprintf(stderr, "report: %s is a summary: its processes were analysed whole, so "
-                            "--since/--until cannot cut them (give their traces)\n", in[i]);
+            fprintf(stderr, "%s: %s is a summary: its processes were analysed whole, so "
+                            "--since/--until cannot cut them (give their traces)\n", o->who,
+                    in[i]);
             rc = 2;
             goto out_free;
         }
@@ -169,7 +171,7 @@ static int cp_gather(const cp_ropts *o, char **in, size_t n_in, cp_part **parts,
         size_t before = *n_parts;
         int r = cp_summary_read(in[i], o->selected, parts, n_parts, &cap, err, sizeof err);
         if (r != 0) {
-            fprintf(stderr, "report: %s\n", err);
+            fprintf(stderr, "%s: %s\n", o->who, err);
             rc = r == -ENOMEM ? -1 : 2;
         }
         /* A trace the summary could not read is as bad as here. */
@@ -355,6 +357,7 @@ static int cp_parse_args(int argc, char **argv, cp_ropts *o)
         fprintf(stderr, "report: out of memory\n");
         return -1;
     }
+    o->who = "report";
     o->fail_on = -1;
     o->exit_code = 3;
     o->filter = (cp_filter)CP_FILTER_NONE;
@@ -566,7 +569,7 @@ int cp_report_collect_with(char **files, size_t n, const cp_collect_opts *co, cp
     cp_ropts o = { .fail_on = -1, .symbolize = co->symbolize, .max_sites = 5,
                    .progress = co->progress, .hook = co->hook, .hook_ctx = co->hook_ctx,
                    .timeline = co->timeline, .ledger = co->ledger, .jobs = co->jobs,
-                   .pfilter = co->filter };
+                   .pfilter = co->filter, .who = co->who ? co->who : "report" };
     size_t nc;
     cp_checks(&nc);
     o.selected = malloc(nc);

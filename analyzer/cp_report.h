@@ -32,7 +32,8 @@ typedef struct cp_collect_opts {
     int jobs;               /* 0: the online CPUs (CUPROBE_JOBS caps) */
     cp_rec_hook hook;       /* may be NULL (then traces are read in parallel) */
     void *hook_ctx;
-    const cp_filter *filter; /* the processes kept; NULL: all */
+    const cp_filter *filter; /* the processes and the part of the run kept; NULL: all */
+    const char *who;        /* the command, starting messages (NULL: "report") */
 } cp_collect_opts;
 
 /*! cp_report_collect_with() : cp_report_collect() with the choices of co.

@@ -167,7 +167,7 @@ int cp_stats_main(int argc, char **argv)
         return 2;
     }
     int keep = cp_filter_has_procs(&o.filter) || cp_filter_has_window(&o.filter);
-    cp_collect_opts co = { .checks = 0, .ledger = 1, .timeline = 0,
+    cp_collect_opts co = { .who = "stats", .checks = 0, .ledger = 1, .timeline = 0,
                            .progress = o.progress, .symbolize = o.symbolize, .jobs = o.jobs,
                            .filter = keep ? &o.filter : NULL };
     cp_report rep;

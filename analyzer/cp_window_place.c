@@ -27,6 +27,12 @@ static cp_start cp_trace_start(const char *path)
     return st;
 }
 
+/* a + b, or the end of time: a trace's clock may start anywhere. */
+static uint64_t cp_add_sat(uint64_t a, uint64_t b)
+{
+    return a > CP_WINDOW_END - b ? CP_WINDOW_END : a + b;
+}
+
 void cp_window_place(const cp_filter *f, char *const *files, size_t n, cp_wspan *span,
                      cp_window *w)
 {
@@ -51,11 +57,11 @@ void cp_window_place(const cp_filter *f, char *const *files, size_t n, cp_wspan 
         uint64_t off = wall ? a->wall - z->wall : a->mono - z->mono;
         span[i].off = off;
         if (f->since > off)
-            span[i].lo = a->mono + (f->since - off);
+            span[i].lo = cp_add_sat(a->mono, f->since - off);
         /* A process started at or after the window's end has none of it:
          * its first record is already past hi. */
         if (f->until != CP_FILTER_END)
-            span[i].hi = a->mono + (f->until > off ? f->until - off : 0);
+            span[i].hi = cp_add_sat(a->mono, f->until > off ? f->until - off : 0);
     }
     free(st);
 }

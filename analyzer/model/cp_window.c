@@ -38,10 +38,11 @@ void cp_window_close(cp_proc *p, uint64_t ts)
 const char *cp_window_say(const cp_window *w, char *buf, size_t cap)
 {
     char a[32], b[32];
+    cp_opt_secs_str(w->since, a, sizeof a);
     if (w->until == CP_WINDOW_END)
-        snprintf(buf, cap, "%s s \u2013 the end of the run", cp_opt_secs_str(w->since, a, sizeof a));
+        snprintf(buf, cap, "%s s \u2013 the end of the run", a);
     else
-        snprintf(buf, cap, "%s s \u2013 %s s of the run", cp_opt_secs_str(w->since, a, sizeof a),
+        snprintf(buf, cap, "%s s \u2013 %s s of the run", a,
                  cp_opt_secs_str(w->until, b, sizeof b));
     return buf;
 }

@@ -260,6 +260,7 @@ int cp_filter_check(const cp_filter *f, const char *who)
     if (f->until == CP_FILTER_END || f->until > f->since)
         return 0;
     fprintf(stderr, "%s: --until %s is not after --since %s: the window would hold nothing\n",
-            who, cp_opt_secs_str(f->until, b1, sizeof b1), cp_opt_secs_str(f->since, b2, sizeof b2));
+            who, cp_opt_secs_str(f->until, b1, sizeof b1),
+            cp_opt_secs_str(f->since, b2, sizeof b2));
     return -1;
 }
