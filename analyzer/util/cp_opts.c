@@ -115,8 +115,9 @@ int cp_opts_parse(const cp_optset *s, int argc, char **argv, cp_optv *v)
 {
     memset(v, 0, sizeof *v);
     v->in = calloc(argc > 0 ? (size_t)argc : 1, sizeof *v->in);
-    if (!v->in) {
-        fprintf(stderr, "%s: out of memory\n", s->who);
+    /* One bit of v->given per option. */
+    if (!v->in || s->n_opt > 64) {
+        fprintf(stderr, "%s: %s\n", s->who, v->in ? "more than 64 options" : "out of memory");
         return -1;
     }
     int opts = 1;
@@ -176,7 +177,8 @@ int cp_opts_parse(const cp_optset *s, int argc, char **argv, cp_optv *v)
 
 /* --- combinations ------------------------------------------------------------------------- */
 
-int cp_opts_given(const cp_optset *s, const cp_optv *v, const char *name)
+/* Whether the option named name was given (0 when s has none). */
+static int cp_opts_given(const cp_optset *s, const cp_optv *v, const char *name)
 {
     const cp_opt *o = cp_opt_find(s, name, strlen(name));
     return o && (v->given >> (o - s->opt) & 1);

@@ -86,8 +86,6 @@ typedef struct cp_optv {
     unsigned outputs;           /* base, what options ask for, less what they rule out */
 } cp_optv;
 
-#define CP_OPT_GIVEN(v, i) ((int)((v)->given >> (i) & 1))
-
 /*! cp_opts_parse() : read argv[1..argc) (argv[0] is the command) against s
  *  into v (v->in allocated here, also on failure), setting each option's
  *  target; a file or filter given twice is refused.  Combinations are
@@ -104,10 +102,6 @@ int cp_opts_check(const cp_optset *s, const cp_optv *v, unsigned extra);
 /*! cp_opts_read() : cp_opts_parse(), then cp_opts_check() with no extra
  *  outputs.  @return : as cp_opts_parse(). */
 int cp_opts_read(const cp_optset *s, int argc, char **argv, cp_optv *v);
-
-/*! cp_opts_given() : whether the option named name was given (0 when s has
- *  no such option). */
-int cp_opts_given(const cp_optset *s, const cp_optv *v, const char *name);
 
 /*! cp_opt_long() : v (the value of option opt; NULL when missing) as a
  *  number from lo to hi into *out; else "WHO: OPT takes a number from LO to
