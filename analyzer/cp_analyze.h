@@ -10,6 +10,7 @@
 
 #include "cp_discover.h"
 #include "cp_findings.h"
+#include "cp_window.h"
 
 /* Called for every record after the model and the checks saw it. */
 typedef void (*cp_rec_hook)(void *ctx, cp_proc *p, const cp_record *r);
@@ -32,6 +33,8 @@ typedef struct cp_aopts {
     int timeline;           /* the whole memory timeline (cp_series): the page, the
                              * summary and the Perfetto export read it; else lean */
     int ledger;             /* keep each process's cp_ledger (stats, diff, the page) */
+    const cp_wspan *span;   /* NULL, or per trace the window to read (cp_window.h):
+                             * before it the model only, after it nothing */
 } cp_aopts;
 
 /*! cp_analyze_jobs() : the number of threads for n traces: jobs when > 0,

@@ -100,6 +100,10 @@ int cp_run_parse(int argc, char **argv, cp_run_opts *o)
         if (a[0] != '-' || a[1] == 0)
             break;
         if (strcmp(a, "-o") == 0 || strncmp(a, "--output", nl > 8 ? nl : 8) == 0) {
+            /* One name for the traces: a second would silently win over the
+             * first.  (A setting, --flush-ms, takes its last value.) */
+            if (o->output)
+                return cp_opt_err("%s given twice: the traces get one name; give it once", a);
             if (!(o->output = cp_opt_value(argc, argv, &i, a, a[1] == 'o' ? 2 : 8)))
                 return cp_opt_err("%s needs a PATTERN", a);
             if (!*o->output)

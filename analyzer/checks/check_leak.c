@@ -96,7 +96,8 @@ static __attribute__((noinline)) void lk_rec_ctx(cp_proc *p, cp_lk *s, const cp_
         uint64_t key;
         cp_live *l;
         while ((l = cp_map_next(maps[i], &it, &key))) {
-            if (l->ctx != ctx)
+            /* Memory a window started with is not its leak (cp_window.h). */
+            if (l->ctx != ctx || l->ts < p->win_from)
                 continue;
             const char *who;
             if (cp_classify(p, s, key, l, &who) != CL_LEAK)
@@ -192,6 +193,8 @@ static void lk_exit_list(cp_proc *p, cp_lk *s, cp_report *rep)
         uint64_t key;
         cp_live *l;
         while ((l = cp_map_next(maps[i], &it, &key))) {
+            if (l->ts < p->win_from)
+                continue;
             const char *who;
             int c = cp_classify(p, s, key, l, &who);
             if (c != CL_LEAK)

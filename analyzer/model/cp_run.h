@@ -18,6 +18,10 @@
  *  (id, parent, next_image, exec_only, used_gpu, main_dev).  Idempotent. */
 void cp_run_build(cp_proc **procs, size_t n);
 
+/*! cp_proc_dev_allocs() : the device allocations p made, before a window
+ *  (cp_window.h) and in it. */
+uint64_t cp_proc_dev_allocs(const cp_proc *p);
+
 /*! cp_proc_used_gpu() : whether p allocated device memory, copied or
  *  launched after a successful cuInit (valid before cp_run_build too). */
 int cp_proc_used_gpu(const cp_proc *p);
