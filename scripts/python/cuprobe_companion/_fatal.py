@@ -4,7 +4,8 @@ _hook.install_excepthooks() registers an atexit handler that reads the main
 thread's uncaught exception where the interpreter left it, and watches the
 point where threading hands a thread's to threading.excepthook; both call
 record() here, which is imported only when an uncaught exception (or
-KeyboardInterrupt) actually happens.
+KeyboardInterrupt) actually happens, or XLA's out-of-memory error (whose
+jax.oom record takes its frames with frames_of()).
 
 Rules kept here:
 - only uncaught exceptions are recorded, each once;
