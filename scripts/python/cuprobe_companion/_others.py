@@ -170,15 +170,14 @@ class JaxCollector:
 
     def oom(self, hook, exc, msg, tb):
         """One XLA out-of-memory error (_jaxoom.OomWatch reports it)."""
-        from ._fatal import _type_name, frames_of
-        from ._frames import library_dirs
+        from ._frames import frames_of, library_dirs, type_name
 
         self.ooms += 1
         frames = frames_of(tb, library_dirs())[-24:]
         user = max([i for i, f in enumerate(frames) if f["user"]] or [-1])
         env = {k: os.environ[k] for k in _XLA_ENV if k in os.environ}
         self._record("jax.oom", {"hook": hook, "oom_index": self.ooms,
-                                 "type": _type_name(type(exc)), "message": msg[:4000],
+                                 "type": type_name(type(exc)), "message": msg[:4000],
                                  "frames": frames, "user_frame": user,
                                  "env": env})
 
