@@ -5,10 +5,27 @@
  * and the GPU executable's "Failed to allocate request for X (NB) on
  * device ordinal D".
  */
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cp_fw_jax.h"
+
+/* memory_stats() keys read as they are; have: the flag set when present */
+static const struct {
+    const char *key;
+    size_t off, have;
+} jx_keys[] = {
+#define JX_KEY(key, field, have) { key, offsetof(cp_jax_dev, field), have }
+    JX_KEY("bytes_in_use", in_use, 0),
+    JX_KEY("peak_bytes_in_use", peak, 0),
+    JX_KEY("num_allocs", num_allocs, 0),
+    JX_KEY("largest_alloc_size", largest_alloc, 0),
+    JX_KEY("bytes_limit", limit, offsetof(cp_jax_dev, have_limit)),
+    JX_KEY("largest_free_block_bytes", largest_free, offsetof(cp_jax_dev, have_free)),
+    JX_KEY("pool_bytes", pool_bytes, offsetof(cp_jax_dev, have_pool)),
+#undef JX_KEY
+};
 
 int cp_jax_devs_parse(cp_jv rec, cp_jax_dev *out, int cap)
 {
@@ -18,20 +35,20 @@ int cp_jax_devs_parse(cp_jv rec, cp_jax_dev *out, int cap)
     if (cp_json_member(rec, "devices", &devs))
         return 0;
     while (n < cap && cp_json_next(devs, &it, &d) == 1) {
-        cp_jax_dev *x = &out[n];
+        cp_jax_dev *x = &out[n++];
         memset(x, 0, sizeof *x);
         x->id = -1;
         x->hw = -1;
         cp_json_i64(d, "id", &x->id);
         cp_json_i64(d, "local_hardware_id", &x->hw);
-        cp_json_u64(d, "bytes_in_use", &x->in_use);
-        cp_json_u64(d, "peak_bytes_in_use", &x->peak);
-        cp_json_u64(d, "num_allocs", &x->num_allocs);
-        cp_json_u64(d, "largest_alloc_size", &x->largest_alloc);
-        x->have_limit = cp_json_u64(d, "bytes_limit", &x->limit) == 0 && x->limit;
-        x->have_free = cp_json_u64(d, "largest_free_block_bytes", &x->largest_free) == 0;
-        x->have_pool = cp_json_u64(d, "pool_bytes", &x->pool_bytes) == 0;
-        n++;
+        for (size_t k = 0; k < sizeof jx_keys / sizeof *jx_keys; k++) {
+            uint64_t *v = (uint64_t *)((char *)x + jx_keys[k].off);
+            int got = cp_json_u64(d, jx_keys[k].key, v) == 0;
+            if (jx_keys[k].have)
+                *(int *)((char *)x + jx_keys[k].have) = got;
+        }
+        /* A limit of 0 is no limit reported. */
+        x->have_limit = x->have_limit && x->limit;
     }
     return n;
 }

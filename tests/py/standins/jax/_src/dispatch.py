@@ -11,10 +11,7 @@ from . import traceback_util, xla_bridge
 
 class Array:
     def __init__(self, shape, dtype, device, buf):
-        self.shape = shape
-        self.dtype = dtype
-        self._device = device
-        self._buf = buf
+        self.shape, self.dtype, self._device, self._buf = shape, dtype, device, buf
 
     @property
     def nbytes(self):
