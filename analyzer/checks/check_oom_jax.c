@@ -183,6 +183,10 @@ void cp_oom_jax_lines(const cp_proc *p, cp_finding *f, const cp_oom_ep *e)
 void cp_oom_jax_advice(const cp_proc *p, cp_finding *f, const cp_oom_ep *e, int v)
 {
     char b1[32];
+    f->fix = "Follow the advice that comes with the verdict: a larger memory fraction when "
+             "XLA's pool is a fraction of the card; less live at the peak (smaller batch, "
+             "jax.checkpoint, donate_argnums) when the pool is full; arrays deleted before the "
+             "step, or a larger pool, when it is fragmented.";
     const cp_jax_oom *j = &e->jax;
     const char *var = j->fraction_var[0] ? j->fraction_var : "XLA_PYTHON_CLIENT_MEM_FRACTION";
     jx_pool x;
