@@ -140,7 +140,11 @@ static void gp_finding(struct cp_gpool *g, size_t n, const cp_growth *t, const c
     char b1[32], b2[32], b3[32], tb[32];
     const cp_gpool_sample *last = &g->s[n - 1];
     uint64_t growth = w->floor[CP_GROWTH_SEGS - 1] - w->base;
-    uint64_t t0 = t->b[w->start].ts0, t1 = last->ts;
+    /* The growth's first sample: its start bucket may hold none. */
+    uint32_t j = w->start;
+    while (j < w->end && !t->b[j].used)
+        j++;
+    uint64_t t0 = t->b[j].ts0, t1 = last->ts;
     double secs = t1 > t0 ? (double)(t1 - t0) / 1e9 : 0;
     double rate = secs > 0 ? (double)growth / secs : 0;
     cp_finding *f = cp_finding_new(rep, check, p, "memory in use in XLA's pool grew by %s while "
@@ -159,9 +163,10 @@ static void gp_finding(struct cp_gpool *g, size_t n, const cp_growth *t, const c
                     "serves every array from it. These are XLA's own numbers: bytes in use, "
                     "%zu samples of memory_stats() over the run.",
                     cp_fmt_bytes(g->pool, b1, sizeof b1), n);
-    cp_finding_line(f, "Lowest in use in each eighth of the %s (kernel launches): from %s to "
-                    "%s, rising to the end.", w->half ? "second half of the work (the first "
-                    "was its warm-up)" : w->start ? "work after its warm-up plateau" : "work",
+    cp_finding_line(f, "Lowest in use in each eighth of the %s: from %s to %s, rising to the "
+                    "end.", w->half ? "second half of the work (kernel launches; the first "
+                    "half was its warm-up)" : w->start ? "work after its warm-up plateau "
+                    "(kernel launches)" : "work (kernel launches)",
                     cp_fmt_bytes(w->floor[0], b1, sizeof b1),
                     cp_fmt_bytes(w->floor[CP_GROWTH_SEGS - 1], b2, sizeof b2));
     double to_limit = -1;

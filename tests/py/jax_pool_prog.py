@@ -14,6 +14,7 @@ Usage: jax_pool_prog.py SCENARIO.  Scenarios:
   growth    40 steps STEP_S seconds apart (default 0.03), each with 8
             executions, keeping an 8 MiB array
   steady    the same steps, keeping nothing
+  plateau   30 steps keeping nothing (the plateau), then 30 keeping 8 MiB
   sysmon    the limit scenario under a RAISE callback of the program's own
             (sys.monitoring, 3.12+, the debugger's tool id), which counts
             the exceptions it sees on the main thread
@@ -74,14 +75,14 @@ def step(n):
     return arr(n)
 
 
-def steps(keep_each):
+def steps(keep_from, n=40):
     kept = []
-    for _ in range(40):
+    for i in range(n):
         out = step(8 * MiB)
-        if keep_each:
+        if i >= keep_from:
             kept.append(out)
         time.sleep(float(os.environ.get("STEP_S", "0.03")))
-    print("steps 40 kept", len(kept))
+    print("steps", n, "kept", len(kept))
 
 
 def sysmon():
@@ -111,7 +112,9 @@ def main(scenario):
     elif scenario == "full":
         full()
     elif scenario in ("growth", "steady"):
-        steps(scenario == "growth")
+        steps(0 if scenario == "growth" else 40)
+    elif scenario == "plateau":
+        steps(30, 60)
     elif scenario == "sysmon":
         sysmon()
     elif scenario == "tools":

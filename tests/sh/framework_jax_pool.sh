@@ -103,6 +103,19 @@ has "The driver sees none of it: XLA took its pool \(768\.00 MiB\) from the driv
 has "Cost: at this rate the pool's limit \(768\.00 MiB; 320\.00 MiB in use at the end\) is reached" growth
 expect_grep '"source": *"xla_pool_samples"' "$TMP/growth.json"
 [ "$(grep -cE "\[memory-growth\]" "$TMP/growth.report")" -eq 1 ] || die "growth: one finding expected"
+# After a plateau of 30 steps, 30 that keep 8 MiB each: the growth is
+# measured from the plateau's end, not the run's start (240 MiB, less what
+# a step's own arrays add to the last floor).
+explain plateau STANDIN_JAX_DRIVER=1 CUPROBE_FRAMEWORK_INTERVAL=0.02 -- plateau
+rc_is plateau 0
+has "Lowest in use in each eighth of the (second half of the work \(kernel launches; the first half was its warm-up\)|work after its warm-up plateau)" plateau
+PYTHONPATH="$ROOT/tests/py" python3 - "$TMP/plateau.json" <<'PY' || die "plateau: growth not measured from the plateau"
+import sys
+from report_findings import findings
+d = findings(sys.argv[1], "memory-growth")[0]["details"]
+print(d["plateau_bytes"] >> 20, d["growth_bytes"] >> 20)
+sys.exit(not (d["plateau_bytes"] > 0 and 200 << 20 <= d["growth_bytes"] <= 248 << 20))
+PY
 
 # 4. The same steps keeping nothing: no finding about the pool at all, on
 #    one GPU and on two (XLA takes a pool on each).
