@@ -51,6 +51,7 @@
 #include "cp_backward.h"
 #include "cp_checks.h"
 #include "cp_fw.h"
+#include "check_growth_pool.h"
 #include "check_growth_window.h"
 
 extern const cp_check cp_check_growth;   /* defined at the end of this file */
@@ -66,8 +67,10 @@ static const cp_state_map gr_maps[] = {
 static void gr_done(void *st)
 {
     cp_growth *s = st;
-    if (s)
+    if (s) {
         free(s->hist);
+        cp_gpool_free(s->pool);
+    }
 }
 
 /* Counts come from the trace: saturate rather than wrap. */
@@ -119,6 +122,8 @@ static void gr_work(cp_growth *s, uint64_t tid, uint64_t total, int delta)
 
 static void gr_framework(cp_proc *p, cp_growth *s, uint64_t ts)
 {
+    if (cp_gpool_add(&s->pool, p, s->w, ts))
+        return;
     if (!p->fw_ready_kind || strncmp(p->fw_ready_kind, "torch.", 6) != 0 ||
         strcmp(p->fw_ready_kind, "torch.oom") == 0)
         return;
@@ -301,8 +306,11 @@ static void gr_finish(cp_proc *p, void *st, cp_report *rep)
 {
     cp_growth *s = st;
     cp_growth_win g;
-    if (!s->started || s->n_alloc < CP_GROWTH_SEGS || !cp_gwin_window(s, &g))
+    if (!s->started || s->n_alloc < CP_GROWTH_SEGS || !cp_gwin_window(s, &g)) {
+        /* The driver saw no growth: inside XLA's pool, its own samples may. */
+        cp_gpool_finish(s->pool, p, rep, &cp_check_growth, s->w);
         return;
+    }
     uint64_t growth = g.floor[CP_GROWTH_SEGS - 1] - g.base;
     uint64_t t_start = s->b[g.start].ts0, t_end = g.teardown ? s->tail_ts : p->t_last;
     double secs = t_end > t_start ? (double)(t_end - t_start) / 1e9 : 0;

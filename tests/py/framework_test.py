@@ -20,6 +20,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 SCRIPTS = os.path.join(ROOT, "scripts", "python")
 STANDINS = os.path.join(ROOT, "tests", "py", "standins")
 PROG = os.path.join(ROOT, "tests", "py", "framework_prog.py")
+JAX_PROG = os.path.join(ROOT, "tests", "py", "jax_pool_prog.py")
 MiB = 1 << 20
 SEGMENT_KEYS = {"address", "total_size", "allocated_size", "active_size",
                 "requested_size", "stream", "segment_type", "pool",
@@ -45,15 +46,15 @@ class CompanionTest(unittest.TestCase):
     def tearDown(self):
         shutil.rmtree(self.tmp, ignore_errors=True)
 
-    def run_py(self, args, companion=True, sink=True, path=(), env=None):
-        """Run python3 ARGS; @return : (rc, stdout, stderr, records)."""
+    def run_py(self, args, companion=True, sink=True, path=(), env=None, exe=None):
+        """Run python3 (or exe) ARGS; @return : (rc, stdout, stderr, records)."""
         e = clean_env()
         entries = ([SCRIPTS] if companion else []) + [STANDINS] + list(path)
         e["PYTHONPATH"] = os.pathsep.join(entries)
         if sink:
             e["CUPROBE_FRAMEWORK_SINK"] = self.sink
         e.update(env or {})
-        p = subprocess.run([sys.executable] + list(args), env=e, cwd=self.tmp,
+        p = subprocess.run([exe or sys.executable] + list(args), env=e, cwd=self.tmp,
                            capture_output=True, text=True, timeout=60)
         records = []
         if os.path.exists(self.sink):
@@ -246,8 +247,90 @@ class CompanionTest(unittest.TestCase):
         ex = [r["data"] for r in recs if r["kind"] == "jax.exit"][0]
         self.assertTrue(ex["backends_initialized"])
         self.assertEqual(len(ex["devices"]), 1)   # the CPU device has no stats
-        self.assertEqual(ex["devices"][0]["bytes_limit"], 1 << 30)
+        self.assertEqual(ex["devices"][0]["bytes_limit"], (1 << 30) * 3 // 4)
         self.assertTrue([r for r in recs if r["kind"] == "jax.periodic"])
+
+    # --- JAX: XLA's out-of-memory errors and its pool's samples -----------
+    def jax_oom(self, scenario, exe=None, env=None):
+        """Run jax_pool_prog.py SCENARIO with and without the companion:
+        the same output and status.  @return : (rc, out, jax.oom records,
+        all records)."""
+        on = self.run_py([JAX_PROG, scenario], env=env, exe=exe)
+        off = self.run_py([JAX_PROG, scenario], env=dict(env or {}, CUPROBE_FRAMEWORK="0"),
+                          exe=exe)
+        self.assertEqual(on[:3], off[:3])
+        self.assertEqual(off[3], [])
+        return on[0], on[1], [r["data"] for r in on[3] if r["kind"] == "jax.oom"], on[3]
+
+    def test_jax_oom_uncaught_recorded_at_exit(self):
+        rc, out, ooms, recs = self.jax_oom("uncaught")
+        self.assertEqual(rc, 1)
+        self.assertEqual(len(ooms), 1, self.kinds(recs))
+        o = ooms[0]
+        want = "sys.monitoring" if sys.version_info >= (3, 12) else "exit"
+        self.assertEqual((o["hook"], o["oom_index"]), (want, 1))
+        self.assertEqual(o["type"], "jaxlib.xla_extension.XlaRuntimeError")
+        self.assertEqual(o["message"], "RESOURCE_EXHAUSTED: Out of memory while trying to "
+                                       "allocate 209715200 bytes.")
+        d = o["devices"][0]
+        self.assertEqual((d["bytes_in_use"], d["bytes_limit"], d["largest_free_block_bytes"],
+                          d["pool_bytes"], d["local_hardware_id"]),
+                         (700 * MiB, 768 * MiB, 68 * MiB, 768 * MiB, 0))
+        user = o["frames"][o["user_frame"]]
+        self.assertEqual((user["file"], user["line"], user["func"]),
+                         (JAX_PROG, jax_line("# OOM"), "arr"))
+        self.assertEqual(o["env"], {})
+        # Recorded before the exit summary and the exception record.
+        kinds = self.kinds(recs)
+        self.assertLess(kinds.index("jax.oom"), kinds.index("jax.exit"))
+        self.assertIn("exception", kinds)
+
+    def test_jax_oom_records_xla_settings(self):
+        env = {"XLA_PYTHON_CLIENT_MEM_FRACTION": ".8", "XLA_PYTHON_CLIENT_PREALLOCATE": "true"}
+        rc, out, ooms, recs = self.jax_oom("uncaught", env=env)
+        self.assertEqual(ooms[0]["env"], env)
+        self.assertEqual(ooms[0]["devices"][0]["bytes_limit"], int((1 << 30) * .8))
+
+    def test_jax_oom_caught_seen_as_raised(self):
+        exe = newer_python((3, 12))
+        if exe is None:
+            self.skipTest("no CPython 3.12 or later: caught OOMs are not seen before it")
+        rc, out, ooms, recs = self.jax_oom("frag", exe=exe)
+        self.assertEqual(rc, 0)
+        self.assertIn("caught: RESOURCE_EXHAUSTED", out)
+        # Once, though JAX's API boundary raises it again in another frame.
+        self.assertEqual([o["hook"] for o in ooms], ["sys.monitoring"])
+        d = ooms[0]["devices"][0]
+        self.assertEqual((d["bytes_in_use"], d["largest_free_block_bytes"]),
+                         (384 * MiB, 32 * MiB))
+        self.assertNotIn("exception", self.kinds(recs))
+        # A program's own sys.monitoring tool sees what it sees without us.
+        rc, out, ooms, recs = self.jax_oom("sysmon", exe=exe)
+        self.assertEqual((rc, len(ooms)), (0, 1))
+        self.assertRegex(out, r"own RAISE events: [1-9]")
+
+    def test_jax_oom_watch_takes_a_free_tool_id(self):
+        exe = newer_python((3, 12))
+        if exe is None:
+            self.skipTest("no CPython 3.12 or later")
+        rc, out, err, recs = self.run_py([JAX_PROG, "tools"], exe=exe)
+        self.assertEqual((rc, err), (0, ""))
+        self.assertIn("tools: {3: 'cuprobe'}", out)
+        rc, out, err, recs = self.run_py([JAX_PROG, "tools"], exe=exe,
+                                         env={"CUPROBE_FRAMEWORK": "0"})
+        self.assertIn("tools: {}", out)
+
+    def test_jax_quick_samples(self):
+        # The default interval (10 s): between summaries, at most a sample a
+        # second (2.4 s of steps here).
+        rc, out, err, recs = self.run_py([JAX_PROG, "growth"], env={"STEP_S": "0.06"})
+        self.assertEqual((rc, err), (0, ""))
+        per = [r["data"] for r in recs if r["kind"] == "jax.periodic"]
+        self.assertTrue(2 <= len(per) <= 6, per)     # not one a step (40)
+        used = [p["devices"][0]["bytes_in_use"] for p in per]
+        self.assertEqual(used, sorted(set(used)))
+        info = [r["data"] for r in recs if r["data"].get("event") == "exit"][0]
+        self.assertEqual(info["quick_samples"], len(per))
 
     # --- failure and behaviour -------------------------------------------
     def assert_same_behaviour(self, scenario, env):
@@ -338,6 +421,39 @@ class UnitTest(unittest.TestCase):
         self.assertTrue(obj["free_blocks_dropped"])
         self.assertEqual(obj["segments"][0]["n_free_blocks"], 1500)
 
+    def test_jax_quick_sample_only_when_memory_changed(self):
+        from cuprobe_companion._others import JaxCollector
+
+        stats = {"bytes_in_use": 1, "bytes_limit": 8, "num_allocs": 1}
+
+        class Dev:
+            id, platform, device_kind = 0, "gpu", "stand-in"
+
+            def memory_stats(self):
+                return dict(stats)
+
+        class Backend:
+            def local_devices(self):
+                return [Dev()]
+
+        bridge = type(sys)("jax._src.xla_bridge")
+        bridge._backends = {"cuda": Backend()}
+        sys.modules["jax._src.xla_bridge"] = bridge
+        try:
+            out = []
+            c = JaxCollector(type(sys)("jax"), lambda kind, obj: out.append(obj),
+                             lambda where, fn, *a: fn(*a))
+            c.quick()
+            stats["num_allocs"] = 2          # a counter: no sample
+            c.quick()
+            stats["bytes_in_use"] = 2        # memory: a sample
+            c.quick()
+            c.periodic()                     # the summary: always
+            self.assertEqual([(o["tick"], o["devices"][0]["bytes_in_use"]) for o in out],
+                             [(0, 1), (0, 2), (1, 2)])
+        finally:
+            del sys.modules["jax._src.xla_bridge"]
+
     def test_conf_expandable(self):
         from cuprobe_companion._torch import conf_expandable
 
@@ -362,6 +478,33 @@ def fake_libcuda(self):
 
 
 CompanionTest.fake_libcuda = fake_libcuda
+
+
+def jax_line(mark):
+    """The line of jax_pool_prog.py that ends with mark."""
+    with open(JAX_PROG) as f:
+        return next(i for i, line in enumerate(f, 1) if line.rstrip().endswith(mark))
+
+
+def newer_python(version):
+    """A CPython of at least version (sys.executable first, then
+    CUPROBE_TEST_PYTHONS, python3.N on PATH, pyenv's), or None."""
+    if sys.version_info >= version:
+        return sys.executable
+    import glob
+
+    found = os.environ.get("CUPROBE_TEST_PYTHONS", "").split()
+    found += [shutil.which("python3.%d" % m) for m in range(version[1], 20)]
+    found += sorted(glob.glob(os.path.expanduser("~/.pyenv/versions/3.*/bin/python3")))
+    for exe in filter(None, found):
+        try:
+            out = subprocess.run([exe, "-c", "import sys; print(sys.version_info[:2] >= %r)"
+                                  % (version,)], capture_output=True, text=True, timeout=30)
+        except OSError:
+            continue
+        if out.stdout.strip() == "True":
+            return exe
+    return None
 
 if __name__ == "__main__":
     unittest.main()

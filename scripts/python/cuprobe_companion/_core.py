@@ -147,6 +147,7 @@ class _Companion:
         self.thread = None
         self.stop = None
         self.tick_cost = _Cost()
+        self.quick_cost = _Cost()
         self.exited = False
 
     def info(self, event, **extra):
@@ -169,13 +170,23 @@ class _Companion:
         if self.stop is not None:
             self.stop.set()
 
+    def _quick_period(self):
+        """Seconds between quick samples: the shortest QUICK_S of a
+        collector that has quick(), when shorter than the interval (and
+        the periodic summaries are on); else inf."""
+        periods = [c.QUICK_S for c in list(self.collectors.values()) if hasattr(c, "quick")]
+        best = min(periods) if periods else float("inf")
+        return best if 0 < self.interval and best < self.interval else float("inf")
+
     def _run(self):
-        """The periodic summary every `interval`, and a sample right after
+        """The periodic summary every `interval`, quick samples in between
+        for collectors that want them (quick()), and a sample right after
         the allocator grows (at most one per `watch_gap`): the thread sleeps
-        in the shim's cuprobe_framework_wait() between the two."""
+        in the shim's cuprobe_framework_wait() between them."""
         _block_signals()
         inf = float("inf")
         next_tick = time.monotonic() + self.interval if self.interval > 0 else inf
+        next_quick = inf
         while not self.stop.is_set():
             if disabled():
                 return
@@ -183,8 +194,16 @@ class _Companion:
             if now >= next_tick:
                 self.tick()
                 next_tick = time.monotonic() + self.interval
+                next_quick = time.monotonic() + self._quick_period()
                 continue
-            timeout = min(next_tick - now, WAIT_SLICE_S)
+            if now >= next_quick:
+                self._each("quick", self.quick_cost)
+                next_quick = time.monotonic() + self._quick_period()
+                continue
+            if next_quick == inf:
+                # A collector attached since: its first quick sample.
+                next_quick = now + self._quick_period()
+            timeout = min(next_tick - now, next_quick - now, WAIT_SLICE_S)
             if self.watch_gap <= 0:
                 self.stop.wait(timeout)
                 continue
@@ -225,7 +244,7 @@ class _Companion:
             guarded(name + ".exit", collector.exit)
         if not disabled():
             t, g = self.tick_cost, self.sample_cost
-            self.info("exit", periodic_ticks=t.n,
+            self.info("exit", periodic_ticks=t.n, quick_samples=self.quick_cost.n,
                       segment_samples=g.n,
                       segment_us_mean=g.mean(),
                       segment_us_max=round(g.us_max, 1),
@@ -285,7 +304,7 @@ def _make_collector(framework, module):
 
     if framework == "cupy":
         return _others.CupyCollector(module, record)
-    return _others.JaxCollector(module, record)
+    return _others.JaxCollector(module, record, guarded)
 
 
 def on_framework(framework, module):
