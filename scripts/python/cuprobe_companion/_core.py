@@ -144,6 +144,8 @@ class _Companion:
             self.watch_gap = 0.0
         self.sample_cost = _Cost()
         self.collectors = {}   # framework name -> collector
+        # framework name -> its attribution (_attrib.py), sampled with it
+        self.attributors = {}
         self.thread = None
         self.stop = None
         self.tick_cost = _Cost()
@@ -200,13 +202,18 @@ class _Companion:
         thread's CPU time to `cost`: wall time would also count the waits
         for the GIL while the program's threads run."""
         c0, w0 = time.thread_time(), time.perf_counter()
-        for name, collector in list(self.collectors.items()):
+        for name, collector in self._all():
             fn = getattr(collector, method, None)
             if fn is not None:
                 guarded(name + "." + method, fn)
                 if disabled():
                     return
         cost.add((time.thread_time() - c0) * 1e6, (time.perf_counter() - w0) * 1e6)
+
+    def _all(self):
+        """(name, collector) of every collector, then every attributor."""
+        return list(self.collectors.items()) + \
+            [(name + ".attrib", a) for name, a in self.attributors.items()]
 
     def sample(self):
         """One sample of every collector that has one, after a new segment."""
@@ -221,7 +228,7 @@ class _Companion:
             return
         self.exited = True
         self.stop_timer()
-        for name, collector in list(self.collectors.items()):
+        for name, collector in self._all():
             guarded(name + ".exit", collector.exit)
         if not disabled():
             t, g = self.tick_cost, self.sample_cost
@@ -324,5 +331,11 @@ def _on_framework_locked(framework, module):
     atexit.register(_at_exit)
     state.info("attached", framework=framework)
     guarded(framework + ".attach", collector.attach)
+    from . import _attrib
+
+    attributor = _attrib.make(framework, module, record, guarded)
+    if attributor is not None and not disabled():
+        state.attributors[framework] = attributor
+        guarded(framework + ".attrib", attributor.attach)
     if not disabled():
         state.start_timer()

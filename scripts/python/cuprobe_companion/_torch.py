@@ -21,6 +21,7 @@ import os
 import sys
 import time
 
+from . import _attrib
 from ._sink import VERSION
 # OOMs after this many in one process get summaries without segments, so a
 # program that probes batch sizes by catching OOMs stays cheap.
@@ -330,8 +331,9 @@ class TorchCollector:
             self._on_cuda_init()     # torch without _lazy_call
         t0 = time.thread_time()      # CPU time: see _Companion.tick
         frag = self.periodic_frag
-        if frag and self._history_enabled():
-            # _snapshot() would also convert the whole recorded history.
+        if frag and self._history_enabled() and not _attrib.torch_history_ours():
+            # _snapshot() would also convert the whole recorded history
+            # (the companion's own, for attribution, keeps none).
             frag = False
         devices, settings, snap_us = self._collect(set(), frag, None)
         if frag and snap_us > PERIODIC_SNAPSHOT_BUDGET_US:

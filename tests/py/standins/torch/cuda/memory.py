@@ -1,6 +1,9 @@
 """Stand-in torch.cuda.memory: a toy caching allocator with PyTorch 2.11's
-observable surface (memory_stats_as_nested_dict, memory_stats, _snapshot)."""
+observable surface (memory_stats_as_nested_dict, memory_stats, _snapshot,
+_record_memory_history: the Python stack of each live block, innermost
+first, in its "frames")."""
 import os
+import sys
 
 import torch
 from . import _lazy_init, is_initialized
@@ -8,6 +11,9 @@ from . import _lazy_init, is_initialized
 _SMALL = 1 << 20          # requests up to 1 MiB come from 2 MiB segments
 _SMALL_SEGMENT = 2 << 20
 _MID_SEGMENT = 20 << 20   # requests below 10 MiB share 20 MiB segments
+# Set by torch._C._cuda_record_memory_history (and STANDIN_TORCH_HISTORY=1,
+# the program's own history): blocks keep their stacks.
+_standin_record_stacks = os.environ.get("STANDIN_TORCH_HISTORY") == "1"
 _STATS = ("allocation", "allocated_bytes", "segment", "reserved_bytes",
           "active", "active_bytes", "inactive_split", "inactive_split_bytes",
           "requested_bytes")
@@ -56,7 +62,7 @@ class _Device:
                "segment_type": "small" if small else "large",
                "segment_pool_id": (0, 0), "is_expandable": False,
                "blocks": [{"address": address, "size": size,
-                           "requested_size": 0, "state": "inactive"}]}
+                           "requested_size": 0, "state": "inactive", "frames": []}]}
         self.segments.append(seg)
         self.counters["num_device_alloc"] += 1
         return seg
@@ -106,10 +112,11 @@ class _Device:
         if rest >= (512 if small else _SMALL):
             seg["blocks"].insert(i + 1, {"address": block["address"] + size,
                                          "size": rest, "requested_size": 0,
-                                         "state": "inactive"})
+                                         "state": "inactive", "frames": []})
             block["size"] = size
         block["state"] = "active_allocated"
         block["requested_size"] = nbytes
+        block["frames"] = _stack() if _standin_record_stacks else []
         self._track_peaks()
         return block["address"]
 
@@ -120,6 +127,7 @@ class _Device:
                 if b["address"] == address and b["state"] != "inactive":
                     b["state"] = "inactive"
                     b["requested_size"] = 0
+                    b["frames"] = []
                     if i + 1 < len(blocks) and blocks[i + 1]["state"] == "inactive":
                         b["size"] += blocks.pop(i + 1)["size"]
                     if i > 0 and blocks[i - 1]["state"] == "inactive":
@@ -221,6 +229,27 @@ def _allocator_settings():
             "graph_capture_record_stream_reuse": False}
 
 
+def _stack():
+    """The calling Python stack as PyTorch's CapturedTraceback gives it
+    (stacks="python"): its own frames included, innermost first."""
+    frames, f = [], sys._getframe(1)
+    while f is not None:
+        frames.append({"filename": f.f_code.co_filename, "line": f.f_lineno,
+                       "name": f.f_code.co_name})
+        f = f.f_back
+    return frames
+
+
+def _record_memory_history(enabled="all", context="all", stacks="all", max_entries=sys.maxsize,
+                           device=None, clear_history=False, compile_context=False,
+                           global_record_annotations=False, skip_actions=None):
+    """PyTorch 2.11's _record_memory_history (its _impl form; the legacy
+    bool form is not mirrored)."""
+    torch._C._cuda_record_memory_history(enabled, context, stacks, max_entries, clear_history,
+                                         compile_context, global_record_annotations,
+                                         skip_actions if skip_actions is not None else [])
+
+
 def _snapshot(device=None, augment_with_fx_traces=False):
     _fail("snapshot")
     segments = []
@@ -234,7 +263,7 @@ def _snapshot(device=None, augment_with_fx_traces=False):
                                    if b["state"] != "inactive")
             d["requested_size"] = sum(b["requested_size"] for b in seg["blocks"])
             d["frames"] = []
-            d["blocks"] = [dict(b, frames=[]) for b in seg["blocks"]]
+            d["blocks"] = [dict(b, frames=list(b["frames"])) for b in seg["blocks"]]
             segments.append(d)
     return {"segments": segments,
             "device_traces": [[] for _ in range(torch.cuda.device_count())],
