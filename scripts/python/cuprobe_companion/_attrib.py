@@ -154,6 +154,7 @@ class Sites:
         self.seq = 0
         self.cost = _Cost()
         self.state = "waiting"  # then "on" or "off"
+        self.why = ""           # why it is off
         self.next_sample = 0.0
 
     def site(self, key, frames):
@@ -186,7 +187,8 @@ class Sites:
         if self.state == "off":
             return
         self.state = "off"
-        self.say("off", reason=reason, why=why[:500])
+        self.why = why[:500]
+        self.say("off", reason=reason, why=self.why)
 
     def due(self, event):
         """Whether a sample for `event` is wanted now."""
