@@ -75,12 +75,11 @@ class Asker:
         self.on = threading.Event()
         self.idle = threading.Event()
         self.idle.set()
-        self.stop = False
         self.t = threading.Thread(target=self._run, daemon=True)
         self.t.start()
 
     def _run(self):
-        while not self.stop:
+        while True:
             if not self.on.wait(0.1):
                 continue
             self.idle.clear()
@@ -97,6 +96,26 @@ class Asker:
     def pause(self):
         self.on.clear()
         self.idle.wait()
+
+
+def _switch(usable, att, enter, leave):
+    """switch(on) for _timed_blocks(): attribution object att's way in
+    (enter) and out (leave), with its sampler asked while it is in.  Starts
+    out; a no-op when attribution is unavailable."""
+    asker = Asker(att.segment)
+
+    def switch(on):
+        if not usable:
+            return
+        if on:
+            enter()
+            asker.resume()
+        else:
+            asker.pause()
+            leave()
+
+    switch(False)
+    return switch
 
 
 def _timed_blocks(step, sync, kind, reps, switch):
@@ -168,21 +187,10 @@ def worker_torch(kind, reps):
     att._start()    # history on (or off with the backend's reason)
     hist = torch.cuda.memory._record_memory_history
     usable = att.sites.state == "on"
-    asker = Asker(att.segment)
-
-    def switch(on):
-        if not usable:
-            return
-        if on:
-            hist(enabled="state", context="state", stacks="python")
-            asker.resume()
-        else:
-            asker.pause()
-            hist(enabled=None)
-
-    switch(False)
-    per, off, on = _timed_blocks(step, torch.cuda.synchronize, kind, reps, switch)
-    asker.stop = True
+    per, off, on = _timed_blocks(
+        step, torch.cuda.synchronize, kind, reps,
+        _switch(usable, att, lambda: hist(enabled="state", context="state", stacks="python"),
+                lambda: hist(enabled=None)))
     out = {"steps_per_block": per, "off": off, "on": on,
            "attribution": att.sites.state if usable else "unavailable",
            "backend": str(torch.cuda.get_allocator_backend()),
@@ -216,21 +224,10 @@ def worker_cupy(reps):
     att = _attrib.CupyAttrib(cp, record)
     att._attach()                       # the hook, on this thread
     usable = att.sites.state == "on"
-    asker = Asker(att.segment)
-
-    def switch(on):
-        if not usable:
-            return
-        if on:
-            att.hook.__enter__()
-            asker.resume()
-        else:
-            asker.pause()
-            att.hook.__exit__(None, None, None)
-
-    switch(False)
-    per, off, on = _timed_blocks(step, cp.cuda.Device().synchronize, "cupy", reps, switch)
-    asker.stop = True
+    per, off, on = _timed_blocks(
+        step, cp.cuda.Device().synchronize, "cupy", reps,
+        _switch(usable, att, lambda: att.hook.__enter__(),
+                lambda: att.hook.__exit__(None, None, None)))
     out = {"steps_per_block": per, "off": off, "on": on,
            "attribution": att.sites.state if usable else "unavailable",
            "backend": "pool", "cupy": cp.__version__}

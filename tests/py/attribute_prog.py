@@ -16,16 +16,17 @@ import ctypes
 import sys
 import time
 
+import pystack_common
+
 MiB = 1 << 20
 STEPS = 80
 CUDA = ctypes.CDLL("libcuda.so.1")
 
 
 def setup():
-    dev, ctx, mod, fn = ctypes.c_int(), ctypes.c_void_p(), ctypes.c_void_p(), ctypes.c_void_p()
-    assert CUDA.cuInit(0) == 0
-    assert CUDA.cuDeviceGet(ctypes.byref(dev), 0) == 0
-    assert CUDA.cuCtxCreate_v2(ctypes.byref(ctx), 0, dev) == 0
+    """A context (pystack_common.setup) and the fake driver's no-op kernel."""
+    mod, fn = ctypes.c_void_p(), ctypes.c_void_p()
+    pystack_common.setup(CUDA)
     assert CUDA.cuModuleLoadData(ctypes.byref(mod), b"fake") == 0
     assert CUDA.cuModuleGetFunction(ctypes.byref(fn), mod, b"fake_noop") == 0
     return fn

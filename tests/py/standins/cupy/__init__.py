@@ -27,13 +27,9 @@ def _driver_chunk(size):
     on the current context), as CuPy's pool takes it; else None."""
     if os.environ.get("STANDIN_CUPY_DRIVER") != "1":
         return None
-    import ctypes
+    import _standin_driver
 
-    p = ctypes.c_uint64()
-    rc = ctypes.CDLL("libcuda.so.1").cuMemAlloc_v2(ctypes.byref(p), ctypes.c_size_t(size))
-    if rc != 0:
-        raise RuntimeError("stand-in: cuMemAlloc of a chunk failed: %d" % rc)
-    return p.value
+    return _standin_driver.alloc(size, "chunk")
 
 
 def _hooks():
