@@ -13,6 +13,9 @@ missing one degrades the record instead of failing):
   get_allocator_backend, memory_stats_as_nested_dict(device),
   torch.cuda.memory._snapshot(), torch.autograd.backward (wrapped).
 
+Under backend:cudaMallocAsync PyTorch raises for the OOM observer and for
+_snapshot(): neither is called there.
+
 CUDA is never initialised here.  Attaching the OOM observer initialises CUDA
 in PyTorch (lazyInitDevice), so it is attached from torch.cuda._lazy_call,
 i.e. only when the program's own CUDA initialisation runs.
@@ -211,6 +214,10 @@ class TorchCollector:
         self.attached = True
         attach = getattr(getattr(self.torch, "_C", None),
                          "_cuda_attach_out_of_memory_observer", None)
+        if self._stream_ordered():
+            # PyTorch refuses an OOM observer there; the driver sees each
+            # failing cudaMallocAsync itself.
+            attach = None
         if attach is not None:
             attach(self._observer)
         # torch is whole by now (CUDA initialises at the program's first use).
@@ -241,6 +248,11 @@ class TorchCollector:
             self.static = info   # complete only once CUDA is up
         return info
 
+    def _stream_ordered(self):
+        """backend:cudaMallocAsync: no blocks to snapshot, no OOM observer
+        (PyTorch raises for both)."""
+        return self._static_info().get("allocator_backend") == "cudaMallocAsync"
+
     def _history_enabled(self):
         fn = getattr(getattr(self.torch, "_C", None), "_cuda_isHistoryEnabled", None)
         return bool(fn()) if fn is not None else False
@@ -259,7 +271,7 @@ class TorchCollector:
                 s["device"] = d
                 devices.append(s)
         snap_us, settings, all_segments = 0.0, None, []
-        if frag or seg_devices:
+        if (frag or seg_devices) and not self._stream_ordered():
             t0 = time.perf_counter()
             snap = cuda.memory._snapshot()
             per_dev = {}

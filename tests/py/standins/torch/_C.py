@@ -11,6 +11,9 @@ def _cuda_attach_out_of_memory_observer(observer):
     import torch.cuda
 
     torch.cuda._lazy_init(_source="oom_observer")
+    if _cuda_getAllocatorBackend() == "cudaMallocAsync":
+        raise RuntimeError("cudaMallocAsync does not yet support attachOutOfMemoryObserver. If "
+                           "you need it, please file an issue describing your use case.")
     _oom_observers.append(observer)
 
 

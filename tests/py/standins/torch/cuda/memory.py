@@ -19,15 +19,22 @@ _STATS = ("allocation", "allocated_bytes", "segment", "reserved_bytes",
           "requested_bytes")
 
 
-def _driver_segment(size):
+def _driver_segment(size, stream_ordered=False):
     """STANDIN_TORCH_DRIVER=1: a segment taken from the driver, as PyTorch's
-    allocator takes it (cuMemAlloc on the current context), so that its
+    allocator takes it (cuMemAlloc on the current context; under
+    backend:cudaMallocAsync, cuMemAllocAsync for each tensor), so that its
     address is one the trace has; else None."""
     if os.environ.get("STANDIN_TORCH_DRIVER") != "1":
         return None
     import _standin_driver
 
-    return _standin_driver.alloc(size, "segment")
+    return _standin_driver.alloc(size, "segment", stream_ordered)
+
+
+def _stream_ordered():
+    """backend:cudaMallocAsync: no cache, each tensor is a driver
+    allocation of its own (and PyTorch keeps no blocks to snapshot)."""
+    return torch._C._cuda_getAllocatorBackend() == "cudaMallocAsync"
 
 
 def _fail(what):
@@ -49,8 +56,8 @@ class _Device:
     def reserved(self):
         return sum(s["total_size"] for s in self.segments)
 
-    def _new_segment(self, size, small):
-        address = _driver_segment(size)
+    def _new_segment(self, size, small, stream_ordered=False):
+        address = _driver_segment(size, stream_ordered)
         if address is None:
             address = self.next_address
             self.next_address += size
@@ -80,10 +87,26 @@ class _Device:
         self.counters["num_device_free"] += len(self.segments) - len(keep)
         self.segments = keep
 
+    def _room(self, seg_size, size=None):
+        """Raise PyTorch's OutOfMemoryError, after the OOM observers, when
+        seg_size more bytes do not fit."""
+        if self.reserved() + seg_size <= self.capacity:
+            return
+        size = seg_size if size is None else size
+        self.counters["num_ooms"] += 1
+        free = self.capacity - self.reserved()
+        for obs in list(torch._C._oom_observers):
+            obs(self.index, size, self.reserved(), free)
+        raise torch.cuda.OutOfMemoryError(
+            "CUDA out of memory. Tried to allocate %d bytes." % size)
+
     def alloc(self, nbytes):
         size = max(512, (nbytes + 511) // 512 * 512)
         small = size <= _SMALL
-        found = self._best_fit(size, small)
+        found = None if _stream_ordered() else self._best_fit(size, small)
+        if found is None and _stream_ordered():
+            self._room(size)
+            found = (self._new_segment(size, small, True), 0)
         if found is None:
             if small:
                 seg_size = _SMALL_SEGMENT
@@ -94,13 +117,7 @@ class _Device:
             if self.reserved() + seg_size > self.capacity:
                 self.counters["num_alloc_retries"] += 1
                 self._release_cached()
-            if self.reserved() + seg_size > self.capacity:
-                self.counters["num_ooms"] += 1
-                free = self.capacity - self.reserved()
-                for obs in list(torch._C._oom_observers):
-                    obs(self.index, size, self.reserved(), free)
-                raise torch.cuda.OutOfMemoryError(
-                    "CUDA out of memory. Tried to allocate %d bytes." % size)
+            self._room(seg_size, size)
             found = (self._new_segment(seg_size, small), 0)
         seg, i = found
         block = seg["blocks"][i]
@@ -117,6 +134,17 @@ class _Device:
         return block["address"]
 
     def free(self, address):
+        if _stream_ordered():
+            seg = next((g for g in self.segments if g["address"] == address), None)
+            if seg is None:
+                raise ValueError("stand-in: free of unknown address %#x" % address)
+            self.segments.remove(seg)
+            self.counters["num_device_free"] += 1
+            if os.environ.get("STANDIN_TORCH_DRIVER") == "1":
+                import _standin_driver
+
+                _standin_driver.free_async(address)
+            return
         for seg in self.segments:
             blocks = seg["blocks"]
             for i, b in enumerate(blocks):
@@ -248,6 +276,11 @@ def _record_memory_history(enabled="all", context="all", stacks="all", max_entri
 
 def _snapshot(device=None, augment_with_fx_traces=False):
     _fail("snapshot")
+    if _stream_ordered():
+        raise RuntimeError(
+            "Calling snapshot with backend:cudaMallocAsync is not meaningful. (For "
+            "backend:native, snapshot returns a detailed summary of all blocks tracked by the "
+            "allocator, but the cudaMallocAsync backend does not track individual blocks.)")
     segments = []
     for index in sorted(_devices):
         for seg in _devices[index].segments:
