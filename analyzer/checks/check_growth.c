@@ -450,6 +450,11 @@ static void gr_finish(cp_proc *p, void *st, cp_report *rep)
                         cp_fmt_bytes(g.floor[CP_GROWTH_SEGS - 1], b3, sizeof b3));
     if (ga.sites)
         gr_attr_lines(f, p, &ga, growth);
+    else if (fwk == CP_FWK_TORCH && cp_attrib_torch_async(p))
+        /* Stream-ordered: each tensor is a cuMemAllocAsync of its own. */
+        cp_finding_line(f, "Under backend:cudaMallocAsync every PyTorch tensor is a driver "
+                        "allocation of its own: the sites are the lines that allocated the "
+                        "memory still held.");
     else if (fwk != CP_FWK_CUDA)
         /* The driver sees a caching allocator's segments, not its tensors:
          * a segment is taken by whichever request found the cache empty,

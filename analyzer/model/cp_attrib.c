@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "cp_attrib.h"
+#include "cp_fw.h"
 #include "cp_grow.h"
 #include "cp_jread.h"
 
@@ -32,6 +33,7 @@ typedef struct cp_attrib {
     int cur_ok;
     cp_attrib_sample last[CP_ATTR_FW_N];
     size_t cap_last[CP_ATTR_FW_N];
+    int torch_async;            /* PyTorch's backend is cudaMallocAsync */
 } cp_attrib;
 
 static cp_attrib *attr_get(cp_proc *p)
@@ -156,11 +158,31 @@ static int attr_record(cp_proc *p, cp_attrib *a, int fw, const cp_jn *root, uint
     return 0;
 }
 
+/* companion.info and torch.exit name PyTorch's allocator backend; their
+ * JSON has fractions, which cp_jread refuses: the lenient reader. */
+static int attr_backend(cp_proc *p, const char *k)
+{
+    char backend[32];
+    cp_jv v = { p->fw_ready_json, p->fw_ready_len };
+    if (strcmp(k, "companion.info") != 0 && strcmp(k, "torch.exit") != 0)
+        return 0;
+    if (cp_json_str(v, "allocator_backend", backend, sizeof backend) ||
+        strcmp(backend, "cudaMallocAsync") != 0)
+        return 0;
+    cp_attrib *a = attr_get(p);
+    if (!a)
+        return -ENOMEM;
+    a->torch_async = 1;
+    return 0;
+}
+
 int cp_attrib_framework(cp_proc *p, const cp_record *r)
 {
     if (p->attrib)
         p->attrib->cur_ok = 0;
     const char *k = p->fw_ready_kind;
+    if (k && attr_backend(p, k))
+        return -ENOMEM;
     int fw;
     for (fw = 0; fw < CP_ATTR_FW_N; fw++)
         if (k && strcmp(k, attr_kinds[fw]) == 0)
@@ -188,6 +210,11 @@ const cp_attrib_sample *cp_attrib_last(const cp_proc *p, int fw)
 {
     const cp_attrib *a = p->attrib;
     return a && fw >= 0 && fw < CP_ATTR_FW_N && a->last[fw].ts ? &a->last[fw] : NULL;
+}
+
+int cp_attrib_torch_async(const cp_proc *p)
+{
+    return p->attrib && p->attrib->torch_async;
 }
 
 int cp_attrib_state(const cp_proc *p, int fw, const char **why)

@@ -11,7 +11,8 @@
  * and writes the totals per site.  Each site's stack (that frame and its
  * callers) becomes a Python-only stack of the process's own, with ids the
  * shim never hands out, so labels, summaries and every check see an
- * ordinary Python call site.
+ * ordinary Python call site.  The allocator backend PyTorch reports is
+ * kept too: under cudaMallocAsync there is no pool to attribute.
  */
 #ifndef CP_ATTRIB_H
 #define CP_ATTRIB_H
@@ -63,6 +64,12 @@ const cp_attrib_sample *cp_attrib_last(const cp_proc *p, int fw);
 /*! cp_attrib_state() : enum cp_attr_state of framework fw in p; for
  *  CP_ATTR_OFF, *why says why in words (may be NULL). */
 int cp_attrib_state(const cp_proc *p, int fw, const char **why);
+
+/*! cp_attrib_torch_async() : 1 when the companion saw PyTorch's allocator
+ *  run on backend:cudaMallocAsync (companion.info, torch.exit), where every
+ *  tensor is a driver allocation with its own call site and no history can
+ *  be recorded; else 0. */
+int cp_attrib_torch_async(const cp_proc *p);
 
 /*! cp_attrib_free() : free p's attribution state (NULL is fine). */
 void cp_attrib_free(cp_proc *p);

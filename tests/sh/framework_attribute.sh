@@ -8,8 +8,9 @@
 # says how to get the right line (--attribute); with `cuprobe run
 # --attribute` it names KEEP, with the allocation's own stack, and the
 # held-by-allocator finding says what each line held at exit.  The
-# program's output is the same either way.  --attribute with --no-python
-# is refused.
+# program's output is the same either way.  Under backend:cudaMallocAsync
+# the driver sees each tensor, and the finding says so.  --attribute with
+# --no-python is refused.
 . "$ROOT/tests/sh/lib.sh"
 need_py_fake
 [ -x "$CUPROBE" ] || skip "no $CUPROBE"
@@ -73,7 +74,23 @@ for fw in torch cupy; do
     cmp -s "$TMP/$fw-on.out" "$TMP/$fw-off.out" || die "$fw: output differs with attribution"
 done
 
-# 4. --attribute needs the companion: refused with --no-python.
+# 4. backend:cudaMallocAsync: every tensor is a driver allocation (the
+#    stand-in's cuMemAllocAsync), PyTorch keeps no history and refuses an
+#    OOM observer; the companion goes on, and the finding names the keeping
+#    line from the driver, says why, and gives no advice that cannot work.
+KEEP=$(line_of "TORCH KEEP")
+explain async CUPROBE_ATTRIBUTE=1 STANDIN_TORCH_DRIVER=1 PYTORCH_CUDA_ALLOC_CONF=backend:cudaMallocAsync -- torch
+rc_is async 0
+growth async
+site async "$KEEP" torch_loop
+expect_grep "^  Under backend:cudaMallocAsync every PyTorch tensor is a driver allocation of its own" "$TMP/async.growth"
+expect_no_grep "$ADVICE|cache runs out" "$TMP/async.growth"
+"$ANA" dump "$TMP/async.trace" >"$TMP/async.dump" || die "dump failed"
+expect_grep 'kind="torch.attrib" json="\{\\"v\\":1,\\"event\\":\\"off\\",\\"reason\\":\\"backend\\"' "$TMP/async.dump"
+expect_grep 'kind="torch.exit"' "$TMP/async.dump"
+expect_no_grep 'companion disabled' "$TMP/async.dump"
+
+# 5. --attribute needs the companion: refused with --no-python.
 "$CUPROBE" run --attribute --no-python -- true 2>"$TMP/refused"; rc=$?
 [ $rc -eq 2 ] || die "--attribute --no-python: exit $rc, expected 2"
 expect_grep "^cuprobe: run: --attribute needs the framework companion" "$TMP/refused"
