@@ -70,6 +70,14 @@ for fw in torch cupy; do
     expect_grep "^  Live in .* pool at exit, by the line that allocated it \(attribution\): [0-9.]+ MiB at .*attribute_prog\.py:$KEEP \($FUNC\), 80 blocks" \
         "$TMP/$fw-on.report"
 
+    # The sites' stacks are the process's own: a summary keeps them.
+    "$ANA" report --no-progress --summary "$TMP/$fw-on.summary" "$TMP/$fw-on.trace" 2>/dev/null ||
+        die "$fw: --summary failed"
+    "$ANA" report --no-progress "$TMP/$fw-on.summary" >"$TMP/$fw-sum.report" 2>&1
+    growth "$fw-sum"
+    site "$fw-sum" "$KEEP" "$FUNC"
+    expect_grep "^ +[^ ]*attribute_prog\.py:[0-9]+ in main\$" "$TMP/$fw-sum.growth"
+
     # 3. The program cannot tell.
     cmp -s "$TMP/$fw-on.out" "$TMP/$fw-off.out" || die "$fw: output differs with attribution"
 done
