@@ -125,8 +125,8 @@ static void gr_framework(cp_proc *p, cp_growth *s, uint64_t ts)
 {
     const cp_attrib_sample *as = cp_attrib_current(p);
     if (as) {
-        if (cp_gattr_add(&s->attr, as, s->started ? (int64_t)(s->w - s->w0) : -1))
-            s->attr_lost = 1;
+        /* Out of memory loses this sample; the others still span the growth. */
+        (void)cp_gattr_add(&s->attr, as, s->started ? (int64_t)(s->w - s->w0) : -1);
         return;
     }
     if (!p->fw_ready_kind || strncmp(p->fw_ready_kind, "torch.", 6) != 0 ||
@@ -359,8 +359,9 @@ static const char *gr_attr_advice(const cp_proc *p, int fwk, const cp_gattr_out 
                    "tell which lines kept it.";
         snprintf(buf, sizeof buf, " Attribution was on and no line of the program holds more "
                  "live memory at the end than at the start: what grew is the allocator's "
-                 "cache, or memory with no frame of the program's own (%s more).",
-                 cp_fmt_bytes(ga->unattributed, b1, sizeof b1));
+                 "cache%s%s%s.", ga->unattributed ? ", or memory with no frame of the program's "
+                 "own (" : "", ga->unattributed ? cp_fmt_bytes(ga->unattributed, b1, sizeof b1)
+                                                : "", ga->unattributed ? " more)" : "");
         return buf;
     default:
         return " Run again with --attribute (cuprobe run --attribute ...) to name the line "

@@ -80,7 +80,6 @@ typedef struct cp_growth {
     uint64_t torch_n, torch_pre;    /* samples in all; before the first allocation */
     cp_growth_torch t0, t1;              /* first and last PyTorch allocator sample */
     struct cp_gattr *attr;      /* attribution samples (check_growth_attrib.h), NULL: none */
-    int attr_lost;              /* one could not be kept (out of memory) */
 } cp_growth;
 
 typedef struct cp_growth_win {

@@ -212,11 +212,12 @@ class Sites:
                "other_bytes": sum(r[0] for r in rest),
                "other_blocks": sum(r[1] for r in rest)}
         obj.update(totals)
-        us = (time.perf_counter() - t0) * 1e6
-        obj["collect_us"] = int(us)
+        obj["collect_us"] = int((time.perf_counter() - t0) * 1e6)
         rc = self._record(self.kind, obj)
         if rc is not None and rc >= 0:
             self.announced.update(new)
+        # The throttle counts the whole sample, writing it included.
+        us = (time.perf_counter() - t0) * 1e6
         self.cost.add(us)
         self.next_sample = time.monotonic() + max(MIN_GAP_S, us / 1e6 / DUTY)
 
