@@ -424,7 +424,8 @@ class CupyAttrib:
     def _attach(self):
         s = self.sites
         module = sys.modules.get("cupy.cuda.memory_hook")
-        base = getattr(module, "MemoryHook", None)
+        base = getattr(module, "MemoryHook", None) or \
+            getattr(getattr(self.cupy, "cuda", None), "MemoryHook", None)
         if base is None:
             s.off("api", "this CuPy has no cupy.cuda.memory_hook.MemoryHook")
             return
