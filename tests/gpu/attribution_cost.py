@@ -1,5 +1,5 @@
 """attribution_cost.py [--no-shim] [--reps N] [OUT.md] - what attribution
-(`cuprobe run --attribute`, scripts/python/cuprobe_companion/_attrib.py)
+(`cuprobe run --attribute`, scripts/python/cuprobe_companion/_attrib*.py)
 costs a training loop, on one GPU, in about 5 minutes on an H100.
 
 Workloads, each in a process of its own per PyTorch allocator mode
@@ -54,15 +54,19 @@ ASK_EVERY_S = 0.05
 
 # --- worker side ---------------------------------------------------------------
 
-def _companion():
+def _companion(name):
+    """The companion's module `name` (_attrib_torch or _attrib_cupy), and a
+    record() that encodes as the companion does and drops the record."""
     if SCRIPTS not in sys.path:
         sys.path.insert(0, SCRIPTS)
-    from cuprobe_companion import _attrib, _sink
+    import importlib
+
+    from cuprobe_companion import _sink
 
     def record(kind, obj, shrink=None):
         _sink.encode(obj)           # the companion's cost of writing it
         return 0
-    return _attrib, record
+    return importlib.import_module("cuprobe_companion." + name), record
 
 
 class Asker:
@@ -150,7 +154,7 @@ def worker_torch(kind, reps):
 
     if not torch.cuda.is_available():
         return {"skip": "torch.cuda is not available"}
-    _attrib, record = _companion()
+    _attrib_torch, record = _companion("_attrib_torch")
     dev = torch.device("cuda")
     torch.manual_seed(0)
     if kind == "gpt2":
@@ -183,7 +187,7 @@ def worker_torch(kind, reps):
             opt.zero_grad(set_to_none=True)
 
     step()          # CUDA is initialised by the program, as in a real run
-    att = _attrib.TorchAttrib(torch.cuda, record, lambda where, fn, *a: fn(*a))
+    att = _attrib_torch.TorchAttrib(torch.cuda, record, lambda where, fn, *a: fn(*a))
     att._start()    # history on (or off with the backend's reason)
     hist = torch.cuda.memory._record_memory_history
     usable = att.sites.state == "on"
@@ -212,7 +216,7 @@ def worker_cupy(reps):
         return {"skip": "CuPy sees no GPU: %s" % exc}
     if n < 1:
         return {"skip": "CuPy sees no GPU"}
-    _attrib, record = _companion()
+    _attrib_cupy, record = _companion("_attrib_cupy")
     a = cp.random.random((256, 256), dtype=cp.float32)
     b = cp.random.random((256, 256), dtype=cp.float32)
 
@@ -221,7 +225,7 @@ def worker_cupy(reps):
         d = cp.tanh(c) * 0.5 + a
         return d.sum()
 
-    att = _attrib.CupyAttrib(cp, record)
+    att = _attrib_cupy.CupyAttrib(cp, record)
     att._attach()                       # the hook, on this thread
     usable = att.sites.state == "on"
     per, off, on = _timed_blocks(

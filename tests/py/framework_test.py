@@ -303,7 +303,7 @@ class CompanionTest(unittest.TestCase):
         info = [r["data"] for r in on[3] if r["data"].get("event") == "torch_cuda_init"]
         self.assertTrue(info[0]["backward_caller"], info)
 
-    # --- attribution (_attrib.py) -----------------------------------------
+    # --- attribution (_attrib*.py) ----------------------------------------
     def attrib_prog(self, body, name="train.py"):
         """A program file: KEEP and TEMP lines are found by their marks."""
         prog = os.path.join(self.tmp, name)

@@ -295,6 +295,24 @@ def _make_collector(framework, module):
     return _others.JaxCollector(module, record)
 
 
+def _make_attributor(framework, module):
+    """The attribution of a framework just imported (torch.cuda or cupy), or
+    None when CUPROBE_ATTRIBUTE leaves it off or the framework has none."""
+    from . import _attrib
+
+    if not _attrib.enabled():
+        return None
+    if framework == "torch":
+        from . import _attrib_torch
+
+        return _attrib_torch.TorchAttrib(module, record, guarded)
+    if framework == "cupy":
+        from . import _attrib_cupy
+
+        return _attrib_cupy.CupyAttrib(module, record)
+    return None
+
+
 def on_framework(framework, module):
     """Called by the import hook when torch.cuda, cupy or jax has just been
     imported by the program."""
@@ -331,9 +349,7 @@ def _on_framework_locked(framework, module):
     atexit.register(_at_exit)
     state.info("attached", framework=framework)
     guarded(framework + ".attach", collector.attach)
-    from . import _attrib
-
-    attributor = _attrib.make(framework, module, record, guarded)
+    attributor = _make_attributor(framework, module)
     if attributor is not None and not disabled():
         state.attributors[framework] = attributor
         guarded(framework + ".attrib", attributor.attach)

@@ -24,7 +24,7 @@ import os
 import sys
 import time
 
-from . import _attrib
+from . import _attrib_torch
 from ._sink import VERSION
 # OOMs after this many in one process get summaries without segments, so a
 # program that probes batch sizes by catching OOMs stays cheap.
@@ -343,7 +343,7 @@ class TorchCollector:
             self._on_cuda_init()     # torch without _lazy_call
         t0 = time.thread_time()      # CPU time: see _Companion.tick
         frag = self.periodic_frag
-        if frag and self._history_enabled() and not _attrib.torch_history_ours():
+        if frag and self._history_enabled() and not _attrib_torch.history_ours():
             # _snapshot() would also convert the whole recorded history
             # (the companion's own, for attribution, keeps none).
             frag = False
