@@ -15,6 +15,7 @@
 
 #include "cp_analyze.h"
 #include "cp_checks.h"
+#include "cp_attrib.h"
 #include "cp_backward.h"
 #include "cp_series.h"
 #include "cp_ledger.h"
@@ -190,7 +191,8 @@ static int cp_read_trace(cp_proc *p, const cp_aopts *o, cp_progress *pg, const c
                 if ((r->type == CP_REC_ALLOC && p->bw && cp_bw_alloc(p, r) == -ENOMEM) ||
                     cp_model_feed(p, d, r) == -ENOMEM ||
                     cp_series_feed(ser, p, r, p->made) == -ENOMEM ||
-                    (r->type == CP_REC_FRAMEWORK && cp_bw_framework(p, r) == -ENOMEM)) {
+                    (r->type == CP_REC_FRAMEWORK && (cp_bw_framework(p, r) == -ENOMEM ||
+                                                     cp_attrib_framework(p, r) == -ENOMEM))) {
                     rc = -ENOMEM;
                     break;
                 }
@@ -330,6 +332,7 @@ void cp_part_proc_free(cp_proc *p)
     if (p) {
         cp_series_free(p->series);
         cp_bw_free(p);
+        cp_attrib_free(p);
         cp_ledger_free(p->ledger);
     }
     cp_proc_free(p);

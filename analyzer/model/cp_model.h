@@ -225,6 +225,9 @@ typedef struct cp_proc {
     struct cp_series *series;
     /* PyTorch's backward passes (cp_backward.h), NULL until one is seen */
     struct cp_bw *bw;
+    /* the lines that allocated what frameworks' pools hold (cp_attrib.h),
+     * NULL until an attribution record is seen */
+    struct cp_attrib *attrib;
     /* the tables of cp_ledger.h when asked for (NULL otherwise): fed
      * beside the model by the record loop, which also frees them; the
      * model never looks inside */

@@ -68,7 +68,9 @@ class CompanionTest(unittest.TestCase):
 
     @staticmethod
     def kinds(records):
-        return [r["kind"] for r in records]
+        """The records' kinds, attribution's left out (whether it is on by
+        default is _attrib.DEFAULT_ON's, tested apart)."""
+        return [r["kind"] for r in records if not r["kind"].endswith(".attrib")]
 
     def write_sitecustomize(self, body):
         d = os.path.join(self.tmp, "theirs")
@@ -184,7 +186,7 @@ class CompanionTest(unittest.TestCase):
         rc, out, err, recs = self.prog("frag")
         kinds = self.kinds(recs)
         self.assertEqual(kinds[-2:], ["torch.exit", "companion.info"])
-        ex = recs[-2]["data"]
+        ex = [r["data"] for r in recs if r["kind"] == "torch.exit"][0]
         self.assertTrue(ex["cuda_initialized"])
         self.assertEqual(ex["oom_count"], 3)
         self.assertTrue(TOP_KEYS <= set(ex), TOP_KEYS - set(ex))
@@ -238,7 +240,7 @@ class CompanionTest(unittest.TestCase):
         del env["STANDIN_LIBCUDA"]
         rc, out, err, recs = self.prog("cupy", env=env)
         self.assertEqual(self.kinds(recs), ["companion.info", "cupy.exit", "companion.info"])
-        self.assertFalse(recs[1]["data"]["cuda_used"])
+        self.assertFalse([r for r in recs if r["kind"] == "cupy.exit"][0]["data"]["cuda_used"])
 
     def test_jax_memory_stats(self):
         rc, out, err, recs = self.prog("jax", env={"CUPROBE_FRAMEWORK_INTERVAL": "0.05",
@@ -386,6 +388,165 @@ class CompanionTest(unittest.TestCase):
         info = [r["data"] for r in on[3] if r["data"].get("event") == "torch_cuda_init"]
         self.assertTrue(info[0]["backward_caller"], info)
 
+    # --- attribution (_attrib*.py) ----------------------------------------
+    def attrib_prog(self, body, name="train.py"):
+        """A program file: KEEP and TEMP lines are found by their marks."""
+        prog = os.path.join(self.tmp, name)
+        with open(prog, "w") as f:
+            f.write(body)
+        lines = body.splitlines()
+        marks = {m: i + 1 for i, line in enumerate(lines)
+                 for m in ("KEEP", "TEMP", "WEIGHTS") if line.endswith("# " + m)}
+        return prog, marks
+
+    TORCH_LOOP = ("import atexit, sys, time\n"
+                  "atexit.register(lambda: print('history at exit:',\n"
+                  "                              sys.modules['torch']._C._cuda_isHistoryEnabled()))\n"
+                  "import torch\n"
+                  "MiB = 1 << 20\n"
+                  "torch.cuda.init()\n"
+                  "w = torch.cuda._standin_alloc(32 * MiB)  # WEIGHTS\n"
+                  "kept = []\n"
+                  "def step():\n"
+                  "    t = torch.cuda._standin_alloc(12 * MiB)  # TEMP\n"
+                  "    torch.cuda._standin_free(t)\n"
+                  "    kept.append(torch.cuda._standin_alloc(2 * MiB))  # KEEP\n"
+                  "for _ in range(12):\n"
+                  "    step()\n"
+                  "    time.sleep(0.03)\n"
+                  "print('kept', len(kept))\n")
+
+    @staticmethod
+    def attrib(records, kind="torch.attrib"):
+        return [r["data"] for r in records if r["kind"] == kind]
+
+    @staticmethod
+    def stacks(samples):
+        out = {}
+        for a in samples:
+            for st in a.get("stacks", ()):
+                out[st["id"]] = st["frames"]
+        return out
+
+    def test_attribution_default(self):
+        from_env = {"": None, "1": True, "0": False}
+        sys.path.insert(0, SCRIPTS)
+        try:
+            from cuprobe_companion import _attrib
+        finally:
+            sys.path.remove(SCRIPTS)
+        prog, _ = self.attrib_prog(self.TORCH_LOOP)
+        for value, want in from_env.items():
+            env = {"CUPROBE_ATTRIBUTE": value} if value else {}
+            rc, out, err, recs = self.run_py([prog], env=env)
+            self.assertEqual((rc, err), (0, ""))
+            on = _attrib.DEFAULT_ON if want is None else want
+            self.assertEqual(bool(self.attrib(recs)), on, value)
+            self.assertIn("history at exit: False\n", out)
+
+    def test_torch_attribution_names_the_keeping_line(self):
+        prog, m = self.attrib_prog(self.TORCH_LOOP)
+        env = {"CUPROBE_ATTRIBUTE": "1", "CUPROBE_FRAMEWORK_INTERVAL": "0.05"}
+        on = self.run_py([prog], env=env)
+        off = self.run_py([prog], env=dict(env, CUPROBE_ATTRIBUTE="0"))
+        self.assertEqual(on[:3], off[:3])
+        self.assertEqual(on[1], "kept 12\nhistory at exit: False\n")
+        att = self.attrib(on[3])
+        self.assertEqual(att[0]["event"], "on")
+        self.assertEqual(att[0]["owner"], "companion")
+        self.assertEqual(att[-1]["event"], "end")
+        samples = [a for a in att if "sites" in a]
+        self.assertGreaterEqual(len(samples), 2)
+        self.assertEqual(samples[-1]["event"], "exit")
+        stacks = self.stacks(samples)
+        # Each stack is written once, with the first sample listing its site.
+        ids = [st["id"] for a in samples for st in a["stacks"]]
+        self.assertEqual(len(ids), len(set(ids)))
+        sites = {stacks[sid][0][1]: (b, n) for sid, b, n in samples[-1]["sites"]}
+        self.assertEqual(sites, {m["KEEP"]: (24 * MiB, 12), m["WEIGHTS"]: (32 * MiB, 1)})
+        keep = [st for st in stacks.values() if st[0][1] == m["KEEP"]][0]
+        self.assertEqual(keep, [[prog, m["KEEP"], "step"], [prog, m["KEEP"] + 2, "<module>"]])
+        self.assertEqual(samples[-1]["live_bytes"], 56 * MiB)
+        self.assertEqual(samples[-1]["unattributed_bytes"], 0)
+        for a in samples:
+            self.assertTrue(all(isinstance(v, int) for k, v in a.items()
+                                if k not in ("stacks", "sites", "event", "owner")), a)
+        # The periodic summary keeps its snapshot: the history is ours.
+        per = [r["data"] for r in on[3] if r["kind"] == "torch.periodic"]
+        self.assertTrue(per and all(p["frag"] for p in per), per)
+
+    def test_torch_attribution_leaves_the_programs_history(self):
+        prog, m = self.attrib_prog(self.TORCH_LOOP)
+        rc, out, err, recs = self.run_py(
+            [prog], env={"CUPROBE_ATTRIBUTE": "1", "CUPROBE_FRAMEWORK_INTERVAL": "0.05",
+                         "STANDIN_TORCH_HISTORY": "1"})
+        self.assertEqual((rc, err), (0, ""))
+        self.assertIn("history at exit: True\n", out)
+        att = self.attrib(recs)
+        self.assertEqual(att[0]["owner"], "program")
+        # Only at exit: the program's history may be long to convert.
+        self.assertEqual([a["event"] for a in att if "sites" in a], ["exit"])
+
+    def test_torch_attribution_off_with_a_reason(self):
+        prog, _ = self.attrib_prog(self.TORCH_LOOP)
+        cases = {"backend": {"PYTORCH_CUDA_ALLOC_CONF": "backend:cudaMallocAsync"},
+                 "failed": {"STANDIN_TORCH_FAIL": "history"}}
+        for reason, extra in cases.items():
+            env = dict(extra, CUPROBE_ATTRIBUTE="1")
+            on = self.run_py([prog], env=env)
+            self.assertEqual(on[:3], self.run_py([prog], env=dict(env, CUPROBE_ATTRIBUTE="0"))[:3])
+            att = self.attrib(on[3])
+            self.assertEqual([a["event"] for a in att], ["off"], att)
+            self.assertEqual(att[0]["reason"], reason)
+            # The rest of the companion goes on.
+            self.assertIn("torch.exit", self.kinds(on[3]))
+            self.assertFalse([r for r in on[3] if r["kind"] == "log"])
+
+    def test_torch_attribution_caps_the_sites(self):
+        body = ("import torch\ntorch.cuda.init()\nkept = []\n" +
+                "".join("kept.append(torch.cuda._standin_alloc(%d << 10))\n" % (i + 1)
+                        for i in range(70)))
+        prog, _ = self.attrib_prog(body)
+        rc, out, err, recs = self.run_py([prog], env={"CUPROBE_ATTRIBUTE": "1"})
+        self.assertEqual((rc, err), (0, ""))
+        ex = [a for a in self.attrib(recs) if a["event"] == "exit"][0]
+        self.assertEqual((len(ex["sites"]), ex["sites_total"]), (64, 70))
+        sizes = sorted(b for _, b, _ in ex["sites"])
+        # The six smallest (1..6 KiB, rounded to 512 B) are summed, not listed.
+        self.assertEqual(sizes[0], 7 << 10)
+        self.assertEqual((ex["other_bytes"], ex["other_blocks"]), (21 << 10, 6))
+        self.assertEqual(len(ex["stacks"]), 64)
+
+    def test_cupy_attribution_names_the_keeping_line(self):
+        prog, m = self.attrib_prog(
+            "import threading\n"
+            "import cupy\n"
+            "MiB = 1 << 20\n"
+            "pool = cupy.get_default_memory_pool()\n"
+            "keep = []\n"
+            "for _ in range(5):\n"
+            "    c = pool.malloc(4 * MiB)  # KEEP\n"
+            "    t = pool.malloc(4 * MiB)  # TEMP\n"
+            "    pool.free(t)\n"
+            "    keep.append(c)\n"
+            "other = threading.Thread(target=lambda: keep.append(pool.malloc(MiB)))\n"
+            "other.start(); other.join()\n"
+            "print(len(keep), pool.used_bytes() >> 20)\n")
+        on = self.run_py([prog], env={"CUPROBE_ATTRIBUTE": "1"})
+        off = self.run_py([prog], env={"CUPROBE_ATTRIBUTE": "0"})
+        self.assertEqual(on[:3], off[:3])
+        self.assertEqual(on[1], "6 24\n")   # the thread's 1 MiB took a free 4 MiB chunk
+        att = self.attrib(on[3], "cupy.attrib")
+        self.assertEqual([a["event"] for a in att], ["on", "exit", "end"])
+        self.assertEqual(att[0]["thread"], "MainThread")
+        ex = att[1]
+        stacks = self.stacks([ex])
+        # The hook serves the thread that imported cupy: the other thread's
+        # megabyte is not counted.
+        self.assertEqual([(stacks[sid], b, n) for sid, b, n in ex["sites"]],
+                         [([[prog, m["KEEP"], "<module>"]], 20 * MiB, 5)])
+        self.assertEqual(ex["live_bytes"], 20 * MiB)
+
 
 class UnitTest(unittest.TestCase):
     def setUp(self):
@@ -453,6 +614,16 @@ class UnitTest(unittest.TestCase):
                              [(0, 1), (0, 2), (1, 2)])
         finally:
             del sys.modules["jax._src.xla_bridge"]
+
+    def test_attribute_switch(self):
+        from cuprobe_companion import _attrib
+
+        for text in ("1", "on", "TRUE", " yes "):
+            self.assertTrue(_attrib.enabled(text), text)
+        for text in ("0", "off", "False", "no"):
+            self.assertFalse(_attrib.enabled(text), text)
+        for text in ("", "auto", "maybe"):
+            self.assertEqual(_attrib.enabled(text), _attrib.DEFAULT_ON, text)
 
     def test_conf_expandable(self):
         from cuprobe_companion._torch import conf_expandable

@@ -144,6 +144,8 @@ class _Companion:
             self.watch_gap = 0.0
         self.sample_cost = _Cost()
         self.collectors = {}   # framework name -> collector
+        # framework name -> its attribution (_attrib.py), sampled with it
+        self.attributors = {}
         self.thread = None
         self.stop = None
         self.tick_cost = _Cost()
@@ -219,13 +221,18 @@ class _Companion:
         thread's CPU time to `cost`: wall time would also count the waits
         for the GIL while the program's threads run."""
         c0, w0 = time.thread_time(), time.perf_counter()
-        for name, collector in list(self.collectors.items()):
+        for name, collector in self._all():
             fn = getattr(collector, method, None)
             if fn is not None:
                 guarded(name + "." + method, fn)
                 if disabled():
                     return
         cost.add((time.thread_time() - c0) * 1e6, (time.perf_counter() - w0) * 1e6)
+
+    def _all(self):
+        """(name, collector) of every collector, then every attributor."""
+        return list(self.collectors.items()) + \
+            [(name + ".attrib", a) for name, a in self.attributors.items()]
 
     def sample(self):
         """One sample of every collector that has one, after a new segment."""
@@ -240,7 +247,7 @@ class _Companion:
             return
         self.exited = True
         self.stop_timer()
-        for name, collector in list(self.collectors.items()):
+        for name, collector in self._all():
             guarded(name + ".exit", collector.exit)
         if not disabled():
             t, g = self.tick_cost, self.sample_cost
@@ -307,6 +314,24 @@ def _make_collector(framework, module):
     return _others.JaxCollector(module, record, guarded)
 
 
+def _make_attributor(framework, module):
+    """The attribution of a framework just imported (torch.cuda or cupy), or
+    None when CUPROBE_ATTRIBUTE leaves it off or the framework has none."""
+    from . import _attrib
+
+    if not _attrib.enabled():
+        return None
+    if framework == "torch":
+        from . import _attrib_torch
+
+        return _attrib_torch.TorchAttrib(module, record, guarded)
+    if framework == "cupy":
+        from . import _attrib_cupy
+
+        return _attrib_cupy.CupyAttrib(module, record)
+    return None
+
+
 def on_framework(framework, module):
     """Called by the import hook when torch.cuda, cupy or jax has just been
     imported by the program."""
@@ -343,5 +368,9 @@ def _on_framework_locked(framework, module):
     atexit.register(_at_exit)
     state.info("attached", framework=framework)
     guarded(framework + ".attach", collector.attach)
+    attributor = _make_attributor(framework, module)
+    if attributor is not None and not disabled():
+        state.attributors[framework] = attributor
+        guarded(framework + ".attrib", attributor.attach)
     if not disabled():
         state.start_timer()
