@@ -358,8 +358,9 @@ def table(meta, runs, workloads=None):
     where = "%s GPU%s (%s)" % (meta.get("ngpu", "?"), "" if meta.get("ngpu") == 1 else "s",
                                meta.get("gpu", "unknown"))
     wall = meta.get("wall") or {}
-    out.append("`tests/gpu/accuracy/run.sh OUTDIR` on %s, %s, cuprobe %s; %d s%s."
-               % (where, meta.get("date", "?"), meta.get("commit", "?"),
+    out.append("`tests/gpu/accuracy/run.sh %sOUTDIR` on %s, %s, cuprobe %s; %d s%s."
+               % ("--attribute " if meta.get("attribute") else "", where, meta.get("date", "?"),
+                  meta.get("commit", "?"),
                   sum(wall.values()), " in %d shards" % len(wall) if len(wall) > 1 else ""))
     if meta.get("versions"):
         out += ["", "Frameworks: " + ", ".join("%s %s" % kv
@@ -458,7 +459,7 @@ def cuprobe_commit():
     return r.stdout.strip() or "unknown"
 
 
-def run_one(outdir, w, variant, keep_traces=False, limit=RUN_TIMEOUT):
+def run_one(outdir, w, variant, keep_traces=False, limit=RUN_TIMEOUT, attribute=False):
     """Run one variant under cuprobe (killed after limit seconds) and
     report it; the run's record.  The traces are removed once reported
     unless keep_traces."""
@@ -466,7 +467,8 @@ def run_one(outdir, w, variant, keep_traces=False, limit=RUN_TIMEOUT):
     tdir = os.path.join(outdir, tag)
     shutil.rmtree(tdir, ignore_errors=True)
     os.makedirs(tdir)
-    cmd = [CUPROBE, "run", "-o", os.path.join(tdir, "t.%p.trace"), "--"]
+    cmd = [CUPROBE, "run", "-o", os.path.join(tdir, "t.%p.trace")]
+    cmd += ["--attribute", "--"] if attribute else ["--"]
     launcher = w["launcher"] or ""
     if launcher.startswith("torchrun"):
         nproc = int(launcher.split(":")[1]) if ":" in launcher else w["gpus"]
@@ -560,7 +562,8 @@ def run_suite(args):
     meta = {"ngpu": ngpu, "gpu": ", ".join(sorted(set(gpu_query(
                 ["--query-gpu=name", "--format=csv,noheader"])))) or "unknown",
             "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
-            "commit": cuprobe_commit(), "versions": framework_versions(), "jobs": args.jobs}
+            "commit": cuprobe_commit(), "versions": framework_versions(), "jobs": args.jobs,
+            "attribute": args.attribute}
     shard = "%d/%d" % args.shard
 
     def one(w, variant):
@@ -579,7 +582,7 @@ def run_suite(args):
         limit = RUN_TIMEOUT if not deadline else \
             max(30, min(RUN_TIMEOUT, int(deadline + 90 - time.time())))
         try:
-            return run_one(outdir, w, variant, args.keep_traces, limit)
+            return run_one(outdir, w, variant, args.keep_traces, limit, args.attribute)
         except (OSError, ValueError, subprocess.SubprocessError) as e:
             return {"name": w["name"], "variant": variant, "status": "ran", "rc": "error",
                     "why": "%s: %s" % (type(e).__name__, e)}
@@ -680,6 +683,8 @@ def main(argv=None):
     p.add_argument("--table", action="store_true")
     p.add_argument("--docs", action="store_true")
     p.add_argument("--check", action="store_true")
+    p.add_argument("--attribute", action="store_true",
+                   help="run every workload under `cuprobe run --attribute`")
     args = p.parse_args(argv)
     if args.check:
         problems = check()
