@@ -69,13 +69,49 @@ static uint64_t jx_num_after(const char *s, const char *pat, const char **end)
     return v;
 }
 
+/* XLA's human-readable size at s ("26.21GiB", "512.0KiB", "100B"; the BFC
+ * allocator's message since jaxlib 0.4.3x): bytes, rounded as XLA printed
+ * them, or 0.  *end past the unit. */
+static uint64_t jx_human_bytes(const char *s, const char **end)
+{
+    static const char units[] = "KMGTPE";
+    char *e;
+    if (*s < '0' || *s > '9')
+        return 0;
+    double v = strtod(s, &e);
+    while (*e == ' ')
+        e++;
+    const char *u = strchr(units, *e);
+    if (*e && u && e[1] == 'i' && e[2] == 'B') {
+        for (int i = 0; i <= u - units; i++)
+            v *= 1024.0;
+        e += 3;
+    } else if (*e == 'B') {
+        e++;
+    } else {
+        return 0;
+    }
+    if (end)
+        *end = e;
+    return v > 0 && v < 1.8e19 ? (uint64_t)(v + 0.5) : 0;
+}
+
 uint64_t cp_jax_request(const char *msg, int64_t *ordinal)
 {
     const char *e = NULL;
     *ordinal = -1;
-    uint64_t v = jx_num_after(msg, "trying to allocate ", NULL);
-    if (v)
+    uint64_t v = jx_num_after(msg, "trying to allocate ", &e);
+    if (v && e && strncmp(e, " bytes", 6) == 0)
         return v;
+    /* "Out of memory while trying to allocate 26.21GiB with allocator
+     * GPU_0_bfc on device 0." */
+    const char *t = strstr(msg, "trying to allocate ");
+    if (t && (v = jx_human_bytes(t + 19, &e)) != 0) {
+        const char *o = strstr(e, " on device ");
+        if (o && o[11] >= '0' && o[11] <= '9')
+            *ordinal = strtoll(o + 11, NULL, 10);
+        return v;
+    }
     /* "Failed to allocate request for 2.99GiB (3206250496B) on device
      * ordinal 0": the exact count is the one in parentheses. */
     const char *r = strstr(msg, "allocate request for ");

@@ -44,9 +44,11 @@ typedef struct cp_jax_oom {
 int cp_jax_devs_parse(cp_jv rec, cp_jax_dev *out, int cap);
 
 /*! cp_jax_request() : the bytes an XLA out-of-memory message says were
- *  asked for: "Out of memory while trying to allocate N bytes", or "Failed
- *  to allocate request for 2.99GiB (3206250496B) on device ordinal D"
- *  (then *ordinal = D, else -1).  @return : the bytes, 0 when none. */
+ *  asked for: "Out of memory while trying to allocate N bytes", "... to
+ *  allocate 26.21GiB with allocator GPU_0_bfc on device D" (rounded as XLA
+ *  printed it), or "Failed to allocate request for 2.99GiB (3206250496B) on
+ *  device ordinal D" (with a device, *ordinal = D, else -1).
+ *  @return : the bytes, 0 when none. */
 uint64_t cp_jax_request(const char *msg, int64_t *ordinal);
 
 /*! cp_jax_oom_parse() : a jax.oom record.  @return : 0, or -1 when it is

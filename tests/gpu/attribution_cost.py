@@ -107,10 +107,14 @@ def _switch(usable, att, enter, leave):
     (enter) and out (leave), with its sampler asked while it is in.  Starts
     out; a no-op when attribution is unavailable."""
     asker = Asker(att.segment)
+    state = [True]          # att is attached (in) when the switch is made
 
     def switch(on):
-        if not usable:
+        # Blocks alternate off/on, on/off: the same state twice in a row is
+        # no change (CuPy's hook cannot be left twice).
+        if not usable or on == state[0]:
             return
+        state[0] = on
         if on:
             enter()
             asker.resume()
@@ -301,12 +305,14 @@ def main(argv):
     if argv[:1] == ["--worker"]:
         worker(argv[1], int(argv[2]))
         return 0
-    shim, reps, out = True, 5, None
+    shim, reps, out, only = True, 5, None, None
     args = list(argv)
     while args:
         a = args.pop(0)
         if a == "--no-shim":
             shim = False
+        elif a == "--only":             # gpt2, mlp or cupy: those rows alone
+            only = args.pop(0)
         elif a == "--reps":
             reps = int(args.pop(0))
         else:
@@ -316,6 +322,7 @@ def main(argv):
         shim = False
     t_start = time.monotonic()
     jobs = [(k, m, c) for k in ("gpt2", "mlp") for m, c in MODES] + [("cupy", "pool", "")]
+    jobs = [j for j in jobs if only in (None, j[0])]
     rows, failed, seen = [], 0, {}
     with tempfile.TemporaryDirectory(prefix="attribution-cost-") as tmp:
         for kind, mode, conf in jobs:

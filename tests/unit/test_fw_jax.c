@@ -24,6 +24,14 @@ static const struct {
     { "RESOURCE_EXHAUSTED: Failed to allocate request for 176.00MiB (184549376B) on device "
       "ordinal 3", 184549376, 3 },
     { "INTERNAL: Failed call: CUDA_ERROR_INVALID_DEVICE", 0, -1 },
+    /* jaxlib 0.7's BFC allocator on an H200: XLA's rounded size */
+    { "RESOURCE_EXHAUSTED: Out of memory while trying to allocate 26.21GiB with allocator "
+      "GPU_0_bfc on device 0. [executable_name='jit_broadcast_in_dim'] "
+      "[tf-allocator-allocation-error='']", 28142773207ull, 0 },
+    { "RESOURCE_EXHAUSTED: Out of memory while trying to allocate 512.0KiB with allocator "
+      "GPU_1_bfc on device 1.", 524288, 1 },
+    { "RESOURCE_EXHAUSTED: Out of memory while trying to allocate 100B.", 100, -1 },
+    { "RESOURCE_EXHAUSTED: Out of memory while trying to allocate 3.5XiB.", 0, -1 },
     { "RESOURCE_EXHAUSTED: Out of memory while trying to allocate bytes.", 0, -1 },
 };
 

@@ -30,6 +30,7 @@ Rules kept here:
 """
 import os
 import sys
+import threading
 import time
 
 from ._frames import LIBRARY_PACKAGES, is_user_frame, library_dirs
@@ -48,6 +49,28 @@ LIMITS = {"max_sites": MAX_SITES, "min_gap_ms": int(MIN_GAP_S * 1000),
            "duty_pct": int(DUTY * 100)}
 _ON = ("1", "on", "true", "yes")
 _OFF = ("0", "off", "false", "no")
+
+def in_companion_thread():
+    """Whether this is the companion's own timer thread (_core's; read
+    from sys.modules, not imported: _core imports this module)."""
+    core = sys.modules.get(__package__ + "._core")
+    t = getattr(getattr(core, "_state", None), "thread", None)
+    return t is not None and t is threading.current_thread()
+
+
+def imports_running():
+    """True while some thread executes a module's import (importlib marks
+    its spec _initializing for that time).  The companion's thread must not
+    import then: two threads importing modules that import each other (as
+    torch._dynamo and torch._inductor do) make Python's deadlock avoidance
+    hand one of them a partially initialised module, an ImportError in the
+    program."""
+    for m in list(sys.modules.values()):
+        spec = getattr(m, "__spec__", None)
+        if spec is not None and getattr(spec, "_initializing", False):
+            return True
+    return False
+
 
 def enabled(text=None):
     """Whether attribution is on, from CUPROBE_ATTRIBUTE (text when given):

@@ -12,7 +12,48 @@ none: each tensor is a driver allocation of its own.
 import sys
 import time
 
-from ._attrib import LIMITS, MAX_FRAMES, Sites, UserFiles
+from ._attrib import (LIMITS, MAX_FRAMES, Sites, UserFiles, imports_running,
+                      in_companion_thread)
+
+# torch's _snapshot() symbolizes Python frames through torch._inductor,
+# imported on first use (torch.__getattr__).
+SNAPSHOT_IMPORTS = ("torch._inductor",)
+
+
+def _importable(names):
+    import importlib.util
+
+    for m in names:
+        try:
+            if importlib.util.find_spec(m) is not None:
+                return True
+        except (ImportError, ValueError):
+            pass
+    return False
+
+
+def _snapshot_imports(in_program):
+    """Whether a snapshot can be taken without importing in this thread
+    while another imports.  In a thread of the program (its CUDA
+    initialisation, its OOM) the imports are made here, where the program
+    would make them; the companion's own thread waits until they are."""
+    missing = [m for m in SNAPSHOT_IMPORTS if m not in sys.modules]
+    if imports_running():
+        return False
+    if not missing:
+        return True
+    if not in_program:
+        # Not imported by the program's thread: a torch without them (the
+        # snapshot cannot import what is not there), else wait for them.
+        return not _importable(missing)
+    import importlib
+
+    for m in missing:
+        try:
+            importlib.import_module(m)
+        except ImportError:
+            pass        # a torch without it: its snapshot cannot import it either
+    return True
 
 # Samples taken at OOMs, the first ones of a process.
 MAX_OOM_SAMPLES = 8
@@ -81,6 +122,11 @@ class TorchAttrib:
             if history is None or rec is None or getattr(memory, "_snapshot", None) is None:
                 s.off("api", "this torch has no _record_memory_history")
                 return
+            # The snapshot's imports and the library paths (sysconfig), here
+            # in the program's thread when this is one, not later in ours.
+            if not in_companion_thread():
+                _snapshot_imports(True)
+                self.user.prepare()
             if history():
                 self.owner = "program"
             else:
@@ -113,6 +159,8 @@ class TorchAttrib:
         # converts: read it only once, at an OOM or at exit.
         if self.owner == "program" and event not in ("exit", "oom"):
             return
+        if not _snapshot_imports(not in_companion_thread()):
+            return          # a later tick, once the program's imports are done
         self.user.prepare()
         t0 = time.perf_counter()
         history = self._c("_cuda_isHistoryEnabled")
