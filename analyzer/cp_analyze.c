@@ -85,7 +85,14 @@ static void cp_read_reaped(cp_proc *p, const cp_trace_info *in, const cp_found *
 static int cp_read_trace(cp_proc *p, const cp_aopts *o, cp_progress *pg)
 {
     const char *err = NULL;
-    cp_dec *d = cp_dec_open(p->file, &err);
+    cp_stream *st = o->streams ? &o->streams[p->index] : NULL;
+    cp_dec *d;
+    if (st && st->fd >= 0) {
+        d = cp_dec_open_fd(st->fd, p->file, st->head, st->n_head, &err);
+        st->fd = -1;        /* the reader's now, closed on failure too */
+    } else {
+        d = cp_dec_open(p->file, &err);
+    }
     if (!d) {
         p->error = strdup(err ? err : "cannot open");
         return -1;
@@ -324,7 +331,7 @@ static int cp_analyze_serial(char **files, size_t n, const cp_aopts *o, cp_part 
     return rc;
 }
 
-int cp_analyze_traces(char **files, size_t n, const cp_aopts *o, cp_part *parts)
+static int cp_analyze_pool(char **files, size_t n, const cp_aopts *o, cp_part *parts)
 {
     /* A record hook (the Perfetto export) sees the traces in order. */
     int jobs = o->hook ? 1 : cp_analyze_jobs(o->jobs, n);
@@ -355,4 +362,16 @@ int cp_analyze_traces(char **files, size_t n, const cp_aopts *o, cp_part *parts)
     pthread_mutex_destroy(&pl.lock);
     free(th);
     return pl.oom ? -1 : 0;
+}
+
+int cp_analyze_traces(char **files, size_t n, const cp_aopts *o, cp_part *parts)
+{
+    int rc = cp_analyze_pool(files, n, o, parts);
+    /* Streams a failure left unread are closed all the same. */
+    for (size_t i = 0; o->streams && i < n; i++)
+        if (o->streams[i].fd >= 0) {
+            close(o->streams[i].fd);
+            o->streams[i].fd = -1;
+        }
+    return rc;
 }

@@ -22,6 +22,7 @@
 #include "cp_report.h"
 #include "cp_checks.h"
 #include "cp_discover.h"
+#include "cp_file.h"
 #include "cp_grow.h"
 #include "cp_outfile.h"
 #include "cp_summary.h"
@@ -85,6 +86,50 @@ static void cp_report_usage(FILE *o)
                "no process left by --pid/--rank.\n");
 }
 
+/* Open path as a stream when it is one ("-", a pipe: discovery passes on
+ * only what the user named that is not a regular file): a stream is read
+ * once, so its first bytes tell a summary from a trace here and go with
+ * it.  @return : 1 a stream (*st set, is_sum told), 0 not one. */
+static int cp_open_stream(const char *path, cp_stream *st, unsigned char *is_sum)
+{
+    if (!cp_file_is_stream(path))
+        return 0;
+    int fd = cp_file_open_in(path, CP_FILE_STREAM, NULL);
+    if (fd < 0)
+        return 0;       /* opened by path again, the reader says why */
+    st->fd = fd;
+    st->n_head = 0;
+    while (st->n_head < sizeof st->head) {
+        ssize_t r = read(fd, st->head + st->n_head, sizeof st->head - st->n_head);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r <= 0)
+            break;
+        st->n_head += (size_t)r;
+    }
+    *is_sum = cp_summary_is_head(st->head, st->n_head);
+    return 1;
+}
+
+/* A summary read from a stream opened by cp_open_stream(); closes it. */
+static int cp_summary_of_stream(const char *name, cp_stream *st, const cp_ropts *o,
+                                cp_part **parts, size_t *n, size_t *cap, char *err,
+                                size_t errcap)
+{
+    char *text;
+    size_t len;
+    int rc = cp_file_read_all(st->fd, st->head, st->n_head, &text, &len);
+    close(st->fd);
+    st->fd = -1;
+    if (rc != 0) {
+        snprintf(err, errcap, "%s: %s", name, strerror(-rc));
+        return rc;
+    }
+    rc = cp_summary_read_text(name, text, len, o->selected, parts, n, cap, err, errcap);
+    free(text);
+    return rc;
+}
+
 /* The processes of the run in input order: each trace analyzed (in
  * parallel), each summary's processes read back.  @return : 0, 1 when a
  * trace could not be read to its end, 2 a summary could not be read (said
@@ -93,27 +138,35 @@ static void cp_report_usage(FILE *o)
 static int cp_gather(const cp_ropts *o, char **in, size_t n_in, cp_part **parts,
                      size_t *n_parts)
 {
-    char **tr = calloc(n_in ? n_in : 1, sizeof *tr);
-    cp_part *tp = calloc(n_in ? n_in : 1, sizeof *tp);
-    unsigned char *is_sum = calloc(n_in ? n_in : 1, 1);
+    size_t n1 = n_in ? n_in : 1;
+    char **tr = calloc(n1, sizeof *tr);
+    cp_part *tp = calloc(n1, sizeof *tp);
+    unsigned char *is_sum = calloc(n1, 1);
+    cp_stream *st = malloc(n1 * sizeof *st), *tst = malloc(n1 * sizeof *tst);
     size_t n_tr = 0, cap = 0;
     int rc = 0;
     *parts = NULL;
     *n_parts = 0;
-    if (!tr || !tp || !is_sum) {
+    if (!tr || !tp || !is_sum || !st || !tst) {
         rc = -1;
         goto out_free;
     }
+    for (size_t i = 0; i < n1; i++)
+        st[i].fd = tst[i].fd = -1;
     for (size_t i = 0; i < n_in; i++) {
-        is_sum[i] = cp_summary_is(in[i]);
-        if (!is_sum[i])
+        if (!cp_open_stream(in[i], &st[i], &is_sum[i]))
+            is_sum[i] = cp_summary_is(in[i]);
+        if (!is_sum[i]) {
+            tst[n_tr] = st[i];
+            st[i].fd = -1;
             tr[n_tr++] = in[i];
+        }
     }
     cp_aopts ao = { .selected = o->selected, .found = o->found, .hook = o->hook,
                     .hook_ctx = o->hook_ctx,
                     .progress = o->progress, .jobs = o->jobs,
                     .timeline = o->timeline || o->html || o->summary,
-                    .ledger = o->ledger || o->html || o->summary };
+                    .ledger = o->ledger || o->html || o->summary, .streams = tst };
     if (cp_analyze_traces(tr, n_tr, &ao, tp) != 0)
         rc = -1;
     size_t k = 0;
@@ -131,7 +184,10 @@ static int cp_gather(const cp_ropts *o, char **in, size_t n_in, cp_part **parts,
         }
         char err[1024];
         size_t before = *n_parts;
-        int r = cp_summary_read(in[i], o->selected, parts, n_parts, &cap, err, sizeof err);
+        int r = st[i].fd >= 0
+                    ? cp_summary_of_stream(in[i], &st[i], o, parts, n_parts, &cap, err,
+                                           sizeof err)
+                    : cp_summary_read(in[i], o->selected, parts, n_parts, &cap, err, sizeof err);
         if (r != 0) {
             fprintf(stderr, "report: %s\n", err);
             rc = r == -ENOMEM ? -1 : 2;
@@ -141,8 +197,13 @@ static int cp_gather(const cp_ropts *o, char **in, size_t n_in, cp_part **parts,
             rc = (*parts)[k2].bad;
     }
 out_free:
+    for (size_t i = 0; st && i < n_in; i++)
+        if (st[i].fd >= 0)
+            close(st[i].fd);
     for (size_t i = 0; i < n_tr; i++)
         cp_part_free(&tp[i]);
+    free(st);
+    free(tst);
     free(tp);
     free(tr);
     free(is_sum);

@@ -10,8 +10,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "cp_checks.h"
+#include "cp_file.h"
 #include "cp_grow.h"
 #include "cp_jread.h"
 #include "cp_proc_fields.h"
@@ -256,7 +258,9 @@ static int cp_sr_timeline(cp_sr *r, const cp_jn *o, cp_proc *p)
             d >= 64 || s->dev[d])
             return cp_sr_fail(r, e, "a device timeline should be [device 0..63 (once), then "
                               "%zu buckets]", b->n);
-        s->dev[d] = calloc(CP_SER_N, sizeof *s->dev[d]);
+        /* A timeline read back is never fed again: its buckets in use are
+         * all it needs (a short run's is one of CP_SER_N). */
+        s->dev[d] = calloc(b->n ? b->n : 1, sizeof *s->dev[d]);
         if (!s->dev[d])
             return cp_sr_oom(r);
         for (size_t i = 0; i < b->n; i++)
@@ -504,8 +508,8 @@ static int cp_sr_part(cp_sr *r, const cp_jn *o, const unsigned char *selected, c
     return cp_sr_findings(r, o, selected, pt);
 }
 
-static int cp_sr_doc(cp_sr *r, const cp_jn *root, const unsigned char *selected,
-                     cp_part **parts, size_t *n, size_t *cap)
+/* The members before the processes: what the summary is, and who made it. */
+static int cp_sr_head(cp_sr *r, const cp_jn *root)
 {
     if (root->type != CP_J_OBJ)
         return cp_sr_fail(r, root, "not a cuprobe summary (not a JSON object)");
@@ -520,75 +524,118 @@ static int cp_sr_doc(cp_sr *r, const cp_jn *root, const unsigned char *selected,
                           "%d (make the summaries and the report with one cuprobe)",
                           ver->neg ? "-" : "", (unsigned long long)ver->u, CP_SUMMARY_VERSION);
     const cp_jn *made = cp_sr_get(r, root, "cuprobe", CP_J_STR);
-    const cp_jn *procs = cp_sr_get(r, root, "processes", CP_J_ARR);
     if (r->bad)
         return -1;
     if (strcmp(made->s, CP_VERSION) != 0)
         fprintf(stderr, "report: %s: made by cuprobe %s, read by %s: its findings may be worded "
                 "differently\n", r->file, made->s, CP_VERSION);
-    size_t first = *n;
-    for (size_t i = 0; i < procs->n; i++) {
-        if (procs->kid[i].type != CP_J_OBJ)
-            return cp_sr_fail(r, &procs->kid[i], "a process should be an object");
-        if (cp_grow((void **)parts, cap, *n + 1, sizeof **parts, 16))
-            return cp_sr_oom(r);
-        memset(&(*parts)[*n], 0, sizeof **parts);
-        (*n)++;
-        if (cp_sr_part(r, &procs->kid[i], selected, &(*parts)[*n - 1]) != 0)
-            break;
-    }
-    if (r->bad) {           /* all of this summary or nothing */
-        for (size_t i = first; i < *n; i++)
-            cp_part_free(&(*parts)[i]);
-        *n = first;
-        return -1;
-    }
     return 0;
+}
+
+/* Where the processes of a summary go, one at a time as they are parsed. */
+typedef struct cp_sr_into {
+    cp_sr *r;
+    const unsigned char *selected;
+    cp_part **parts;
+    size_t *n, *cap;
+    int head_read;
+} cp_sr_into;
+
+static int cp_sr_process(void *ctx, const cp_jn *top, size_t i, const cp_jn *proc)
+{
+    cp_sr_into *in = ctx;
+    cp_sr *r = in->r;
+    (void)i;
+    if (!in->head_read) {
+        in->head_read = 1;
+        if (cp_sr_head(r, top) != 0)
+            return -1;
+    }
+    if (proc->type != CP_J_OBJ)
+        return cp_sr_fail(r, proc, "a process should be an object");
+    if (cp_grow((void **)in->parts, in->cap, *in->n + 1, sizeof **in->parts, 16))
+        return cp_sr_oom(r);
+    memset(&(*in->parts)[*in->n], 0, sizeof **in->parts);
+    (*in->n)++;
+    return cp_sr_part(r, proc, in->selected, &(*in->parts)[*in->n - 1]);
+}
+
+int cp_summary_is_head(const void *head, size_t n)
+{
+    const char *c = head;
+    size_t i = 0;
+    while (i < n && (c[i] == ' ' || c[i] == '\n' || c[i] == '\t' || c[i] == '\r'))
+        i++;
+    return i < n && c[i] == '{';
 }
 
 int cp_summary_is(const char *path)
 {
-    FILE *f = fopen(path, "r");
-    if (!f)
+    /* Not a regular file: not a summary; the trace reader says what it is. */
+    int fd = cp_file_open_in(path, 0, NULL);
+    if (fd < 0)
         return 0;
-    int c;
-    while ((c = fgetc(f)) == ' ' || c == '\n' || c == '\t' || c == '\r')
-        ;
-    fclose(f);
-    return c == '{';
+    char head[256];
+    ssize_t r;
+    size_t i = 0;
+    do {
+        r = read(fd, head, sizeof head);
+        for (i = 0; r > 0 && i < (size_t)r && strchr(" \n\t\r", head[i]); i++)
+            ;
+    } while ((r > 0 && i == (size_t)r) || (r < 0 && errno == EINTR));
+    close(fd);
+    return r > 0 && cp_summary_is_head(head + i, (size_t)r - i);
+}
+
+int cp_summary_read_text(const char *name, const char *text, size_t len,
+                         const unsigned char *selected, cp_part **parts, size_t *n,
+                         size_t *cap, char *err, size_t errcap)
+{
+    cp_sr r = { .file = name, .err = err, .cap = errcap };
+    cp_sr_into in = { .r = &r, .selected = selected, .parts = parts, .n = n, .cap = cap };
+    size_t first = *n;
+    char perr[512];
+    /* Process by process: memory holds the nodes of one, not of all. */
+    cp_jdoc *d = cp_jdoc_parse_each(text, len, "processes", cp_sr_process, &in, perr,
+                                    sizeof perr);
+    if (!d && !r.bad) {
+        snprintf(err, errcap, "%s: %s", name, perr);
+        r.bad = strcmp(perr, "out of memory") == 0 ? -ENOMEM : -EINVAL;
+    }
+    if (d && !in.head_read)
+        cp_sr_head(&r, cp_jdoc_root(d));
+    if (d && !r.bad)
+        cp_sr_get(&r, cp_jdoc_root(d), "processes", CP_J_ARR);
+    cp_jdoc_free(d);
+    if (r.bad) {            /* all of this summary or nothing */
+        for (size_t i = first; i < *n; i++)
+            cp_part_free(&(*parts)[i]);
+        *n = first;
+    }
+    return r.bad;
 }
 
 int cp_summary_read(const char *path, const unsigned char *selected, cp_part **parts,
                     size_t *n, size_t *cap, char *err, size_t errcap)
 {
-    cp_sr r = { .file = path, .err = err, .cap = errcap };
-    struct stat st;
-    FILE *f = fopen(path, "r");
-    if (!f || fstat(fileno(f), &st) != 0) {
-        int e = errno;
-        snprintf(err, errcap, "%s: %s", path, strerror(e));
-        if (f)
-            fclose(f);
-        return -e;
+    mode_t mode = 0;
+    int fd = cp_file_open_in(path, 0, &mode);
+    if (fd < 0) {
+        if (fd == -EINVAL)
+            snprintf(err, errcap, "%s: %s, not a regular file", path, cp_file_kind(mode));
+        else
+            snprintf(err, errcap, "%s: %s", path, strerror(-fd));
+        return fd;
     }
-    char *text = malloc((size_t)st.st_size + 1);
-    size_t got = text ? fread(text, 1, (size_t)st.st_size, f) : 0;
-    int rerr = ferror(f);
-    fclose(f);
-    if (!text || rerr) {
-        free(text);
-        snprintf(err, errcap, "%s: %s", path, text ? "read error" : "out of memory");
-        return text ? -EIO : -ENOMEM;
+    char *text;
+    size_t len;
+    int rc = cp_file_read_all(fd, NULL, 0, &text, &len);
+    close(fd);
+    if (rc != 0) {
+        snprintf(err, errcap, "%s: %s", path, rc == -ENOMEM ? "out of memory" : "read error");
+        return rc;
     }
-    char perr[512];
-    cp_jdoc *d = cp_jdoc_parse(text, got, perr, sizeof perr);
-    if (!d) {
-        snprintf(err, errcap, "%s: %s", path, perr);
-        free(text);
-        return strcmp(perr, "out of memory") == 0 ? -ENOMEM : -EINVAL;
-    }
-    cp_sr_doc(&r, cp_jdoc_root(d), selected, parts, n, cap);
-    cp_jdoc_free(d);
+    rc = cp_summary_read_text(path, text, len, selected, parts, n, cap, err, errcap);
     free(text);
-    return r.bad;
+    return rc;
 }
