@@ -21,6 +21,7 @@
 
 #include "cp_report.h"
 #include "cp_checks.h"
+#include "cp_debuginfo.h"
 #include "cp_discover.h"
 #include "cp_file.h"
 #include "cp_grow.h"
@@ -34,6 +35,7 @@ typedef struct cp_ropts {
     unsigned char *selected;    /* [i]: run the i-th check of cp_checks() */
     int any_selected;
     int progress;
+    int debuginfod;             /* --debuginfod: fetch missing debug info by build id */
     const char *html;           /* --html FILE */
     const char *summary;        /* --summary FILE */
     char **in;                  /* the inputs, in order (argv's) */
@@ -70,6 +72,8 @@ static void cp_report_usage(FILE *o)
             "  --verbose           also list a finding's items one by one (a leak's addresses)\n"
             "  --brief             leave out the Why and Fix paragraphs\n"
             "  --no-symbolize      show module+offset instead of function and line\n"
+            "  --debuginfod        fetch debug info a module lacks here from the servers in\n"
+            "                      DEBUGINFOD_URLS (off: the report never uses the network)\n"
             "  --sites N           call sites listed per finding (text; default 5)\n"
             "  --no-progress       never draw the progress bar\n"
             "  --html FILE         also write a self-contained HTML page: memory over time\n"
@@ -384,6 +388,7 @@ static int cp_parse_args(int argc, char **argv, cp_ropts *o)
         { "--all-frames", &o->all_frames, 1 }, { "--verbose", &o->verbose, 1 },
         { "-v", &o->verbose, 1 },           { "--brief", &o->brief, 1 },
         { "--no-symbolize", &o->symbolize, 0 }, { "--no-progress", &o->progress, 0 },
+        { "--debuginfod", &o->debuginfod, 1 },
     };
     int opts = 1;
     for (int i = 1; i < argc; i++) {
@@ -501,6 +506,7 @@ int cp_report_main(int argc, char **argv)
         o.pfilter = &o.filter;
     o.found = &ps;
     cp_sym_config(o.symbolize, o.all_frames);
+    cp_debuginfo_server(o.debuginfod);
     cp_report rep = { .all_frames = o.all_frames, .max_sites = o.max_sites };
     /* The same file named twice (or through a link) is one process. */
     size_t nt = 0;
