@@ -224,8 +224,10 @@ static int cp_analyze_one(const char *file, size_t i, const cp_aopts *o, cp_part
     p->checks = NULL;
     cp_dec_close((cp_dec *)p->dec);
     p->dec = NULL;
-    /* What stays is bounded by call sites, not by what was live. */
+    /* What stays is bounded by call sites, not by what was live, and the
+     * timeline by the buckets it used. */
     cp_model_drop_live(p);
+    cp_series_freeze(p->series);
     return 0;
 }
 

@@ -242,7 +242,7 @@ static int cp_combine(const cp_ropts *o, cp_part *parts, size_t n, cp_report *re
         /* The rank comes from the header's environment (cp_run_build()
          * of this one process reads it; the run is built again below). */
         if (o->pfilter) {
-            cp_run_build(&p, 1);
+            cp_run_build(&p, 1, NULL);
             if (!cp_filter_keeps(o->pfilter, (long)p->pid, p->id.rank)) {
                 cp_part_free(&parts[i]);
                 continue;
@@ -263,7 +263,8 @@ static int cp_combine(const cp_ropts *o, cp_part *parts, size_t n, cp_report *re
         memset(&parts[i], 0, sizeof parts[i]);
     }
     rep->n_procs = kept;
-    cp_run_build(rep->procs, rep->n_procs);
+    if (cp_run_build(rep->procs, rep->n_procs, &rep->run) != 0)
+        return -1;
     size_t nc;
     const cp_check *const *all = cp_checks(&nc);
     for (size_t k = 0; k < nc; k++)

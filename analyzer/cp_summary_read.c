@@ -258,9 +258,7 @@ static int cp_sr_timeline(cp_sr *r, const cp_jn *o, cp_proc *p)
             d >= 64 || s->dev[d])
             return cp_sr_fail(r, e, "a device timeline should be [device 0..63 (once), then "
                               "%zu buckets]", b->n);
-        /* A timeline read back is never fed again: its buckets in use are
-         * all it needs (a short run's is one of CP_SER_N). */
-        s->dev[d] = calloc(b->n ? b->n : 1, sizeof *s->dev[d]);
+        s->dev[d] = calloc(CP_SER_N, sizeof *s->dev[d]);
         if (!s->dev[d])
             return cp_sr_oom(r);
         for (size_t i = 0; i < b->n; i++)
@@ -269,6 +267,7 @@ static int cp_sr_timeline(cp_sr *r, const cp_jn *o, cp_proc *p)
             else if (cp_sr_serdev(r, &e->kid[i + 1], &s->dev[d][i]) != 0)
                 return -1;
     }
+    cp_series_freeze(s);
     return 0;
 }
 

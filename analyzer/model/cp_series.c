@@ -25,6 +25,12 @@ cp_series *cp_series_new(void)
     cp_series *s = calloc(1, sizeof *s);
     if (!s)
         return NULL;
+    s->b = calloc(CP_SER_N, sizeof *s->b);
+    s->now = calloc(64, sizeof *s->now);
+    if (!s->b || !s->now) {
+        cp_series_free(s);
+        return NULL;
+    }
     s->cur = -1;
     s->width = CP_SER_W0;
     s->types = CP_SER_TYPES_LEAN | 1ull << CP_REC_FREE | 1ull << CP_REC_COPY;
@@ -39,7 +45,29 @@ void cp_series_free(cp_series *s)
     for (int d = 0; d < CP_MAX_DEV; d++)
         free(s->dev[d]);
     cp_map_free(&s->lib_stack);
+    free(s->b);
+    free(s->now);
     free(s);
+}
+
+void cp_series_freeze(cp_series *s)
+{
+    if (!s || !s->now)
+        return;
+    free(s->now);
+    s->now = NULL;
+    cp_map_free(&s->lib_stack);
+    size_t n = s->cur >= 0 ? (size_t)s->cur + 1 : 1;
+    /* Shrinking never fails to keep what was there: on a NULL the larger
+     * block stays. */
+    cp_ser_bucket *b = realloc(s->b, n * sizeof *b);
+    if (b)
+        s->b = b;
+    for (int d = 0; d < CP_MAX_DEV; d++) {
+        cp_ser_dev *v = s->dev[d] ? realloc(s->dev[d], n * sizeof *v) : NULL;
+        if (v)
+            s->dev[d] = v;
+    }
 }
 
 const char *cp_holder_name(int h)

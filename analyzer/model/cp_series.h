@@ -76,9 +76,10 @@ typedef struct cp_series {
     uint64_t t0, width, t_end;  /* start and bucket width (trace clock, ns), last record */
     int cur;                    /* the bucket being filled, -1 before the first */
     int n_dev;                  /* devices with a timeline */
-    cp_ser_bucket b[CP_SER_N];
-    cp_ser_dev *dev[64];        /* CP_SER_N each, allocated on first use */
-    cp_ser_now now[64];
+    cp_ser_bucket *b;           /* CP_SER_N; cp_series_n() once frozen */
+    cp_ser_dev *dev[64];        /* CP_SER_N each, allocated on first use;
+                                 * cp_series_n() once frozen */
+    cp_ser_now *now;            /* [64]; NULL once frozen */
     cp_ser_oom oom[CP_SER_OOMS];
     int n_oom;
     uint64_t n_oom_all;
@@ -97,6 +98,13 @@ cp_series *cp_series_new(void);
 
 /*! cp_series_free() : free s (NULL is fine). */
 void cp_series_free(cp_series *s);
+
+/*! cp_series_freeze() : s will not be fed again (its trace was read, or it
+ *  was read back from a summary): drop the live state and keep only the
+ *  buckets in use, which is all cp_series_n() and cp_series_dev() show.
+ *  A run of thousands of processes then holds a few hundred bytes of
+ *  timeline for a short one, not 27 KiB plus 48 KiB a device. */
+void cp_series_freeze(cp_series *s);
 
 /*! cp_series_lean() : from now on s (new, nothing fed yet) keeps only what
  *  cp_series_max_in() reads: each device's most held per bucket (the text
