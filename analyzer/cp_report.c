@@ -36,6 +36,7 @@ typedef struct cp_ropts {
     int any_selected;
     int progress;
     int debuginfod;             /* --debuginfod: fetch missing debug info by build id */
+    long max_live;              /* --max-live N, 0: CUPROBE_MAX_LIVE or the default */
     const char *html;           /* --html FILE */
     const char *summary;        /* --summary FILE */
     char **in;                  /* the inputs, in order (argv's) */
@@ -82,6 +83,8 @@ static void cp_report_usage(FILE *o)
             "                      of a report; `report FILE...` merges summaries (and traces)\n"
             "  --jobs N, -j N      analyze N traces at a time (default: the online CPUs,\n"
             "                      at most CUPROBE_JOBS)\n"
+            "  --max-live N        past N live allocations in a process, count new ones by\n"
+            "                      call site only (default CUPROBE_MAX_LIVE, else 20000000)\n"
             "checks:");
     for (size_t i = 0; i < n; i++)
         fprintf(o, " %s", all[i]->id);
@@ -320,6 +323,19 @@ static int cp_write_html(const char *path, cp_report *rep, const cp_out_opts *oo
 
 /* --- main ------------------------------------------------------------------------------- */
 
+/* The live-allocation bound in force: --max-live (opt), else
+ * CUPROBE_MAX_LIVE (a bad value is said and ignored, as CUPROBE_JOBS's),
+ * else the model's default. */
+static void cp_max_live_set(long opt)
+{
+    long n = opt;
+    const char *e = getenv("CUPROBE_MAX_LIVE");
+    if (!n && e && *e &&
+        cp_opt_long("report", "CUPROBE_MAX_LIVE", e, 1, CP_MAX_LIVE_MOST, &n) != 0)
+        n = 0;
+    cp_model_max_live((uint64_t)n);
+}
+
 /* Options that would do nothing together are refused, never ignored. */
 static int cp_report_combos(const cp_ropts *o)
 {
@@ -419,6 +435,9 @@ static int cp_parse_args(int argc, char **argv, cp_ropts *o)
                 return -1;
             }
             *(a[2] == 'h' ? &o->html : &o->summary) = v;
+        } else if (strcmp(a, "--max-live") == 0) {
+            if (cp_opt_long("report", a, v, 1, CP_MAX_LIVE_MOST, &o->max_live) != 0)
+                return -1;
         } else if (strcmp(a, "--jobs") == 0 || strcmp(a, "-j") == 0) {
             if (cp_opt_long("report", a, v, 1, 1024, &k) != 0)
                 return -1;
@@ -508,6 +527,7 @@ int cp_report_main(int argc, char **argv)
     o.found = &ps;
     cp_sym_config(o.symbolize, o.all_frames);
     cp_debuginfo_server(o.debuginfod);
+    cp_max_live_set(o.max_live);
     cp_report rep = { .all_frames = o.all_frames, .max_sites = o.max_sites };
     /* The same file named twice (or through a link) is one process. */
     size_t nt = 0;
@@ -601,6 +621,7 @@ int cp_report_collect_with(char **files, size_t n, const cp_collect_opts *co, cp
         return -1;
     memset(o.selected, co->checks ? 1 : 0, nc);
     cp_sym_config(co->symbolize, 0);
+    cp_max_live_set(0);
     memset(rep, 0, sizeof *rep);
     rep->max_sites = o.max_sites;
     int rc = cp_collect(&o, files, (int)n, rep);

@@ -148,17 +148,16 @@ static void cp_top_rescan(cp_series *s, cp_proc *p)
         }
     if (!any)
         return;
-    const cp_map *maps[2] = { &p->live_dev, &p->live_vmm };
+    const cp_lives *maps[2] = { &p->live_dev, &p->live_vmm };
     for (int i = 0; i < 2; i++) {
         size_t it = 0;
-        uint64_t key;
         const cp_live *l;
-        while ((l = cp_map_next(maps[i], &it, &key))) {
+        while ((l = cp_lives_next(maps[i], &it))) {
             if (l->dev < 0 || l->dev >= CP_MAX_DEV || cp_hold_of_kind(l->kind) < 0)
                 continue;
             cp_ser_now *n = &s->now[l->dev];
             if (n->top_dirty)
-                cp_top_insert(n, key, l->size, l->stack, l->ts);
+                cp_top_insert(n, l->ptr, l->size, l->stack, l->ts);
         }
     }
     for (int d = 0; d < CP_MAX_DEV; d++)
