@@ -265,6 +265,19 @@ static void gen_nobinary(void)
     finish(20);
 }
 
+/* A cuMemAlloc_v2 of size at ptr on device 0, from stack. */
+static void put_alloc(uint64_t stack, uint64_t ptr, uint64_t size)
+{
+    F_BEGIN;
+    f = ev(f, A_ALLOC, 0, 0xc0, 0, 0, 3000, stack);
+    f = cp_put_u(f, CP_MK_DEVICE);
+    f = cp_put_u(f, ptr);
+    f = cp_put_u(f, size);
+    f = cp_put_u(f, 0);
+    f = cp_put_u(f, 0);
+    F_END(CP_REC_ALLOC, 1);
+}
+
 /* n allocations, none freed: addresses ascending, sizes and stacks drawn
  * as in the mix. */
 static void gen_live(uint64_t n)
@@ -275,14 +288,7 @@ static void gen_live(uint64_t n)
         uint64_t r = rnd();
         uint64_t size = 256ull << ((r >> 32) % 8);
         g_ts += 200 + (r >> 20) % 2000;
-        F_BEGIN;
-        f = ev(f, A_ALLOC, 0, 0xc0, 0, 0, 3000, 1 + (r >> 8) % g_stacks);
-        f = cp_put_u(f, CP_MK_DEVICE);
-        f = cp_put_u(f, next_ptr);
-        f = cp_put_u(f, size);
-        f = cp_put_u(f, 0);
-        f = cp_put_u(f, 0);
-        F_END(CP_REC_ALLOC, 1);
+        put_alloc(1 + (r >> 8) % g_stacks, next_ptr, size);
         next_ptr += size;
     }
     finish(n);
@@ -306,13 +312,7 @@ static void gen_mix(uint64_t n, size_t live_max)
         int alloc = what < 50 && (r >> 48) % 100 < g_bias;
         if (what < 50 && alloc && nlive < live_max) {
             uint64_t size = 256ull << ((r >> 32) % 16);
-            f = ev(f, A_ALLOC, 0, 0xc0, 0, 0, 3000, stack);
-            f = cp_put_u(f, CP_MK_DEVICE);
-            f = cp_put_u(f, next_ptr);
-            f = cp_put_u(f, size);
-            f = cp_put_u(f, 0);
-            f = cp_put_u(f, 0);
-            F_END(CP_REC_ALLOC, 1);
+            put_alloc(stack, next_ptr, size);
             live[nlive] = next_ptr;
             lsz[nlive++] = size;
             next_ptr += size + 256;
