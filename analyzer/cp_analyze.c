@@ -197,6 +197,8 @@ static int cp_analyze_one(const char *file, size_t i, const cp_aopts *o, cp_part
     if (!p)
         return -1;
     pt->proc = p;
+    if (cp_series_start(p->series) != 0)
+        return -1;
     if (!o->timeline)
         cp_series_lean(p->series);
     if (o->ledger) {

@@ -242,6 +242,8 @@ static int cp_sr_timeline(cp_sr *r, const cp_jn *o, cp_proc *p)
     if (s->cur < -1 || s->cur >= CP_SER_N || s->n_oom < 0 || s->n_oom > CP_SER_OOMS ||
         !s->width || b->n != (size_t)cp_series_n(s) || om->n != (size_t)s->n_oom)
         return cp_sr_fail(r, sc, "a timeline that does not add up (buckets, width or OOMs)");
+    if (cp_series_buckets(s, b->n) != 0)
+        return cp_sr_oom(r);
     /* 0: the same as the bucket before. */
     for (size_t i = 0; i < b->n; i++)
         if (i && cp_sr_same(&b->kid[i]))
@@ -258,7 +260,8 @@ static int cp_sr_timeline(cp_sr *r, const cp_jn *o, cp_proc *p)
             d >= 64 || s->dev[d])
             return cp_sr_fail(r, e, "a device timeline should be [device 0..63 (once), then "
                               "%zu buckets]", b->n);
-        s->dev[d] = calloc(CP_SER_N, sizeof *s->dev[d]);
+        /* Frozen below: the buckets in use are all it keeps. */
+        s->dev[d] = calloc(b->n ? b->n : 1, sizeof *s->dev[d]);
         if (!s->dev[d])
             return cp_sr_oom(r);
         for (size_t i = 0; i < b->n; i++)

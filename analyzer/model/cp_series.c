@@ -25,12 +25,6 @@ cp_series *cp_series_new(void)
     cp_series *s = calloc(1, sizeof *s);
     if (!s)
         return NULL;
-    s->b = calloc(CP_SER_N, sizeof *s->b);
-    s->now = calloc(64, sizeof *s->now);
-    if (!s->b || !s->now) {
-        cp_series_free(s);
-        return NULL;
-    }
     s->cur = -1;
     s->width = CP_SER_W0;
     s->types = CP_SER_TYPES_LEAN | 1ull << CP_REC_FREE | 1ull << CP_REC_COPY;
@@ -48,6 +42,24 @@ void cp_series_free(cp_series *s)
     free(s->b);
     free(s->now);
     free(s);
+}
+
+int cp_series_start(cp_series *s)
+{
+    if (!s->b)
+        s->b = calloc(CP_SER_N, sizeof *s->b);
+    if (!s->now)
+        s->now = calloc(64, sizeof *s->now);
+    return s->b && s->now ? 0 : -ENOMEM;
+}
+
+int cp_series_buckets(cp_series *s, size_t n)
+{
+    free(s->now);
+    s->now = NULL;
+    free(s->b);
+    s->b = calloc(n ? n : 1, sizeof *s->b);
+    return s->b ? 0 : -ENOMEM;
 }
 
 void cp_series_freeze(cp_series *s)

@@ -23,7 +23,8 @@
 static cp_proc *proc_new(const char *file, int index)
 {
     cp_proc *p = cp_proc_new(file, index);
-    if (p && !(p->series = cp_series_new())) {
+    if (p && (!(p->series = cp_series_new()) || cp_series_start(p->series) != 0)) {
+        cp_series_free(p->series);
         cp_proc_free(p);
         return NULL;
     }
