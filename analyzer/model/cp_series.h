@@ -113,8 +113,8 @@ void cp_series_free(cp_series *s);
 /*! cp_series_freeze() : s will not be fed again (its trace was read, or it
  *  was read back from a summary): drop the live state and keep only the
  *  buckets in use, which is all cp_series_n() and cp_series_dev() show.
- *  A run of thousands of processes then holds a few hundred bytes of
- *  timeline for a short one, not 27 KiB plus 48 KiB a device. */
+ *  A run of thousands of short processes then holds the few buckets each
+ *  used, not CP_SER_N of each. */
 void cp_series_freeze(cp_series *s);
 
 /*! cp_series_lean() : from now on s (new, nothing fed yet) keeps only what

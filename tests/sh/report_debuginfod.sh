@@ -3,8 +3,8 @@
 # the network: a stripped module whose debug information is nowhere here,
 # with DEBUGINFOD_URLS naming a server that accepts and never answers, is
 # reported at once from its symbol table and the server sees no connection
-# (elfutils' own search asks it, and waits 90 s per module).  With
-# --debuginfod the report does ask, and says so.
+# (elfutils' own search would ask it, and wait for it module by module).
+# With --debuginfod the report does ask, and says so.
 ROOT=${ROOT:-$(cd "$(dirname "$0")/../.." && pwd)}
 . "$ROOT/tests/sh/lib.sh"
 . "$ROOT/tests/sh/lib_module.sh"

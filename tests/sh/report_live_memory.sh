@@ -2,10 +2,10 @@
 # report_live_memory.sh - what the report holds per live allocation: a
 # trace of 1,000,000 allocations never freed (bench/gen_trace.c -k live) may
 # take at most 100 bytes of peak RSS per allocation more than a trace of
-# 1,000 (it took about 160 before the live set was laid out for memory;
-# 56 to 64 now).  Past --max-live (or CUPROBE_MAX_LIVE) allocations are
-# counted by call site only: the peak stays small, the memory held is still
-# all there, and the report says so.
+# 1,000 (the live set is laid out for 56 to 64: analyzer/model/cp_live.h).
+# Past --max-live (or CUPROBE_MAX_LIVE) allocations are counted by call
+# site only: the peak stays small, the memory held is still all there, and
+# the report says so.
 ROOT=${ROOT:-$(cd "$(dirname "$0")/../.." && pwd)}
 . "$ROOT/tests/sh/lib.sh"
 GEN="$B/bench/gen_trace"
