@@ -93,6 +93,13 @@ static void cp_report_usage(FILE *o)
                "no process left by --pid/--rank.\n");
 }
 
+/* Whether each process's ledger is kept: the page and a summary written
+ * show it, stats and diff read it. */
+static int cp_wants_ledger(const cp_ropts *o)
+{
+    return o->ledger || o->html || o->summary;
+}
+
 /* Open path as a stream when it is one ("-", a pipe: discovery passes on
  * only what the user named that is not a regular file): a stream is read
  * once, so its first bytes tell a summary from a trace here and go with
@@ -132,7 +139,8 @@ static int cp_summary_of_stream(const char *name, cp_stream *st, const cp_ropts 
         snprintf(err, errcap, "%s: %s", name, strerror(-rc));
         return rc;
     }
-    rc = cp_summary_read_text(name, text, len, o->selected, parts, n, cap, err, errcap);
+    rc = cp_summary_read_text(name, text, len, o->selected, cp_wants_ledger(o), parts, n, cap,
+                              err, errcap);
     free(text);
     return rc;
 }
@@ -173,7 +181,7 @@ static int cp_gather(const cp_ropts *o, char **in, size_t n_in, cp_part **parts,
                     .hook_ctx = o->hook_ctx,
                     .progress = o->progress, .jobs = o->jobs,
                     .timeline = o->timeline || o->html || o->summary,
-                    .ledger = o->ledger || o->html || o->summary, .streams = tst };
+                    .ledger = cp_wants_ledger(o), .streams = tst };
     if (cp_analyze_traces(tr, n_tr, &ao, tp) != 0)
         rc = -1;
     size_t k = 0;
@@ -194,7 +202,8 @@ static int cp_gather(const cp_ropts *o, char **in, size_t n_in, cp_part **parts,
         int r = st[i].fd >= 0
                     ? cp_summary_of_stream(in[i], &st[i], o, parts, n_parts, &cap, err,
                                            sizeof err)
-                    : cp_summary_read(in[i], o->selected, parts, n_parts, &cap, err, sizeof err);
+                    : cp_summary_read(in[i], o->selected, cp_wants_ledger(o), parts, n_parts,
+                                      &cap, err, sizeof err);
         if (r != 0) {
             fprintf(stderr, "report: %s\n", err);
             rc = r == -ENOMEM ? -1 : 2;

@@ -40,18 +40,20 @@ int cp_summary_write(const char *path, const cp_part *parts, size_t n,
 
 /*! cp_summary_read() : append the processes of summary path to
  *  (*parts)[*n..] (*cap entries allocated, grown as needed); findings of
- *  checks not selected[] are left out.
+ *  checks not selected[] are left out, and so is each process's ledger
+ *  unless ledger is set (the page, stats and diff read it; the report of a
+ *  trace has none either).
  *  @return : 0; -EINVAL with "FILE: offset N: reason" in err when the file
  *  is not a summary this analyzer reads, is damaged or is truncated (no part
  *  of it is kept); -ENOMEM; or -errno when it cannot be read. */
-int cp_summary_read(const char *path, const unsigned char *selected, cp_part **parts,
-                    size_t *n, size_t *cap, char *err, size_t errcap);
+int cp_summary_read(const char *path, const unsigned char *selected, int ledger,
+                    cp_part **parts, size_t *n, size_t *cap, char *err, size_t errcap);
 
 /*! cp_summary_read_text() : cp_summary_read() on the len bytes of text (a
  *  summary read from a stream); name is used in messages. */
 int cp_summary_read_text(const char *name, const char *text, size_t len,
-                         const unsigned char *selected, cp_part **parts, size_t *n,
-                         size_t *cap, char *err, size_t errcap);
+                         const unsigned char *selected, int ledger, cp_part **parts,
+                         size_t *n, size_t *cap, char *err, size_t errcap);
 
 /*! cp_summary_ledger_write() : the "ledger" member of pt's process into b
  *  (cp_summary_ledger.c; nothing when it has no ledger). */

@@ -25,6 +25,7 @@ typedef struct cp_sr {
     char *err;
     size_t cap;
     int bad;                /* -EINVAL or -ENOMEM once something failed */
+    int ledger;             /* read each process's ledger (else left in the text) */
 } cp_sr;
 
 static int cp_sr_fail(cp_sr *r, const cp_jn *at, const char *fmt, ...)
@@ -504,7 +505,9 @@ static int cp_sr_part(cp_sr *r, const cp_jn *o, const unsigned char *selected, c
     const cp_jn *at = NULL;
     if (r->bad || cp_sr_timeline(r, o, p) || cp_sr_sites(r, o, &p->stacks))
         return -1;
-    int lr = cp_summary_ledger_read(p, o, &at);
+    /* A ledger is the bulk of a process (its call-time histograms):
+     * read only for a reader of it. */
+    int lr = r->ledger ? cp_summary_ledger_read(p, o, &at) : 0;
     if (lr)
         return lr == -ENOMEM ? cp_sr_oom(r) : cp_sr_fail(r, at, "a ledger value is wrong");
     return cp_sr_findings(r, o, selected, pt);
@@ -590,10 +593,10 @@ int cp_summary_is(const char *path)
 }
 
 int cp_summary_read_text(const char *name, const char *text, size_t len,
-                         const unsigned char *selected, cp_part **parts, size_t *n,
-                         size_t *cap, char *err, size_t errcap)
+                         const unsigned char *selected, int ledger, cp_part **parts,
+                         size_t *n, size_t *cap, char *err, size_t errcap)
 {
-    cp_sr r = { .file = name, .err = err, .cap = errcap };
+    cp_sr r = { .file = name, .err = err, .cap = errcap, .ledger = ledger };
     cp_sr_into in = { .r = &r, .selected = selected, .parts = parts, .n = n, .cap = cap };
     size_t first = *n;
     char perr[512];
@@ -617,8 +620,8 @@ int cp_summary_read_text(const char *name, const char *text, size_t len,
     return r.bad;
 }
 
-int cp_summary_read(const char *path, const unsigned char *selected, cp_part **parts,
-                    size_t *n, size_t *cap, char *err, size_t errcap)
+int cp_summary_read(const char *path, const unsigned char *selected, int ledger,
+                    cp_part **parts, size_t *n, size_t *cap, char *err, size_t errcap)
 {
     mode_t mode = 0;
     int fd = cp_file_open_in(path, 0, &mode);
@@ -637,7 +640,7 @@ int cp_summary_read(const char *path, const unsigned char *selected, cp_part **p
         snprintf(err, errcap, "%s: %s", path, rc == -ENOMEM ? "out of memory" : "read error");
         return rc;
     }
-    rc = cp_summary_read_text(path, text, len, selected, parts, n, cap, err, errcap);
+    rc = cp_summary_read_text(path, text, len, selected, ledger, parts, n, cap, err, errcap);
     free(text);
     return rc;
 }
