@@ -126,13 +126,17 @@ static int cp_api_kind_of(const char *n)
     return CP_API_OTHER;
 }
 
+/* The api ids p->api_kind caches. */
+#define CP_API_KIND_IDS 4096
+
 int cp_model_api_kind(cp_proc *p, const cp_record *r)
 {
     uint64_t id = r->ev.api;
-    if (id < sizeof p->api_kind && p->api_kind[id])
+    if (id < CP_API_KIND_IDS && p->api_kind && p->api_kind[id])
         return p->api_kind[id] - 1;
     int k = cp_api_kind_of(p->dec ? cp_dec_api_name(p->dec, id) : NULL);
-    if (id < sizeof p->api_kind && p->dec && cp_dec_api_name(p->dec, id))
+    if (id < CP_API_KIND_IDS && p->dec && cp_dec_api_name(p->dec, id) &&
+        (p->api_kind || (p->api_kind = calloc(CP_API_KIND_IDS, 1))))
         p->api_kind[id] = (uint8_t)(k + 1);
     return k;
 }
@@ -587,6 +591,8 @@ int cp_model_feed(cp_proc *p, const cp_dec *d, const cp_record *r)
 
 void cp_model_drop_live(cp_proc *p)
 {
+    free(p->api_kind);
+    p->api_kind = NULL;
     cp_map_free(&p->live_over);
     cp_lives_free(&p->live_dev);
     cp_lives_free(&p->live_host);

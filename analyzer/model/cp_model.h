@@ -183,7 +183,9 @@ typedef struct cp_proc {
     cp_map streams;             /* stream -> cp_stream_info */
     int primary_refs[CP_MAX_DEV];
     uint64_t primary_ctx[CP_MAX_DEV];
-    uint8_t api_kind[4096];     /* api id -> enum cp_api_kind + 1, 0 = not looked up */
+    uint8_t *api_kind;          /* CP_API_KIND_IDS: api id -> enum cp_api_kind + 1, 0 =
+                                 * not looked up; made at the first lookup, dropped
+                                 * with the live state (a process read back has none) */
     /* libraries and frameworks */
     cp_lib *libs;
     size_t n_libs, cap_libs;

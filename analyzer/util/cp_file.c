@@ -3,6 +3,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -70,7 +71,13 @@ int cp_file_is_stream(const char *path)
 
 int cp_file_read_all(int fd, const void *head, size_t n_head, char **buf, size_t *len)
 {
+    /* A regular file's size is known: one buffer of it (and a byte more,
+     * where the read that finds the end goes), not a doubling of copies. */
+    struct stat st;
     size_t cap = n_head + 65536, n = n_head;
+    if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0 &&
+        (uint64_t)st.st_size < SIZE_MAX / 2)
+        cap = n_head + (size_t)st.st_size + 1;
     char *b = malloc(cap + 1);
     *buf = NULL;
     if (!b)
