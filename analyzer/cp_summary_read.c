@@ -143,12 +143,6 @@ static const char *cp_it_intern(cp_sr_it *it)
     return s;
 }
 
-static void cp_it_chars(cp_sr_it *it, char *buf, size_t cap)
-{
-    const cp_jn *v = cp_it_str(it);
-    snprintf(buf, cap, "%s", v ? v->s : "");
-}
-
 static void cp_it_hex(cp_sr_it *it, uint8_t *out, size_t n)
 {
     const cp_jn *v = cp_it_str(it);
@@ -172,7 +166,6 @@ static void cp_it_hex(cp_sr_it *it, uint8_t *out, size_t n)
 #define CNT_I(f) +1
 #define CNT_S(f) +1
 #define CNT_K(f) +1
-#define CNT_C(f) +1
 #define CNT_H(f) +1
 #define CNT_UA(f, n) +(n)
 #define RD(K, ...) RD_##K(__VA_ARGS__)
@@ -180,7 +173,6 @@ static void cp_it_hex(cp_sr_it *it, uint8_t *out, size_t n)
 #define RD_I(f) x->f = (__typeof__(x->f))cp_it_i(&it);
 #define RD_S(f) free(x->f); x->f = cp_it_dup(&it);
 #define RD_K(f) x->f = cp_it_intern(&it);
-#define RD_C(f) cp_it_chars(&it, x->f, sizeof x->f);
 #define RD_H(f) cp_it_hex(&it, x->f, sizeof x->f);
 #define RD_UA(f, n) for (size_t k_ = 0; k_ < (n); k_++) x->f[k_] = cp_it_u(&it);
 
@@ -470,9 +462,13 @@ static int cp_sr_part(cp_sr *r, const cp_jn *o, const unsigned char *selected, c
         last->n != CP_LAST_EVENTS)
         return cp_sr_fail(r, pv, "the device count does not match \"dev\" and \"mem\" (or "
                           "\"last\" does not hold %d events)", CP_LAST_EVENTS);
-    for (int d = 0; d < nd; d++)
+    for (int d = 0; d < nd; d++) {
         if (cp_sr_devinfo(r, &dev->kid[d], &p->dev[d]) || cp_sr_devmem(r, &mem->kid[d], &p->mem[d]))
             return -1;
+        /* A device seen has a name to print, if an empty one. */
+        if (p->dev[d].seen && !p->dev[d].name)
+            p->dev[d].name = "";
+    }
     for (int i = 0; i < CP_LAST_EVENTS; i++)
         if (cp_sr_last(r, &last->kid[i], &p->last[i]))
             return -1;

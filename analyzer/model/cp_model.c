@@ -502,11 +502,12 @@ static int cp_model_apply(cp_proc *p, const cp_dec *d, const cp_record *r, cp_li
         if (o >= CP_MAX_DEV)
             return 0;
         cp_devinfo *di = &p->dev[o];
+        /* Interned: every process of a run names the same few GPUs, and a
+         * process is not worth a name buffer per possible device. */
+        di->name = cp_sym_intern(r->u.device.name.p, r->u.device.name.n);
+        if (!di->name)
+            return -ENOMEM;
         di->seen = 1;
-        size_t n = r->u.device.name.n < sizeof di->name - 1 ? r->u.device.name.n
-                                                            : sizeof di->name - 1;
-        memcpy(di->name, r->u.device.name.p, n);
-        di->name[n] = 0;
         memcpy(di->uuid, r->u.device.uuid, 16);
         di->pci_domain = r->u.device.pci_domain;
         di->pci_bus = r->u.device.pci_bus;

@@ -41,7 +41,8 @@ enum cp_api_kind {
 
 typedef struct cp_devinfo {
     int seen;
-    char name[128];
+    const char *name;           /* interned (cp_sym_intern); "" when a summary named
+                                 * none; NULL while not seen */
     uint8_t uuid[16];
     uint64_t pci_domain, pci_bus, pci_device, cc_major, cc_minor, total_mem;
     uint64_t pageable_access, host_page_tables, sm_count;
