@@ -130,18 +130,17 @@ static int cp_summary_of_stream(const char *name, cp_stream *st, const cp_ropts 
                                 cp_part **parts, size_t *n, size_t *cap, char *err,
                                 size_t errcap)
 {
-    char *text;
-    size_t len;
-    int rc = cp_file_read_all(st->fd, st->head, st->n_head, &text, &len);
+    cp_fbuf text;
+    int rc = cp_file_read_all(st->fd, st->head, st->n_head, &text);
     close(st->fd);
     st->fd = -1;
     if (rc != 0) {
         snprintf(err, errcap, "%s: %s", name, strerror(-rc));
         return rc;
     }
-    rc = cp_summary_read_text(name, text, len, o->selected, cp_wants_ledger(o), parts, n, cap,
-                              err, errcap);
-    free(text);
+    rc = cp_summary_read_text(name, text.p, text.len, o->selected, cp_wants_ledger(o), parts, n,
+                              cap, err, errcap);
+    cp_fbuf_free(&text);
     return rc;
 }
 

@@ -628,15 +628,15 @@ int cp_summary_read(const char *path, const unsigned char *selected, int ledger,
             snprintf(err, errcap, "%s: %s", path, strerror(-fd));
         return fd;
     }
-    char *text;
-    size_t len;
-    int rc = cp_file_read_all(fd, NULL, 0, &text, &len);
+    cp_fbuf text;
+    int rc = cp_file_read_all(fd, NULL, 0, &text);
     close(fd);
     if (rc != 0) {
         snprintf(err, errcap, "%s: %s", path, rc == -ENOMEM ? "out of memory" : "read error");
         return rc;
     }
-    rc = cp_summary_read_text(path, text, len, selected, ledger, parts, n, cap, err, errcap);
-    free(text);
+    rc = cp_summary_read_text(path, text.p, text.len, selected, ledger, parts, n, cap, err,
+                              errcap);
+    cp_fbuf_free(&text);
     return rc;
 }

@@ -10,6 +10,7 @@
 #ifndef CP_FILE_H
 #define CP_FILE_H
 
+#include <stddef.h>
 #include <sys/types.h>
 
 /* cp_file_open_in() flags. */
@@ -34,10 +35,20 @@ const char *cp_file_kind(mode_t m);
  *  links: /dev/stdin of a pipe is one). */
 int cp_file_is_stream(const char *path);
 
-/*! cp_file_read_all() : read fd to its end into a malloc'd buffer holding
- *  the n_head bytes of head first (what was already read from it), with a
- *  0 byte after the end.  @return : 0 with *buf, *len set, or a negative
- *  errno (*buf NULL). */
-int cp_file_read_all(int fd, const void *head, size_t n_head, char **buf, size_t *len);
+/* What cp_file_read_all() read: len bytes at p, and a 0 byte after them. */
+typedef struct cp_fbuf {
+    char *p;
+    size_t len;
+    size_t mapped;          /* bytes mapped (a large buffer), 0: malloc'd */
+} cp_fbuf;
+
+/*! cp_file_read_all() : read fd to its end into *out, the n_head bytes of
+ *  head first (what was already read from it).  @return : 0, or a negative
+ *  errno (*out then empty).  Free it with cp_fbuf_free(). */
+int cp_file_read_all(int fd, const void *head, size_t n_head, cp_fbuf *out);
+
+/*! cp_fbuf_free() : release what cp_file_read_all() made (an empty one is
+ *  fine); *b is left empty. */
+void cp_fbuf_free(cp_fbuf *b);
 
 #endif /* CP_FILE_H */
