@@ -3,11 +3,13 @@
  * cp_model.h).
  */
 #include <errno.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cp_model.h"
+#include "cp_zpool.h"
 
 static uint64_t g_max_live = CP_MAX_LIVE_DEFAULT;
 
@@ -21,11 +23,26 @@ uint64_t cp_model_max_live_get(void)
     return g_max_live;
 }
 
+/* A process's tables of every possible device, one block. */
+typedef struct cp_devtabs {
+    cp_devinfo dev[CP_MAX_DEV];
+    cp_devmem mem[CP_MAX_DEV];
+} cp_devtabs;
+
+_Static_assert(offsetof(cp_devtabs, dev) == 0, "cp_proc.dev is where its block starts");
+
+static cp_zpool g_devtabs = CP_ZPOOL_INIT(sizeof(cp_devtabs));
+
 cp_proc *cp_proc_new(const char *file, int index)
 {
     cp_proc *p = calloc(1, sizeof *p);
-    if (!p)
+    cp_devtabs *t = p ? cp_zpool_get(&g_devtabs) : NULL;
+    if (!t) {
+        free(p);
         return NULL;
+    }
+    p->dev = t->dev;
+    p->mem = t->mem;
     p->file = file;
     p->index = index;
     cp_map_init(&p->vmm_va, sizeof(uint64_t));
@@ -58,6 +75,7 @@ void cp_proc_free(cp_proc *p)
     free(p->fw_buf);
     free(p->forks);
     cp_stacks_free(&p->stacks);
+    cp_zpool_put(&g_devtabs, p->dev);
     free(p);
 }
 

@@ -147,9 +147,11 @@ typedef struct cp_proc {
     uint64_t init_ts, init_calls, init_fail_result;
     uint64_t device_count_zero; /* cuDeviceGetCount said 0 (no DEVICE records) */
     /* devices */
-    cp_devinfo dev[CP_MAX_DEV];
+    /* [CP_MAX_DEV] each, by ordinal: one block from a pool whose untouched
+     * pages cost nothing (cp_zpool.h), as a process uses a few of them */
+    cp_devinfo *dev;
     int n_dev;                  /* highest ordinal seen + 1 */
-    cp_devmem mem[CP_MAX_DEV];
+    cp_devmem *mem;
     uint64_t held_all;          /* the sum of mem[].held_total, kept by the model */
     /* memory */
     cp_lives live_dev;          /* by device pointer (device, async, pool, managed) */
