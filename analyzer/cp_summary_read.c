@@ -305,6 +305,13 @@ static int cp_sr_sites(cp_sr *r, const cp_jn *o, cp_stacks *s)
     if (!s->presym)
         return cp_sr_oom(r);
     cp_map_init(s->presym, sizeof(cp_symres));
+    /* Sized for what is read: a process has a few call sites. */
+    size_t n_frames = 0;
+    for (size_t i = 0; i < sts->n; i++)
+        if (sts->kid[i].type == CP_J_ARR && sts->kid[i].n > 3)
+            n_frames += sts->kid[i].kid[3].n;
+    if (cp_map_reserve(&s->stacks, sts->n) || cp_map_reserve(s->presym, n_frames))
+        return cp_sr_oom(r);
     for (size_t i = 0; i < mods->n; i++) {
         cp_sr_it it;
         if (cp_sr_array(r, &mods->kid[i], 3, "a module", &it))
