@@ -7,7 +7,9 @@
 # fork-after-init finding for the 650 hosts, not one per pair of hosts), and
 # the report takes at most 10 s of CPU, far above what it needs and far
 # below what pairwise work costs at this size (bench/merge_scale.py gives
-# the figures).
+# the figures).  Long tier: the summary is generated in Python, and the
+# report of it takes seconds on a loaded 2-core machine.
+# tier: long
 ROOT=${ROOT:-$(cd "$(dirname "$0")/../.." && pwd)}
 . "$ROOT/tests/sh/lib.sh"
 GEN="$B/bench/gen_trace"
