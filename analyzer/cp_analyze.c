@@ -15,6 +15,7 @@
 
 #include "cp_analyze.h"
 #include "cp_checks.h"
+#include "cp_attrib.h"
 #include "cp_backward.h"
 #include "cp_series.h"
 #include "cp_ledger.h"
@@ -82,7 +83,49 @@ static void cp_read_reaped(cp_proc *p, const cp_trace_info *in, const cp_found *
     p->error = NULL;
 }
 
-static int cp_read_trace(cp_proc *p, const cp_aopts *o, cp_progress *pg)
+/* Before a window opens a record hook hears of the threads only (their
+ * names), not of what they did. */
+typedef struct cp_hook_fwd {
+    cp_rec_hook hook;
+    void *ctx;
+} cp_hook_fwd;
+
+static void cp_threads_only(void *ctx, cp_proc *p, const cp_record *r)
+{
+    const cp_hook_fwd *f = ctx;
+    if (r->type == CP_REC_THREAD)
+        f->hook(f->ctx, p, r);
+}
+
+/* What the record loop feeds besides the model and the timeline: all of it
+ * inside the window; before it (cp_window.h) the checks get only the
+ * process's fatal CUDA error and the launches in flight then (a context
+ * broken before the window stays broken: a death in it is explained). */
+typedef struct cp_feeds {
+    const cp_checks_fn *pre_fn, *post_fn;
+    cp_checks_fn carry[2][256];
+    cp_rec_hook hook;
+    void *hook_ctx;
+    cp_ledger *lg;
+} cp_feeds;
+
+static void cp_feeds_set(cp_feeds *f, cp_proc *p, const cp_aopts *o, cp_hook_fwd *fwd,
+                         int inside)
+{
+    static const unsigned carried[] = { CP_REC_ASYNC_ERROR, CP_REC_INFLIGHT };
+    for (int k = 0; k < 2; k++) {
+        const cp_checks_fn *all = cp_checks_fns(p->checks, k);
+        memset(f->carry[k], 0, sizeof f->carry[k]);
+        for (size_t t = 0; t < sizeof carried / sizeof carried[0]; t++)
+            f->carry[k][carried[t]] = all[carried[t]];
+        *(k ? &f->post_fn : &f->pre_fn) = inside ? all : f->carry[k];
+    }
+    f->hook = !o->hook ? NULL : inside ? o->hook : cp_threads_only;
+    f->hook_ctx = inside ? o->hook_ctx : fwd;
+    f->lg = inside ? p->ledger : NULL;
+}
+
+static int cp_read_trace(cp_proc *p, const cp_aopts *o, cp_progress *pg, const cp_wspan *span)
 {
     const char *err = NULL;
     cp_stream *st = o->streams ? &o->streams[p->index] : NULL;
@@ -110,44 +153,82 @@ static int cp_read_trace(cp_proc *p, const cp_aopts *o, cp_progress *pg)
     }
     const cp_record *run;
     size_t n;
-    int rc;
-    uint64_t k = 0;
-    const cp_checks_fn *pre_fn = cp_checks_fns(p->checks, 0);
-    const cp_checks_fn *post_fn = cp_checks_fns(p->checks, 1);
-    cp_rec_hook hook = o->hook;
+    int rc, cut = 0;
+    uint64_t k = 0, k_cut = 0;
+    /* The window: before lo the model and the timeline alone, from hi on
+     * nothing; turn is where the loop next changes what it feeds (never,
+     * without a window). */
+    uint64_t lo = span ? span->lo : 0, hi = span ? span->hi : CP_WINDOW_END;
+    int before = lo != 0;
+    uint64_t turn = before ? lo : hi;
+    cp_hook_fwd fwd = { o->hook, o->hook_ctx };
+    cp_feeds fd;
+    cp_feeds_set(&fd, p, o, &fwd, !before);
     cp_series *ser = p->series;
-    cp_ledger *lg = p->ledger;
     /* Records come in runs (a decoder thread's batch): no call per record
      * to get the next one.  A record's type is a byte of the trace. */
-    while ((rc = cp_dec_next_run(d, &run, &n)) == 1) {
-        for (const cp_record *r = run, *end = run + n; r < end; r++) {
-            cp_checks_fn pre = pre_fn[r->type & 255], post = post_fn[r->type & 255];
-            if (pre)
-                pre(p->checks, p, r);
-            /* The timeline reads a FREE before the model forgets what it
-             * releases, everything else after the model applied it. */
-            if (r->type == CP_REC_FREE)
-                cp_series_pre(ser, r, cp_model_freeing(p, r));
-            /* PyTorch's backward passes (cp_backward.h): an ALLOC gets the
-             * caller of the running pass before the model keeps its stack;
-             * the companion's record and the thread names after the model
-             * applied them. */
-            if (lg)
-                cp_ledger_pre(lg, p, r);
-            if ((r->type == CP_REC_ALLOC && p->bw && cp_bw_alloc(p, r) == -ENOMEM) ||
-                cp_model_feed(p, d, r) == -ENOMEM || cp_series_feed(ser, p, r, p->made) == -ENOMEM ||
-                (r->type == CP_REC_FRAMEWORK && cp_bw_framework(p, r) == -ENOMEM)) {
-                rc = -ENOMEM;
+    while (!cut && (rc = cp_dec_next_run(d, &run, &n)) == 1) {
+        const cp_record *r = run, *end = run + n;
+        while (r < end) {
+            /* Records are in time order: only a run that reaches the turn
+             * is searched for it, the loop below stays as it is. */
+            const cp_record *stop = end;
+            if (__builtin_expect(end[-1].ts >= turn, 0))
+                for (stop = r; stop < end && stop->ts < turn; stop++)
+                    ;
+            /* Locals for the loop: what it calls cannot change them. */
+            const cp_checks_fn *pre_fn = fd.pre_fn, *post_fn = fd.post_fn;
+            cp_rec_hook hook = fd.hook;
+            void *hook_ctx = fd.hook_ctx;
+            cp_ledger *lg = fd.lg;
+            for (; r < stop; r++) {
+                cp_checks_fn pre = pre_fn[r->type & 255], post = post_fn[r->type & 255];
+                if (pre)
+                    pre(p->checks, p, r);
+                /* The timeline reads a FREE before the model forgets what
+                 * it releases, everything else after the model applied it. */
+                if (r->type == CP_REC_FREE)
+                    cp_series_pre(ser, r, cp_model_freeing(p, r));
+                /* PyTorch's backward passes (cp_backward.h): an ALLOC gets
+                 * the caller of the running pass before the model keeps its
+                 * stack; the companion's record and the thread names after
+                 * the model applied them. */
+                if (lg)
+                    cp_ledger_pre(lg, p, r);
+                if ((r->type == CP_REC_ALLOC && p->bw && cp_bw_alloc(p, r) == -ENOMEM) ||
+                    cp_model_feed(p, d, r) == -ENOMEM ||
+                    cp_series_feed(ser, p, r, p->made) == -ENOMEM ||
+                    (r->type == CP_REC_FRAMEWORK && (cp_bw_framework(p, r) == -ENOMEM ||
+                                                     cp_attrib_framework(p, r) == -ENOMEM))) {
+                    rc = -ENOMEM;
+                    break;
+                }
+                if (r->type == CP_REC_THREAD)
+                    cp_bw_thread(p, r);
+                if (post)
+                    post(p->checks, p, r);
+                if (lg)
+                    cp_ledger_post(lg, p, r);
+                if (hook)
+                    hook(hook_ctx, p, r);
+            }
+            if (rc == -ENOMEM || r == end)
+                break;
+            /* At the turn: the window opens here, or ends. */
+            if (before) {
+                before = 0;
+                turn = hi;
+                /* From the window's start, not its first record: the
+                 * pictures show what was held from there. */
+                cp_window_open(p, lo);
+                cp_feeds_set(&fd, p, o, &fwd, 1);
+            }
+            if (r->ts >= hi) {
+                cut = 1;
+                k_cut = k + (uint64_t)(r - run);
+                cp_window_close(p, hi - 1);
                 break;
             }
-            if (r->type == CP_REC_THREAD)
-                cp_bw_thread(p, r);
-            if (post)
-                post(p->checks, p, r);
-            if (lg)
-                cp_ledger_post(lg, p, r);
-            if (hook)
-                hook(o->hook_ctx, p, r);
         }
         if (rc == -ENOMEM)
             break;
@@ -157,7 +238,18 @@ static int cp_read_trace(cp_proc *p, const cp_aopts *o, cp_progress *pg)
             cp_progress_tick(pg, d, k);
         }
     }
-    if (rc == -ENOMEM) {
+    if (span) {
+        /* A process that ended before the window opened, or started after
+         * it ended, was not there; one alive across it, however quiet,
+         * was (what it held then is the window's). */
+        p->win_out = before || (cut && k_cut == 0);
+        p->win_cut = cut;
+    }
+    if (cut) {
+        /* The window ended before the trace did: the rest is not read, and
+         * how the process ended is not the window's. */
+        rc = 0;
+    } else if (rc == -ENOMEM) {
         p->error = strdup("out of memory while reading the trace");
     } else if (rc < 0) {
         p->error = strdup(cp_dec_err(d));
@@ -177,9 +269,9 @@ static int cp_read_trace(cp_proc *p, const cp_aopts *o, cp_progress *pg)
         }
     }
     cp_model_last_names(p, d);
-    if (lg)
-        cp_ledger_finish(lg, p, d);
-    p->records = cp_dec_records(d);
+    if (p->ledger)
+        cp_ledger_finish(p->ledger, p, d);
+    p->records = cut ? k_cut : cp_dec_records(d);
     const cp_trace_info *in = cp_dec_info(d);
     if (in)
         p->lost = in->lost > p->lost ? in->lost : p->lost;
@@ -206,7 +298,7 @@ static int cp_analyze_one(const char *file, size_t i, const cp_aopts *o, cp_part
         if (!p->ledger)
             return -1;
     }
-    pt->bad = cp_read_trace(p, o, pg) != 0;
+    pt->bad = cp_read_trace(p, o, pg, o->span ? &o->span[i] : NULL) != 0;
     if (p->error && p->records == 0) {
         /* Not a trace (or cut before its first record): no process to
          * judge, so no findings about one. */
@@ -220,6 +312,9 @@ static int cp_analyze_one(const char *file, size_t i, const cp_aopts *o, cp_part
                 p->error = e;
             }
         }
+    } else if (p->win_out) {
+        /* Not running in the window: no process to judge there. */
+        cp_checks_discard(p->checks);
     } else {
         cp_checks_finish(p->checks, p, &pt->rep);
     }
@@ -248,6 +343,7 @@ void cp_part_proc_free(cp_proc *p)
     if (p) {
         cp_series_free(p->series);
         cp_bw_free(p);
+        cp_attrib_free(p);
         cp_ledger_free(p->ledger);
     }
     cp_proc_free(p);

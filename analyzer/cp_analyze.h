@@ -10,6 +10,7 @@
 
 #include "cp_discover.h"
 #include "cp_findings.h"
+#include "cp_window.h"
 
 /* Called for every record after the model and the checks saw it. */
 typedef void (*cp_rec_hook)(void *ctx, cp_proc *p, const cp_record *r);
@@ -42,6 +43,8 @@ typedef struct cp_aopts {
     int ledger;             /* keep each process's cp_ledger (stats, diff, the page) */
     cp_stream *streams;     /* NULL, or [i]: files[i] is this stream when its fd
                              * >= 0 (cp_analyze_traces() reads and closes it) */
+    const cp_wspan *span;   /* NULL, or per trace the window to read (cp_window.h):
+                             * before it the model only, after it nothing */
 } cp_aopts;
 
 /*! cp_analyze_jobs() : the number of threads for n traces: jobs when > 0,

@@ -105,8 +105,8 @@ static int cp_diff_load(cp_dside *s, const cp_dopts *o)
     size_t n;
     if (cp_report_inputs(&arg, 1, "diff", &files, &n) != 0)
         return -1;
-    cp_collect_opts co = { .checks = 1, .ledger = 1, .progress = o->progress,
-                           .symbolize = o->symbolize };
+    cp_collect_opts co = { .who = "diff", .checks = 1, .ledger = 1,
+                           .progress = o->progress, .symbolize = o->symbolize };
     cp_report rep;
     int bad = cp_report_collect_with(files, n, &co, &rep);
     int rc = -1;
@@ -473,59 +473,53 @@ static void cp_diff_usage(FILE *o)
             "unreadable input.\n");
 }
 
+/* --fail-on-regression's value. */
+static int cp_diff_gate(void *to, const char *who, const char *a, const char *v)
+{
+    if (v && cp_diff_gate_parse(v, to) == 0)
+        return 0;
+    fprintf(stderr, "%s: %s takes a percentage (10%%) or a size (512MiB, 2GiB), not '%s'\n",
+            who, a, v ? v : "");
+    return -1;
+}
+
 static int cp_diff_args(int argc, char **argv, cp_dopts *o)
 {
-    int n = 0, opts = 1;
     memset(o, 0, sizeof *o);
     o->top = 5;
     o->symbolize = 1;
     o->progress = 1;
-    const cp_flag flags[] = {
-        { "--json", &o->json, 1 }, { "--no-symbolize", &o->symbolize, 0 },
-        { "--no-progress", &o->progress, 0 },
+    const cp_opt opts[] = {
+        { "--json", NULL, CP_ARG_NONE, &o->json, 1, 0, NULL, "writes one JSON object", 0, 0,
+          0, 0, NULL },
+        { "--fail-on-regression", NULL, CP_ARG_FN, o, 0, 0, cp_diff_gate,
+          "sets how much a peak may grow", 0, 0, 0, 0, NULL },
+        { "--top", NULL, CP_ARG_INT, &o->top, 1, 100000, NULL,
+          "sets the changed sites listed per device", 0, 0, 0, 0, NULL },
+        { "--no-symbolize", NULL, CP_ARG_NONE, &o->symbolize, 0, 0, NULL,
+          "names call sites by module+offset", 0, 0, 0, 0, NULL },
+        { "--no-progress", NULL, CP_ARG_NONE, &o->progress, 0, 0, NULL,
+          "hides the progress bar", 0, 0, 0, 0, NULL },
     };
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : "";
-        long k;
-        switch (cp_opt_classify(a, &opts, flags, sizeof flags / sizeof *flags)) {
-        case CP_OPT_TAKEN:
-            continue;
-        case CP_OPT_HELP:
-            cp_diff_usage(stdout);
-            exit(0);
-        case CP_OPT_ARG:
-            if (n == 2) {
-                fprintf(stderr, "diff: takes two runs, BASE and NEW ('%s' is a third)\n", a);
-                return -1;
-            }
-            o->in[n++] = a;
-            continue;
-        default:
-            break;
-        }
-        if (strcmp(a, "--fail-on-regression") == 0) {
-            if (cp_diff_gate_parse(v, o) != 0) {
-                fprintf(stderr, "diff: --fail-on-regression takes a percentage (10%%) or a "
-                                "size (512MiB, 2GiB), not '%s'\n", v);
-                return -1;
-            }
-            i++;
-        } else if (strcmp(a, "--top") == 0) {
-            if (cp_opt_long("diff", a, i + 1 < argc ? v : NULL, 1, 100000, &k) != 0)
-                return -1;
-            o->top = (int)k;
-            i++;
-        } else {
-            fprintf(stderr, "diff: unknown option '%s'\n", a);
-            cp_diff_usage(stderr);
-            return -1;
-        }
+    const cp_optset set = { "diff", opts, sizeof opts / sizeof *opts, NULL, 0, 1,
+                            cp_diff_usage };
+    cp_optv v;
+    int rc = cp_opts_read(&set, argc, argv, &v);
+    if (rc > 0) {
+        free(v.in);
+        exit(0);
     }
-    if (n != 2) {
+    if (rc == 0 && v.n_in > 2) {
+        fprintf(stderr, "diff: takes two runs, BASE and NEW ('%s' is a third)\n", v.in[2]);
+        rc = -1;
+    } else if (rc == 0 && v.n_in != 2) {
         cp_diff_usage(stderr);
-        return -1;
+        rc = -1;
     }
-    return 0;
+    for (int i = 0; rc == 0 && i < 2; i++)
+        o->in[i] = v.in[i];
+    free(v.in);
+    return rc;
 }
 
 int cp_diff_main(int argc, char **argv)

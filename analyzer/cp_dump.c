@@ -13,6 +13,7 @@
 #include "cp_dump.h"
 #include "cp_opts.h"
 #include "cp_report.h"
+#include "cp_window_place.h"
 
 /* The output: a private buffer written with fwrite when full.  Numbers
  * are formatted by hand (two digits per step, straight into the buffer)
@@ -446,8 +447,9 @@ static void cp_dump_stats(cp_ob *f, const cp_dstats *st)
     ob_fmt(f, "total %llu %llu\n", (unsigned long long)n, (unsigned long long)bytes);
 }
 
-/* @return : 0 complete, 2 truncated/corrupt/unreadable. */
-static int cp_dump_file(const char *path, cp_ob *f, cp_dstats *st)
+/* @return : 0 complete (or read to the window's end), 2 truncated,
+ * corrupt or unreadable. */
+static int cp_dump_file(const char *path, cp_ob *f, cp_dstats *st, const cp_wspan *w)
 {
     const char *err;
     cp_dec *d = cp_dec_open(path, &err);
@@ -463,24 +465,33 @@ static int cp_dump_file(const char *path, cp_ob *f, cp_dstats *st)
     uint64_t prev_off = 0, prev_len = 0;
     /* The cached API names point into this reader. */
     memset(f->api, 0, sizeof f->api);
+    int prev_in = 0;
     while ((rc = cp_dec_next_ref(d, &r)) == 1) {
+        /* A window (--since, --until): the records in it, none after. */
+        if (r->ts >= w->hi) {
+            rc = 0;
+            break;
+        }
+        int in = r->ts >= w->lo;
         if (!st) {
             /* An id announced again has a new name (the old one freed). */
             if (r->type == CP_REC_API && r->u.api.api_id < CP_OB_APIS)
                 f->api[r->u.api.api_id].s = NULL;
-            cp_dump_record(f, d, r);
+            if (in)
+                cp_dump_record(f, d, r);
             continue;
         }
         /* A record's size is where the next one starts. */
-        if (prev_type) {
+        if (prev_type && prev_in) {
             st->n[prev_type & 255]++;
             st->bytes[prev_type & 255] += r->offset - prev_off;
         }
         prev_type = r->type;   /* never 0: the reader refuses type 0 */
         prev_off = r->offset;
         prev_len = r->payload_len;
+        prev_in = in;
     }
-    if (st && prev_type) {
+    if (st && prev_type && prev_in) {
         /* The last one: payload, type, length and ts/tid, about. */
         st->n[prev_type & 255]++;
         st->bytes[prev_type & 255] += prev_len + 4;
@@ -493,40 +504,51 @@ static int cp_dump_file(const char *path, cp_ob *f, cp_dstats *st)
     return rc < 0 ? 2 : 0;
 }
 
+static void cp_dump_usage(FILE *o)
+{
+    fputs("usage: cuprobe dump [--stats] [TRACE|DIR]... [--since S] [--until S]\n"
+          "  every record of each trace as one line of text;\n"
+          "  no TRACE: the traces of the last `cuprobe run` here;\n"
+          "  --stats: records and raw bytes per record type instead;\n"
+          "  --since S, --until S: only the records from S seconds (12.5) after the run's\n"
+          "  start (the earliest process start of the traces read), and before\n"
+          "Exit status: 0 ok, 2 usage error or an unreadable trace.\n", o);
+}
+
 int cp_dump_main(int argc, char **argv)
 {
-    static const char usage[] = "usage: cuprobe dump [--stats] [TRACE|DIR]...\n"
-                                "  every record of each trace as one line of text;\n"
-                                "  no TRACE: the traces of the last `cuprobe run` here;\n"
-                                "  --stats: records and raw bytes per record type instead\n"
-                                "Exit status: 0 ok, 2 usage error or an unreadable trace.\n";
-    int stats = 0, opts = 1, n_in = 0;
-    const cp_flag flags[] = { { "--stats", &stats, 1 } };
-    char **in = calloc((size_t)argc, sizeof *in);
-    if (!in)
-        return 2;
-    /* Options anywhere among the inputs; `--` ends them. */
-    for (int i = 1; i < argc; i++) {
-        int kind = cp_opt_classify(argv[i], &opts, flags, sizeof flags / sizeof *flags);
-        if (kind == CP_OPT_ARG) {
-            in[n_in++] = argv[i];
-        } else if (kind == CP_OPT_HELP) {
-            fputs(usage, stdout);
-            free(in);
-            return 0;
-        } else if (kind == CP_OPT_OTHER) {
-            fprintf(stderr, "dump: unknown option '%s'\n", argv[i]);
-            fputs(usage, stderr);
-            free(in);
-            return 2;
-        }
-    }
+    int stats = 0;
+    cp_filter filter = CP_FILTER_NONE;
+    const cp_opt opts[] = {
+        { "--stats", NULL, CP_ARG_NONE, &stats, 1, 0, NULL,
+          "counts records per type instead of printing them", 0, 0, 0, 0, NULL },
+        CP_OPT_WINDOW(&filter, 0),
+    };
+    const cp_optset set = { "dump", opts, sizeof opts / sizeof *opts, NULL, 0, 1,
+                            cp_dump_usage };
+    cp_optv v;
+    int rc = cp_opts_read(&set, argc, argv, &v);
+    if (rc == 0)
+        rc = cp_filter_check(&filter, "dump");
     char **paths;
     size_t n;
-    int rc = cp_report_inputs(in, n_in, "dump", &paths, &n);
-    free(in);
-    if (rc != 0)
+    if (rc != 0 || cp_report_inputs(v.in, v.n_in, "dump", &paths, &n) != 0) {
+        free(v.in);
+        return rc > 0 ? 0 : 2;
+    }
+    free(v.in);
+    cp_wspan *span = calloc(n ? n : 1, sizeof *span);
+    if (!span) {
+        fprintf(stderr, "dump: out of memory\n");
+        cp_report_inputs_free(paths, n);
         return 2;
+    }
+    cp_window win;
+    if (cp_filter_has_window(&filter))
+        cp_window_place(&filter, paths, n, span, &win);
+    else
+        for (size_t i = 0; i < n; i++)
+            span[i] = (cp_wspan){ 0, CP_WINDOW_END, 0 };
     static cp_ob ob;
     ob.f = stdout;
     ob.p = ob.buf;
@@ -540,13 +562,14 @@ int cp_dump_main(int argc, char **argv)
             ob_fmt(&ob, "%s==> %s <==\n", i > 0 ? "\n" : "", paths[i]);
         static cp_dstats st;
         memset(&st, 0, sizeof st);
-        if (cp_dump_file(paths[i], &ob, stats ? &st : NULL))
+        if (cp_dump_file(paths[i], &ob, stats ? &st : NULL, &span[i]))
             status = 2;
         if (stats)
             cp_dump_stats(&ob, &st);
     }
     ob_flush(&ob);
     fflush(stdout);
+    free(span);
     cp_report_inputs_free(paths, n);
     return status;
 }

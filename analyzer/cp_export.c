@@ -30,7 +30,12 @@ static void cp_export_usage(FILE *o)
             "  --no-progress       never draw the progress bar\n"
             "  --pid PID           only this process\n"
             "  --rank N            only the process of this rank (RANK, SLURM_PROCID...)\n"
-            "Exit status: 0 ok, 2 usage error, unreadable trace or unwritable output.\n");
+            "  --since S           only what happened S seconds (12.5) after the run's start\n"
+            "                      (the earliest process start of the traces read) and later\n"
+            "  --until S           only what happened before S seconds after the run's start\n"
+            "Options go before or after the traces; `--` ends them.\n"
+            "Exit status: 0 ok, 2 usage error, unreadable trace, unwritable output or no\n"
+            "process left by --pid, --rank, --since or --until.\n");
 }
 
 static int cp_export_write(const char *path, cp_pf *pf, cp_report *rep)
@@ -46,52 +51,36 @@ int cp_export_main(int argc, char **argv)
 {
     const char *out = NULL;
     long slow_us = 100;
-    int progress = 1, opts = 1, n_in = 0;
+    int progress = 1;
     cp_filter filter = CP_FILTER_NONE;
-    const cp_flag flags[] = { { "--no-progress", &progress, 0 } };
-    char **in = calloc((size_t)argc, sizeof *in);
-    if (!in)
-        return 2;
-    /* Options anywhere among the inputs; `--` ends them. */
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-        int kind = cp_opt_classify(a, &opts, flags, sizeof flags / sizeof *flags), r;
-        if (kind == CP_OPT_ARG) {
-            in[n_in++] = argv[i];
-        } else if (kind == CP_OPT_HELP) {
-            cp_export_usage(stdout);
-            free(in);
-            return 0;
-        } else if (kind == CP_OPT_TAKEN) {
-            continue;
-        } else if ((r = cp_filter_opt(&filter, "export", a, v)) != 0) {
-            if (r < 0)
-                goto usage;
-            i++;
-        } else if (strcmp(a, "--perfetto") == 0 && v) {
-            out = argv[++i];
-        } else if (strcmp(a, "--slow-us") == 0) {
-            if (cp_opt_long("export", a, v, 0, 3600000000l, &slow_us) != 0)
-                goto usage;
-            i++;
-        } else {
-            fprintf(stderr, "export: %s '%s'\n",
-                    strcmp(a, "--perfetto") == 0 ? "a file name must follow"
-                                                 : "unknown option", a);
-            goto usage;
-        }
-    }
-    if (!out) {
+    const cp_opt opts[] = {
+        { "--perfetto", NULL, CP_ARG_STR, &out, 0, 0, NULL, "writes the timeline there", 0, 0,
+          0, CP_OPT_ONCE, NULL },
+        { "--slow-us", NULL, CP_ARG_LONG, &slow_us, 0, 3600000000l, NULL,
+          "sets the calls shown as slices", 0, 0, 0, 0, NULL },
+        { "--no-progress", NULL, CP_ARG_NONE, &progress, 0, 0, NULL, "hides the progress bar",
+          0, 0, 0, 0, NULL },
+        CP_OPT_PROCS(&filter, 0),
+        CP_OPT_WINDOW(&filter, 0),
+    };
+    const cp_optset set = { "export", opts, sizeof opts / sizeof *opts, NULL, 0, 1,
+                            cp_export_usage };
+    cp_optv v;
+    int r = cp_opts_read(&set, argc, argv, &v);
+    if (r == 0 && cp_filter_check(&filter, "export") != 0)
+        r = -1;
+    if (r == 0 && !out) {
         fprintf(stderr, "export: --perfetto FILE is required\n");
-        goto usage;
+        cp_export_usage(stderr);
+        r = -1;
     }
     char **paths;
     size_t n_paths;
-    if (cp_report_inputs(in, n_in, "export", &paths, &n_paths) != 0) {
-        free(in);
-        return 2;
+    if (r != 0 || cp_report_inputs(v.in, v.n_in, "export", &paths, &n_paths) != 0) {
+        free(v.in);
+        return r > 0 ? 0 : 2;
     }
-    free(in);
+    free(v.in);
     cp_pf *pf = cp_pf_new((uint64_t)slow_us * 1000);
     if (!pf) {
         fprintf(stderr, "export: out of memory\n");
@@ -99,14 +88,15 @@ int cp_export_main(int argc, char **argv)
         return 2;
     }
     cp_report rep;
-    int keep = filter.pid >= 0 || filter.rank >= 0;
-    cp_collect_opts co = { .checks = 1, .ledger = 1, .timeline = 1, .progress = progress,
-                           .symbolize = 1, .hook = cp_pf_rec, .hook_ctx = pf,
-                           .filter = keep ? &filter : NULL };
+    int keep = cp_filter_has_procs(&filter) || cp_filter_has_window(&filter);
+    cp_collect_opts co = { .who = "export", .checks = 1, .ledger = 1, .timeline = 1,
+                           .progress = progress, .symbolize = 1, .hook = cp_pf_rec,
+                           .hook_ctx = pf, .filter = keep ? &filter : NULL };
     int bad = cp_report_collect_with(paths, n_paths, &co, &rep);
     int rc = bad < 0 ? -ENOMEM : 0;
     if (rc == 0 && keep && rep.n_procs == 0) {
-        fprintf(stderr, "export: no process of these traces matches --pid/--rank\n");
+        if (bad != 2)
+            cp_report_none_left(&rep, &filter, "export");
         bad = 1;
     } else if (rc == 0) {
         rc = cp_export_write(out, pf, &rep);
@@ -122,8 +112,4 @@ int cp_export_main(int argc, char **argv)
     cp_pf_free(pf);
     cp_report_inputs_free(paths, n_paths);
     return rc || bad ? 2 : 0;
-usage:
-    cp_export_usage(stderr);
-    free(in);
-    return 2;
 }

@@ -28,6 +28,7 @@
 #include "cp_outfile.h"
 #include "cp_summary.h"
 #include "cp_run.h"
+#include "cp_window_place.h"
 #include "render.h"
 
 typedef struct cp_ropts {
@@ -42,11 +43,12 @@ typedef struct cp_ropts {
     char **in;                  /* the inputs, in order (argv's) */
     int n_in;
     int exit_code;              /* --error-exitcode: when --fail-on matches */
-    cp_filter filter;           /* --pid, --rank */
+    cp_filter filter;           /* --pid, --rank, --since, --until */
     int jobs;                   /* --jobs N, 0: online CPUs (CUPROBE_JOBS caps) */
     int timeline;               /* the memory timeline is read (page, summary, export) */
     const cp_found *found;      /* how the processes ended, from `cuprobe run` */
-    const cp_filter *pfilter;   /* the processes kept (NULL: all) */
+    const cp_filter *pfilter;   /* the processes and the part of the run kept (NULL: all) */
+    const char *who;            /* the command, starting messages */
     int ledger;                 /* each process's cp_ledger (the page's tables, stats, diff) */
     cp_rec_hook hook;           /* called after the model and checks saw a record */
     void *hook_ctx;
@@ -67,6 +69,9 @@ static void cp_report_usage(FILE *o)
             "  --error-exitcode N  the exit status of --fail-on (3 to 255; default 3)\n"
             "  --pid PID           only this process\n"
             "  --rank N            only the process of this rank (RANK, SLURM_PROCID...)\n"
+            "  --since S           only what happened S seconds (12.5) after the run's start\n"
+            "                      (the earliest process start of the traces read) and later\n"
+            "  --until S           only what happened before S seconds after the run's start\n"
             "  --check ID          only this check (repeatable)\n"
             "  --all-frames        keep library and standard-library Python frames in sites\n"
             "                      and show every frame of a site's stack\n"
@@ -88,9 +93,11 @@ static void cp_report_usage(FILE *o)
             "checks:");
     for (size_t i = 0; i < n; i++)
         fprintf(o, " %s", all[i]->id);
-    fprintf(o, "\nOptions go before or after the traces; `--` ends them.\n"
+    fprintf(o, "\nOptions go before or after the traces; `--` ends them.  A window\n"
+               "(--since, --until) starts from the memory held at its start; leaks at exit\n"
+               "and how a process ended are judged only when its end is inside it.\n"
                "Exit status: 0 ok, 3 --fail-on matched, 2 usage error, unreadable trace or\n"
-               "no process left by --pid/--rank.\n");
+               "no process left by --pid, --rank, --since or --until.\n");
 }
 
 /* Whether each process's ledger is kept: the page and a summary written
@@ -150,15 +157,16 @@ static int cp_summary_of_stream(const char *name, cp_stream *st, const cp_ropts 
  * on stderr), -1 out of memory.  parts and n_parts: what was made, also on
  * failure. */
 static int cp_gather(const cp_ropts *o, char **in, size_t n_in, cp_part **parts,
-                     size_t *n_parts)
+                     size_t *n_parts, cp_report *rep)
 {
     size_t n1 = n_in ? n_in : 1;
     char **tr = calloc(n1, sizeof *tr);
     cp_part *tp = calloc(n1, sizeof *tp);
     unsigned char *is_sum = calloc(n1, 1);
     cp_stream *st = malloc(n1 * sizeof *st), *tst = malloc(n1 * sizeof *tst);
+    cp_wspan *span = NULL;
     size_t n_tr = 0, cap = 0;
-    int rc = 0;
+    int rc = 0, ran = 0;
     *parts = NULL;
     *n_parts = 0;
     if (!tr || !tp || !is_sum || !st || !tst) {
@@ -167,22 +175,62 @@ static int cp_gather(const cp_ropts *o, char **in, size_t n_in, cp_part **parts,
     }
     for (size_t i = 0; i < n1; i++)
         st[i].fd = tst[i].fd = -1;
+    int windowed = cp_filter_has_window(o->pfilter);
     for (size_t i = 0; i < n_in; i++) {
         if (!cp_open_stream(in[i], &st[i], &is_sum[i]))
             is_sum[i] = cp_summary_is(in[i]);
-        if (!is_sum[i]) {
-            tst[n_tr] = st[i];
-            st[i].fd = -1;
-            tr[n_tr++] = in[i];
+        if (is_sum[i] && windowed) {
+            fprintf(stderr, "%s: %s is a summary: its processes were analysed whole, so "
+                            "--since/--until cannot cut them (give their traces)\n", o->who,
+                    in[i]);
+            rc = 2;
+            goto out_free;
         }
+        if (is_sum[i])
+            continue;
+        /* A window is placed from every trace's HEADER before any trace is
+         * read (cp_window_place() opens it by path): a stream is read once,
+         * by the analysis. */
+        if (windowed && st[i].fd >= 0) {
+            fprintf(stderr, "%s: %s is a stream: --since/--until read each trace's header "
+                            "first, so give the trace as a file\n", o->who, in[i]);
+            rc = 2;
+            goto out_free;
+        }
+        tst[n_tr] = st[i];
+        st[i].fd = -1;
+        tr[n_tr++] = in[i];
+    }
+    /* The run's start is known once every trace's is: the window is
+     * placed in each trace before any is read. */
+    if (windowed) {
+        if (!(span = calloc(n_tr ? n_tr : 1, sizeof *span))) {
+            rc = -1;
+            goto out_free;
+        }
+        cp_window_place(o->pfilter, tr, n_tr, span, &rep->window);
+        rep->windowed = 1;
     }
     cp_aopts ao = { .selected = o->selected, .found = o->found, .hook = o->hook,
                     .hook_ctx = o->hook_ctx,
                     .progress = o->progress, .jobs = o->jobs,
                     .timeline = o->timeline || o->html || o->summary,
-                    .ledger = cp_wants_ledger(o), .streams = tst };
+                    .ledger = cp_wants_ledger(o), .streams = tst, .span = span };
     if (cp_analyze_traces(tr, n_tr, &ao, tp) != 0)
         rc = -1;
+    ran = 1;
+    for (size_t i = 0; span && i < n_tr; i++) {
+        /* How long the run lasted, what a window past its end is measured
+         * against: known when no trace was cut at the window's end. */
+        const cp_proc *p = tp[i].proc;
+        uint64_t end = p && p->t_last > p->t0 ? span[i].off + (p->t_last - p->t0) : 0;
+        if (p && p->win_cut) {
+            rep->window.run_len = 0;
+            break;
+        }
+        if (end > rep->window.run_len)
+            rep->window.run_len = end;
+    }
     size_t k = 0;
     for (size_t i = 0; i < n_in && rc >= 0; i++) {
         if (!is_sum[i]) {
@@ -204,7 +252,7 @@ static int cp_gather(const cp_ropts *o, char **in, size_t n_in, cp_part **parts,
                     : cp_summary_read(in[i], o->selected, cp_wants_ledger(o), parts, n_parts,
                                       &cap, err, sizeof err);
         if (r != 0) {
-            fprintf(stderr, "report: %s\n", err);
+            fprintf(stderr, "%s: %s\n", o->who, err);
             rc = r == -ENOMEM ? -1 : 2;
         }
         /* A trace the summary could not read is as bad as here. */
@@ -215,6 +263,10 @@ out_free:
     for (size_t i = 0; st && i < n_in; i++)
         if (st[i].fd >= 0)
             close(st[i].fd);
+    /* Before the analysis, the streams of the traces are still ours. */
+    for (size_t i = 0; !ran && tst && i < n_tr; i++)
+        if (tst[i].fd >= 0)
+            close(tst[i].fd);
     for (size_t i = 0; i < n_tr; i++)
         cp_part_free(&tp[i]);
     free(st);
@@ -222,6 +274,7 @@ out_free:
     free(tp);
     free(tr);
     free(is_sum);
+    free(span);
     return rc;
 }
 
@@ -252,12 +305,19 @@ static int cp_combine(const cp_ropts *o, cp_part *parts, size_t n, cp_report *re
         cp_proc *p = parts[i].proc;
         /* The rank comes from the header's environment (cp_run_build()
          * of this one process reads it; the run is built again below). */
-        if (o->pfilter) {
+        if (cp_filter_has_procs(o->pfilter)) {
             cp_run_build(&p, 1, NULL);
             if (!cp_filter_keeps(o->pfilter, (long)p->pid, p->id.rank)) {
                 cp_part_free(&parts[i]);
                 continue;
             }
+        }
+        if (p->win_out) {
+            /* Not running in the window; a damaged trace still says so. */
+            if (p->error && !p->killed)
+                fprintf(stderr, "%s\n", p->error);
+            cp_part_free(&parts[i]);
+            continue;
         }
         if (p->error && p->records == 0) {
             /* Not even the HEADER decoded: not a trace.  There is no
@@ -295,7 +355,7 @@ static int cp_collect(const cp_ropts *o, char **files, int n_files, cp_report *r
 {
     cp_part *parts;
     size_t n;
-    int bad = cp_gather(o, files, (size_t)n_files, &parts, &n);
+    int bad = cp_gather(o, files, (size_t)n_files, &parts, &n, rep);
     if (bad == 0 || bad == 1) {
         if (o->summary) {
             for (size_t i = 0; i < n; i++)
@@ -344,147 +404,131 @@ static void cp_max_live_set(long opt)
     cp_model_max_live((uint64_t)n);
 }
 
-/* Options that would do nothing together are refused, never ignored. */
-static int cp_report_combos(const cp_ropts *o)
-{
-    static const char *const with_summary[] = { "--html", "--json", "--list", "--fail-on" };
-    const int given[] = { o->html != NULL, o->json, o->list, o->fail_on >= 0 };
-    for (size_t k = 0; o->summary && k < sizeof given / sizeof given[0]; k++)
-        if (given[k]) {
-            fprintf(stderr, "report: --summary writes the analysis instead of a report; "
-                            "%s does nothing with it (run `cuprobe report %s %s` on the "
-                            "summary)\n", with_summary[k], with_summary[k], o->summary);
-            return -1;
-        }
-    if (o->json && o->list) {
-        fprintf(stderr, "report: --json and --list are two formats of the same report; "
-                        "give one\n");
-        return -1;
-    }
-    if (o->exit_code != 3 && o->fail_on < 0) {
-        fprintf(stderr, "report: --error-exitcode sets the exit status of --fail-on; "
-                        "give --fail-on too\n");
-        return -1;
-    }
-    return 0;
-}
+/* The outputs of `report`, for the option table. */
+enum {
+    R_TEXT = 1, R_JSON = 2, R_LIST = 4, R_HTML = 8, R_SUMMARY = 16,
+    R_REPORT = R_TEXT | R_JSON | R_LIST | R_HTML,
+};
 
-/* A value of option a (v, NULL when missing) as one of the words of
- * cp_sev_name(): the --fail-on threshold. */
-static int cp_parse_sev(const char *v, int *out)
+/* --fail-on's value: one of the words of cp_sev_name(). */
+static int cp_parse_sev(void *to, const char *who, const char *a, const char *v)
 {
     static const struct { const char *w; int sev; } sevs[] = {
         { "error", CP_SEV_ERROR }, { "warning", CP_SEV_WARNING }, { "info", CP_SEV_INFO },
     };
     if (!v) {
-        fprintf(stderr, "report: --fail-on needs a value (error, warning or info)\n");
+        fprintf(stderr, "%s: %s needs a value (error, warning or info)\n", who, a);
         return -1;
     }
     for (size_t k = 0; k < sizeof sevs / sizeof sevs[0]; k++)
         if (strcmp(v, sevs[k].w) == 0) {
-            *out = sevs[k].sev;
+            *(int *)to = sevs[k].sev;
             return 0;
         }
-    fprintf(stderr, "report: --fail-on takes error, warning or info, not '%s'\n", v);
+    fprintf(stderr, "%s: %s takes error, warning or info, not '%s'\n", who, a, v);
     return -1;
 }
 
+/* --check's value: a check's id, added to those run. */
+static int cp_parse_check(void *to, const char *who, const char *a, const char *v)
+{
+    cp_ropts *o = to;
+    size_t n, c;
+    const cp_check *const *all = cp_checks(&n);
+    for (c = 0; v && c < n && strcmp(all[c]->id, v) != 0; c++)
+        ;
+    if (!v || c == n) {
+        fprintf(stderr, "%s: %s%s%s\n", who, v ? "unknown check '" : a, v ? v : " needs a check id",
+                v ? "'" : "");
+        cp_report_usage(stderr);
+        return -1;
+    }
+    o->selected[c] = 1;
+    o->any_selected = 1;
+    return 0;
+}
+
 /* Options anywhere among the inputs (GNU getopt's permuting order); `--`
- * ends them.  The inputs go to o->in. */
+ * ends them.  The inputs go to o->in; the table says what each option
+ * changes, so that one given where it would do nothing is refused. */
 static int cp_parse_args(int argc, char **argv, cp_ropts *o)
 {
     memset(o, 0, sizeof *o);
     size_t n;
-    const cp_check *const *all = cp_checks(&n);
+    cp_checks(&n);
     o->selected = calloc(n, 1);
-    o->in = calloc((size_t)argc, sizeof *o->in);
-    if (!o->selected || !o->in) {
+    if (!o->selected) {
         fprintf(stderr, "report: out of memory\n");
         return -1;
     }
+    o->who = "report";
     o->fail_on = -1;
     o->exit_code = 3;
     o->filter = (cp_filter)CP_FILTER_NONE;
     o->symbolize = 1;
     o->max_sites = 5;
     o->progress = 1;
-    const cp_flag flags[] = {
-        { "--json", &o->json, 1 },          { "--list", &o->list, 1 },
-        { "--all-frames", &o->all_frames, 1 }, { "--verbose", &o->verbose, 1 },
-        { "-v", &o->verbose, 1 },           { "--brief", &o->brief, 1 },
-        { "--no-symbolize", &o->symbolize, 0 }, { "--no-progress", &o->progress, 0 },
-        { "--debuginfod", &o->debuginfod, 1 },
+    const cp_opt opts[] = {
+        { "--json", NULL, CP_ARG_NONE, &o->json, 1, 0, NULL,
+          "writes the report as JSON instead of text", R_JSON, R_TEXT, 0, 0, NULL },
+        { "--list", NULL, CP_ARG_NONE, &o->list, 1, 0, NULL,
+          "prints one line per finding instead of the report", R_LIST, R_TEXT, 0, 0, NULL },
+        { "--html", NULL, CP_ARG_STR, &o->html, 0, 0, NULL, "also writes the report as a page",
+          R_HTML, 0, 0, CP_OPT_ONCE, NULL },
+        { "--summary", NULL, CP_ARG_STR, &o->summary, 0, 0, NULL,
+          "writes the analysis instead of a report", R_SUMMARY, R_REPORT, 0, CP_OPT_ONCE,
+          "run `cuprobe report %s` on the summary" },
+        { "--fail-on", NULL, CP_ARG_FN, &o->fail_on, 0, 0, cp_parse_sev,
+          "sets the exit status of a report whose findings reach a severity", 0, 0, R_REPORT,
+          0, NULL },
+        { "--error-exitcode", NULL, CP_ARG_INT, &o->exit_code, 3, 255, NULL,
+          "sets the exit status of --fail-on", 0, 0, R_REPORT, 0, NULL },
+        CP_OPT_PROCS(&o->filter, R_REPORT),
+        CP_OPT_WINDOW(&o->filter, R_REPORT),
+        { "--check", NULL, CP_ARG_FN, o, 0, 0, cp_parse_check, "runs only the checks named",
+          0, 0, 0, CP_OPT_EACH, NULL },
+        { "--all-frames", NULL, CP_ARG_NONE, &o->all_frames, 1, 0, NULL,
+          "keeps library frames in call sites", 0, 0, 0, 0, NULL },
+        { "--verbose", "-v", CP_ARG_NONE, &o->verbose, 1, 0, NULL,
+          "lists a finding's items one by one in the text and the page", 0, 0, R_TEXT | R_HTML,
+          0, NULL },
+        { "--brief", NULL, CP_ARG_NONE, &o->brief, 1, 0, NULL,
+          "leaves the Why and Fix paragraphs out of the text and the page", 0, 0,
+          R_TEXT | R_HTML, 0, NULL },
+        { "--sites", NULL, CP_ARG_INT, &o->max_sites, 1, 1000, NULL,
+          "sets the call sites the text lists per finding", 0, 0, R_TEXT, 0, NULL },
+        { "--no-symbolize", NULL, CP_ARG_NONE, &o->symbolize, 0, 0, NULL,
+          "names call sites by module+offset", 0, 0, 0, 0, NULL },
+        { "--debuginfod", NULL, CP_ARG_NONE, &o->debuginfod, 1, 0, NULL,
+          "fetches the debug information a module lacks", 0, 0, 0, 0, NULL },
+        { "--no-progress", NULL, CP_ARG_NONE, &o->progress, 0, 0, NULL,
+          "hides the progress bar", 0, 0, 0, 0, NULL },
+        { "--jobs", "-j", CP_ARG_INT, &o->jobs, 1, 1024, NULL, "sets the traces read at a time",
+          0, 0, 0, 0, NULL },
+        { "--max-live", NULL, CP_ARG_LONG, &o->max_live, 1, CP_MAX_LIVE_MOST, NULL,
+          "sets the live allocations tracked one by one", 0, 0, 0, 0, NULL },
     };
-    int opts = 1;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-        long k;
-        int kind = cp_opt_classify(a, &opts, flags, sizeof flags / sizeof *flags);
-        if (kind == CP_OPT_ARG) {
-            o->in[o->n_in++] = argv[i];
-            continue;
-        }
-        if (kind == CP_OPT_TAKEN)
-            continue;
-        if (kind == CP_OPT_HELP) {
-            cp_report_usage(stdout);
-            exit(0);
-        }
-        int r = cp_filter_opt(&o->filter, "report", a, v);
-        if (r < 0)
-            return -1;
-        if (r > 0) {
-            i++;
-            continue;
-        }
-        if (strcmp(a, "--html") == 0 || strcmp(a, "--summary") == 0) {
-            if (!v) {
-                fprintf(stderr, "report: %s needs a file name\n", a);
-                return -1;
-            }
-            *(a[2] == 'h' ? &o->html : &o->summary) = v;
-        } else if (strcmp(a, "--max-live") == 0) {
-            if (cp_opt_long("report", a, v, 1, CP_MAX_LIVE_MOST, &o->max_live) != 0)
-                return -1;
-        } else if (strcmp(a, "--jobs") == 0 || strcmp(a, "-j") == 0) {
-            if (cp_opt_long("report", a, v, 1, 1024, &k) != 0)
-                return -1;
-            o->jobs = (int)k;
-        } else if (strcmp(a, "--sites") == 0) {
-            if (cp_opt_long("report", a, v, 1, 1000, &k) != 0)
-                return -1;
-            o->max_sites = (int)k;
-        } else if (strcmp(a, "--error-exitcode") == 0) {
-            /* 1 and 2 are taken: failure and usage or unreadable input. */
-            if (cp_opt_long("report", a, v, 3, 255, &k) != 0)
-                return -1;
-            o->exit_code = (int)k;
-        } else if (strcmp(a, "--fail-on") == 0) {
-            if (cp_parse_sev(v, &o->fail_on) != 0)
-                return -1;
-        } else if (strcmp(a, "--check") == 0) {
-            size_t c;
-            for (c = 0; v && c < n && strcmp(all[c]->id, v) != 0; c++)
-                ;
-            if (!v || c == n) {
-                fprintf(stderr, "report: %s '%s'\n", v ? "unknown check" : "--check needs a check id",
-                        v ? v : "");
-                cp_report_usage(stderr);
-                return -1;
-            }
-            o->selected[c] = 1;
-            o->any_selected = 1;
-        } else {
-            fprintf(stderr, "report: unknown option '%s'\n", a);
-            cp_report_usage(stderr);
-            return -1;
-        }
-        i++;
+    static const cp_opt_rule rules[] = {
+        { "--json", "--list", 0, "are two formats of the same report; give one" },
+        { "--error-exitcode", "--fail-on", 1, NULL },
+    };
+    const cp_optset set = { "report", opts, sizeof opts / sizeof *opts, rules,
+                            sizeof rules / sizeof *rules, R_TEXT, cp_report_usage };
+    cp_optv v;
+    int rc = cp_opts_read(&set, argc, argv, &v);
+    o->in = v.in;
+    o->n_in = v.n_in;
+    if (rc > 0) {
+        free(o->selected);
+        free(o->in);
+        exit(0);
     }
+    if (rc == 0 && cp_filter_check(&o->filter, "report") != 0)
+        rc = -1;
     if (!o->any_selected)
         for (size_t c = 0; c < n; c++)
             o->selected[c] = 1;
-    return cp_report_combos(o);
+    return rc;
 }
 
 int cp_report_inputs(char **args, int n, const char *who, char ***out, size_t *n_out)
@@ -511,6 +555,20 @@ void cp_report_inputs_free(char **v, size_t n)
     free(v);
 }
 
+void cp_report_none_left(const cp_report *rep, const cp_filter *f, const char *who)
+{
+    char w[96], len[32];
+    if (!cp_filter_has_window(f)) {
+        fprintf(stderr, "%s: no process of these traces matches --pid/--rank\n", who);
+        return;
+    }
+    fprintf(stderr, "%s: no process of these traces %s the window (%s%s%s)\n", who,
+            cp_filter_has_procs(f) ? "matches --pid/--rank in" : "ran in",
+            cp_window_say(&rep->window, w, sizeof w),
+            rep->window.run_len ? "; the run lasted " : "",
+            rep->window.run_len ? cp_fmt_ns(rep->window.run_len, len, sizeof len) : "");
+}
+
 static void cp_ropts_free(cp_ropts *o)
 {
     free(o->selected);
@@ -530,7 +588,7 @@ int cp_report_main(int argc, char **argv)
         cp_ropts_free(&o);
         return 2;
     }
-    if (o.filter.pid >= 0 || o.filter.rank >= 0)
+    if (cp_filter_has_procs(&o.filter) || cp_filter_has_window(&o.filter))
         o.pfilter = &o.filter;
     o.found = &ps;
     cp_sym_config(o.symbolize, o.all_frames);
@@ -594,7 +652,7 @@ int cp_report_main(int argc, char **argv)
         fprintf(stderr, "cuprobe: wrote %s\n", o.html);
     /* A filter that keeps nothing is a mistake a gate must not pass. */
     if (o.pfilter && rep.n_procs == 0 && !bad && (bad = 1))
-        fprintf(stderr, "report: no process of these traces matches --pid/--rank\n");
+        cp_report_none_left(&rep, o.pfilter, "report");
     int worst = -1;
     const cp_finding *gate = NULL;
     for (size_t i = 0; i < rep.n; i++)
@@ -621,7 +679,7 @@ int cp_report_collect_with(char **files, size_t n, const cp_collect_opts *co, cp
     cp_ropts o = { .fail_on = -1, .symbolize = co->symbolize, .max_sites = 5,
                    .progress = co->progress, .hook = co->hook, .hook_ctx = co->hook_ctx,
                    .timeline = co->timeline, .ledger = co->ledger, .jobs = co->jobs,
-                   .pfilter = co->filter };
+                   .pfilter = co->filter, .who = co->who ? co->who : "report" };
     size_t nc;
     cp_checks(&nc);
     o.selected = malloc(nc);

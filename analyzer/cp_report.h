@@ -32,7 +32,8 @@ typedef struct cp_collect_opts {
     int jobs;               /* 0: the online CPUs (CUPROBE_JOBS caps) */
     cp_rec_hook hook;       /* may be NULL (then traces are read in parallel) */
     void *hook_ctx;
-    const cp_filter *filter; /* the processes kept; NULL: all */
+    const cp_filter *filter; /* the processes and the part of the run kept; NULL: all */
+    const char *who;        /* the command, starting messages (NULL: "report") */
 } cp_collect_opts;
 
 /*! cp_report_collect_with() : cp_report_collect() with the choices of co.
@@ -45,6 +46,11 @@ int cp_report_collect_with(char **files, size_t n, const cp_collect_opts *co, cp
  *  *n_out (free with cp_report_inputs_free()), or -1, said on stderr. */
 int cp_report_inputs(char **args, int n, const char *who, char ***out, size_t *n_out);
 void cp_report_inputs_free(char **v, size_t n);
+
+/*! cp_report_none_left() : say on stderr (starting with who) that filter f
+ *  kept no process of rep: none matched --pid/--rank, or none ran in the
+ *  window, whose place in the run rep says. */
+void cp_report_none_left(const cp_report *rep, const cp_filter *f, const char *who);
 
 /*! cp_report_release() : free the findings, the processes and the
  *  symboliser's state of a collected report. */

@@ -157,6 +157,7 @@ void cp_stats_doc(cp_jb *b, cp_report *rep, int top, int findings)
     cp_jb_open(b, '{');
     cp_jb_ks(b, "schema", "cuprobe-stats");
     cp_jb_ki(b, "version", CP_STATS_VERSION);
+    cp_window_json(b, rep);
     cp_sj_apis(b, rep);
     cp_jb_key(b, "processes");
     cp_jb_open(b, '[');

@@ -16,8 +16,8 @@ typedef struct cp_st_def {
 } cp_st_def;
 
 static const cp_st_def cp_st_defs[CP_ST_N] = {
-    [CP_ST_API] = { "api", "Driver calls by API (time in the driver; launches are counted, "
-                    "not timed)", "lrrrrrrrr", 9,
+    [CP_ST_API] = { "api", "Driver calls by API (time in the driver; launches and frees are "
+                    "counted, not timed)", "lrrrrrrrr", 9,
                     { "API", "Calls", "Errors", "Timed", "Total", "Average", "Median", "Min",
                       "Max" } },
     [CP_ST_DEVICES] = { "devices", "Device memory and blocking copies by process and GPU",

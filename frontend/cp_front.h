@@ -50,6 +50,7 @@ typedef struct cp_run_opts {
     const char *output;     /* -o PATTERN, NULL when not given */
     const char *flush_ms;   /* --flush-ms N, checked */
     int no_stacks, no_python;
+    int attribute;          /* --attribute: CUPROBE_ATTRIBUTE=1 */
     int force;              /* -f: the root's name may replace an existing file */
     char **cmd;             /* CMD ARGS..., NULL-terminated */
 } cp_run_opts;

@@ -39,6 +39,11 @@ void cp_front_usage(FILE *f)
           "  --flush-ms N          make the trace durable every N ms (1..10000, default 100)\n"
           "  --no-stacks           record no call stacks (CUPROBE_STACK_DEPTH=0)\n"
           "  --no-python           no Python frames and no framework companion\n"
+          "  --attribute           name the line that keeps a framework pool's memory\n"
+          "                        (PyTorch's per-block stacks, a CuPy memory hook;\n"
+          "                        CUPROBE_ATTRIBUTE=1): memory growth and what a pool\n"
+          "                        holds at exit are then reported at that line, not\n"
+          "                        where the pool took memory from the driver\n"
           "\n"
           "`cuprobe run` starts CMD with the tracer preloaded and stays as its parent:\n"
           "signals sent to it (TERM, INT, HUP, QUIT, USR1, USR2, WINCH, TSTP, CONT) are\n"
@@ -100,6 +105,10 @@ int cp_run_parse(int argc, char **argv, cp_run_opts *o)
         if (a[0] != '-' || a[1] == 0)
             break;
         if (strcmp(a, "-o") == 0 || strncmp(a, "--output", nl > 8 ? nl : 8) == 0) {
+            /* One name for the traces: a second would silently win over the
+             * first.  (A setting, --flush-ms, takes its last value.) */
+            if (o->output)
+                return cp_opt_err("%s given twice: the traces get one name; give it once", a);
             if (!(o->output = cp_opt_value(argc, argv, &i, a, a[1] == 'o' ? 2 : 8)))
                 return cp_opt_err("%s needs a PATTERN", a);
             if (!*o->output)
@@ -115,6 +124,8 @@ int cp_run_parse(int argc, char **argv, cp_run_opts *o)
             o->no_stacks = 1;
         } else if (strcmp(a, "--no-python") == 0) {
             o->no_python = 1;
+        } else if (strcmp(a, "--attribute") == 0) {
+            o->attribute = 1;
         } else if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
             cp_front_usage(stdout);
             return 1;
@@ -122,6 +133,9 @@ int cp_run_parse(int argc, char **argv, cp_run_opts *o)
             return cp_opt_err("unknown option '%s'", a);
         }
     }
+    if (o->attribute && o->no_python)
+        return cp_opt_err("%s", "--attribute needs the framework companion, which "
+                                "--no-python turns off");
     if (i >= argc)
         return cp_opt_err("%s", "no command given (cuprobe run [OPTIONS] -- CMD ARGS...)");
     o->cmd = argv + i;

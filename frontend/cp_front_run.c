@@ -64,6 +64,8 @@ static int cp_run_env(const cp_run_opts *o, const cp_outset *s, const cp_where *
         rc |= setenv("CUPROBE_STACK_DEPTH", "0", 1);
     if (o->no_python)
         rc |= setenv("CUPROBE_PYTHON", "0", 1) | setenv("CUPROBE_FRAMEWORK", "0", 1);
+    if (o->attribute)
+        rc |= setenv("CUPROBE_ATTRIBUTE", "1", 1);
     const char *fw = getenv("CUPROBE_FRAMEWORK");
     if (w->py[0] && !(fw && strcmp(fw, "0") == 0)) {
         const char *old = getenv("PYTHONPATH");

@@ -42,9 +42,16 @@ run_one() {
     timeout -k 10 "$limit" "$@" >"$log" 2>&1
     rc=$?
     secs=$(($(date +%s) - t0))
-    echo "$rc $secs" >"$LOGS/$name.rc"
+    # CPU seconds of the test and its children (this shell runs one test):
+    # the quick tier's budget is CPU on a 2-core machine, not wall time alone.
+    # (times in a command substitution would see the subshell's children.)
+    times >"$log.cpu"
+    cpu=$(awk 'NR == 2 { t = 0; for (i = 1; i <= 2; i++) { split($i, a, "m");
+                         t += a[1] * 60 + a[2] } printf "%.1f", t }' "$log.cpu")
+    rm -f "$log.cpu"
+    echo "$rc $secs $cpu" >"$LOGS/$name.rc"
     case $rc in
-    0) echo "PASS  $name (${secs} s)" ;;
+    0) echo "PASS  $name (${secs} s, ${cpu} s CPU)" ;;
     77) echo "SKIP  $name: $(tail -n 1 "$log")" ;;
     124) echo "FAIL  $name (timed out after $limit s)" ;;
     *) echo "FAIL  $name (exit $rc)" ;;
@@ -125,7 +132,7 @@ for name in $(cat "$sel"); do rm -f "$LOGS/$name.rc"; done
 pass=0; fail=0; skip=0; failed=""
 : >"$LOGS/.times.$$"
 for name in $(sort "$sel"); do
-    if [ -f "$LOGS/$name.rc" ]; then read -r rc secs <"$LOGS/$name.rc"; else rc=none; secs=; fi
+    if [ -f "$LOGS/$name.rc" ]; then read -r rc secs cpu <"$LOGS/$name.rc"; else rc=none; secs=; fi
     case $rc in
     0) pass=$((pass + 1)) ;;
     77) skip=$((skip + 1)) ;;

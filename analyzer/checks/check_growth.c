@@ -51,7 +51,10 @@
 #include "cp_backward.h"
 #include "cp_checks.h"
 #include "cp_fw.h"
+#include "check_growth_pool.h"
+#include "check_growth_attrib.h"
 #include "check_growth_window.h"
+#include "check_leak_owner.h"
 
 extern const cp_check cp_check_growth;   /* defined at the end of this file */
 
@@ -66,8 +69,11 @@ static const cp_state_map gr_maps[] = {
 static void gr_done(void *st)
 {
     cp_growth *s = st;
-    if (s)
+    if (s) {
         free(s->hist);
+        cp_gpool_free(s->pool);
+        cp_gattr_free(s->attr);
+    }
 }
 
 /* Counts come from the trace: saturate rather than wrap. */
@@ -119,6 +125,14 @@ static void gr_work(cp_growth *s, uint64_t tid, uint64_t total, int delta)
 
 static void gr_framework(cp_proc *p, cp_growth *s, uint64_t ts)
 {
+    if (cp_gpool_add(&s->pool, p, s->w, ts))
+        return;
+    const cp_attrib_sample *as = cp_attrib_current(p);
+    if (as) {
+        /* Out of memory loses this sample; the others still span the growth. */
+        (void)cp_gattr_add(&s->attr, as, s->started ? (int64_t)(s->w - s->w0) : -1);
+        return;
+    }
     if (!p->fw_ready_kind || strncmp(p->fw_ready_kind, "torch.", 6) != 0 ||
         strcmp(p->fw_ready_kind, "torch.oom") == 0)
         return;
@@ -297,12 +311,77 @@ static void gr_torch_lines(cp_finding *f, cp_growth *s, const cp_growth_win *g, 
     cp_jb_ks(&f->details, "torch_cause", tensors ? "tensors" : "cache");
 }
 
+/* enum cp_fw bits (cp_libs.h) of enum cp_attr_fw bits. */
+static unsigned gr_attr_fws(unsigned attr)
+{
+    return ((attr >> CP_ATTR_TORCH) & 1 ? CP_FW_TORCH : 0) |
+           ((attr >> CP_ATTR_CUPY) & 1 ? CP_FW_CUPY : 0);
+}
+
+/* The lines of a finding whose sites came from attribution. */
+static void gr_attr_lines(cp_finding *f, const cp_proc *p, const cp_gattr_out *ga,
+                          uint64_t growth)
+{
+    char b1[32], b2[32], t1[32], t2[32];
+    int torch = (ga->fw >> CP_ATTR_TORCH) & 1, cupy = (ga->fw >> CP_ATTR_CUPY) & 1;
+    cp_finding_line(f, "Attribution (%s%s%s) names the lines that allocated the memory still "
+                    "held: the sites below are those whose live bytes grew, %s in all, from +%s "
+                    "to +%s into the run; the driver saw the pool refilled wherever its cache "
+                    "ran out, often another line of the same loop.",
+                    torch ? "PyTorch's record of the stack of each live block" : "",
+                    torch && cupy ? "; " : "",
+                    cupy ? "a CuPy memory hook counting each live pool allocation by its line"
+                         : "",
+                    cp_fmt_bytes(ga->bytes, b1, sizeof b1),
+                    cp_fmt_ns(ga->ts_from > p->t0 ? ga->ts_from - p->t0 : 0, t1, sizeof t1),
+                    cp_fmt_ns(ga->ts_to > p->t0 ? ga->ts_to - p->t0 : 0, t2, sizeof t2));
+    if (ga->unattributed * 8 >= growth)
+        cp_finding_line(f, "%s more has no frame of the program's own code: allocated before "
+                        "attribution began, by the framework's C++ code, or by PyTorch's "
+                        "autograd threads in a backward pass.",
+                        cp_fmt_bytes(ga->unattributed, b2, sizeof b2));
+}
+
+/* The end of the caching-allocator line when no attribution named the
+ * sites: how to get it, or why it was not there. */
+static const char *gr_attr_advice(const cp_proc *p, int fwk, const cp_gattr_out *ga)
+{
+    static _Thread_local char buf[400];
+    const char *why;
+    char b1[32];
+    int fw = fwk == CP_FWK_TORCH ? CP_ATTR_TORCH : fwk == CP_FWK_CUPY ? CP_ATTR_CUPY : -1;
+    if (fw < 0)
+        return "";
+    switch (cp_attrib_state(p, fw, &why)) {
+    case CP_ATTR_OFF:
+        snprintf(buf, sizeof buf, " Attribution was asked for but is off: %s.",
+                 why ? why : "it stopped");
+        return buf;
+    case CP_ATTR_ON:
+        if (!((ga->spanned >> fw) & 1))
+            return " Attribution was on, but too few of its samples fell in the growth to "
+                   "tell which lines kept it.";
+        snprintf(buf, sizeof buf, " Attribution was on and no line of the program holds more "
+                 "live memory at the end than at the start: what grew is the allocator's "
+                 "cache%s%s%s.", ga->unattributed ? ", or memory with no frame of the program's "
+                 "own (" : "", ga->unattributed ? cp_fmt_bytes(ga->unattributed, b1, sizeof b1)
+                                                : "", ga->unattributed ? " more)" : "");
+        return buf;
+    default:
+        return " Run again with --attribute (cuprobe run --attribute ...) to name the line "
+               "that keeps it.";
+    }
+}
+
 static void gr_finish(cp_proc *p, void *st, cp_report *rep)
 {
     cp_growth *s = st;
     cp_growth_win g;
-    if (!s->started || s->n_alloc < CP_GROWTH_SEGS || !cp_gwin_window(s, &g))
+    if (!s->started || s->n_alloc < CP_GROWTH_SEGS || !cp_gwin_window(s, &g)) {
+        /* The driver saw no growth: inside XLA's pool, its own samples may. */
+        cp_gpool_finish(s->pool, p, rep, &cp_check_growth, s->w);
         return;
+    }
     uint64_t growth = g.floor[CP_GROWTH_SEGS - 1] - g.base;
     uint64_t t_start = s->b[g.start].ts0, t_end = g.teardown ? s->tail_ts : p->t_last;
     double secs = t_end > t_start ? (double)(t_end - t_start) / 1e9 : 0;
@@ -320,6 +399,12 @@ static void gr_finish(cp_proc *p, void *st, cp_report *rep)
     uint32_t sb = (uint32_t)((uint64_t)(g.first_rise + 1) * (g.end + 1) / CP_GROWTH_SEGS);
     sb = g.start ? g.start - 1 : sb ? sb - 1 : 0;
     uint32_t eb = g.teardown && g.end == s->tail_idx && g.end > sb ? g.end - 1 : g.end;
+    /* Where a framework recorded which lines hold its pool's memory, those
+     * lines are the sites, and its segments' sites (where the pool was
+     * refilled) are left out. */
+    cp_gattr_out ga;
+    cp_gattr_sites(s->attr, f, p, sb, eb, s->width_log, g.teardown, &ga);
+    unsigned drop = ga.sites ? gr_attr_fws(ga.fw) : 0;
     size_t it = 0;
     cp_growth_site *gs;
     int backward = 0;
@@ -330,7 +415,7 @@ static void gr_finish(cp_proc *p, void *st, cp_report *rep)
             h->n_at[j] = gs->count;
         }
         gs->touched = CP_GROWTH_BUCKETS;
-        if (h->at[eb] > h->at[sb]) {
+        if (h->at[eb] > h->at[sb] && !(drop & lo_alloc_fw(p, gs->stack))) {
             uint64_t n = h->n_at[eb] - h->n_at[sb];
             cp_finding_site(f, p, gs->stack, n, h->at[eb] - h->at[sb], 0,
                             cp_bw_note(p, gs->stack));
@@ -371,7 +456,14 @@ static void gr_finish(cp_proc *p, void *st, cp_report *rep)
                         "added memory was allocated and stayed.",
                         cp_fmt_bytes(g.floor[0], b1, sizeof b1),
                         cp_fmt_bytes(g.floor[CP_GROWTH_SEGS - 1], b3, sizeof b3));
-    if (fwk != CP_FWK_CUDA)
+    if (ga.sites)
+        gr_attr_lines(f, p, &ga, growth);
+    else if (fwk == CP_FWK_TORCH && cp_attrib_torch_async(p))
+        /* Stream-ordered: each tensor is a cuMemAllocAsync of its own. */
+        cp_finding_line(f, "Under backend:cudaMallocAsync every PyTorch tensor is a driver "
+                        "allocation of its own: the sites are the lines that allocated the "
+                        "memory still held.");
+    else if (fwk != CP_FWK_CUDA)
         /* The driver sees a caching allocator's segments, not its tensors:
          * a segment is taken by whichever request found the cache empty,
          * which on the H200 (accuracy.md) was a line next to the one that
@@ -379,11 +471,8 @@ static void gr_finish(cp_proc *p, void *st, cp_report *rep)
         cp_finding_line(f, "%s's allocator takes memory from the driver where its cache runs "
                         "out: the sites are where that happened, often a line next to the "
                         "one that keeps the references, in the same loop.%s",
-                        cp_advice_fw_name(fwk),
-                        fwk == CP_FWK_TORCH ? " To name the tensors that stay, record "
-                        "torch.cuda.memory._record_memory_history() before the loop and "
-                        "torch.cuda.memory._dump_snapshot(\"snap.pickle\") after it "
-                        "(open it at pytorch.org/memory_viz)." : "");
+                        cp_advice_fw_name(fwk), gr_attr_advice(p, fwk, &ga));
+    cp_jb_ks(&f->details, "sites_from", ga.sites ? "attribution" : "driver");
     if (backward)
         /* The autograd engine's threads run no Python: such a site is the
          * line that called backward() (cp_backward.h), when it is known. */

@@ -79,6 +79,8 @@ typedef struct cp_growth {
     int torch_seen;
     uint64_t torch_n, torch_pre;    /* samples in all; before the first allocation */
     cp_growth_torch t0, t1;              /* first and last PyTorch allocator sample */
+    struct cp_gpool *pool;      /* XLA's pool samples (check_growth_pool.h), NULL: none */
+    struct cp_gattr *attr;      /* attribution samples (check_growth_attrib.h), NULL: none */
 } cp_growth;
 
 typedef struct cp_growth_win {

@@ -23,6 +23,7 @@
 
 #include "check_leak_owner.h"
 #include "check_leak_cost.h"
+#include "cp_attrib.h"
 #include "cp_items.h"
 
 extern const cp_check cp_check_leak;   /* defined at the end of this file */
@@ -96,7 +97,8 @@ static __attribute__((noinline)) void lk_rec_ctx(cp_proc *p, cp_lk *s, const cp_
         cp_live *l;
         while ((l = cp_lives_next(maps[i], &it))) {
             uint64_t key = l->ptr;
-            if (l->ctx != ctx)
+            /* Memory a window started with is not its leak (cp_window.h). */
+            if (l->ctx != ctx || l->ts < p->win_from)
                 continue;
             const char *who;
             if (cp_classify(p, s, key, l, &who) != CL_LEAK)
@@ -141,6 +143,7 @@ static int cp_item_cmp(const void *a, const void *b)
 }
 
 #define CP_LEAK_LIST 20
+#define CP_LEAK_ATTRIB 5       /* lines named per pool at exit */
 
 static void lk_name(cp_lk *s, int c, const char *who)
 {
@@ -254,6 +257,34 @@ static void lk_untracked(cp_proc *p, cp_report *rep, cp_finding *f)
     cp_jb_close(&f->details, '}');
 }
 
+/* What a pool's attribution (cp_attrib.h) saw live in it at exit: the
+ * lines that allocated it, largest first. */
+static void lk_attrib_lines(cp_finding *f, cp_proc *p)
+{
+    static const char *const pool[CP_ATTR_FW_N] = { "PyTorch's pool", "CuPy's pool" };
+    for (int fw = 0; fw < CP_ATTR_FW_N; fw++) {
+        const cp_attrib_sample *a = cp_attrib_last(p, fw);
+        if (!a || !a->at_exit || !a->n)
+            continue;
+        char line[1024], b1[32];
+        size_t o = 0, shown = a->n < CP_LEAK_ATTRIB ? a->n : CP_LEAK_ATTRIB;
+        uint64_t rest = a->other_bytes + a->unattributed_bytes;
+        for (size_t i = shown; i < a->n; i++)
+            rest += a->rows[i].bytes;
+        for (size_t i = 0; i < shown && o < sizeof line; i++) {
+            const cp_attrib_row *r = &a->rows[i];
+            int w = snprintf(line + o, sizeof line - o, "%s%s at %s, %llu block%s",
+                             i ? "; " : "", cp_fmt_bytes(r->bytes, b1, sizeof b1),
+                             cp_site_label(&p->stacks, r->stack), (unsigned long long)r->blocks,
+                             r->blocks == 1 ? "" : "s");
+            o += w > 0 ? (size_t)w : 0;
+        }
+        cp_finding_line(f, "Live in %s at exit, by the line that allocated it (attribution): "
+                        "%s%s%s.", pool[fw], line, rest ? "; elsewhere " : "",
+                        rest ? cp_fmt_bytes(rest, b1, sizeof b1) : "");
+    }
+}
+
 static void lk_exit_list(cp_proc *p, cp_lk *s, cp_report *rep)
 {
     cp_leak_item top[CP_LEAK_LIST];
@@ -265,6 +296,8 @@ static void lk_exit_list(cp_proc *p, cp_lk *s, cp_report *rep)
         cp_live *l;
         while ((l = cp_lives_next(maps[i], &it))) {
             uint64_t key = l->ptr;
+            if (l->ts < p->win_from)
+                continue;
             const char *who;
             int c = cp_classify(p, s, key, l, &who);
             if (c != CL_LEAK)
@@ -323,6 +356,7 @@ static void lk_exit_list(cp_proc *p, cp_lk *s, cp_report *rep)
                            (unsigned long long)f->count, f->count == 1 ? "" : "s");
         cp_finding_line(f, "A caching allocator keeps the segments it took from the "
                         "driver until the process ends; this memory is its cache.");
+        lk_attrib_lines(f, p);
         cp_jb_ks(&f->details, "when", "exit");
         cp_jb_ks(&f->details, "held_by", s->n_names[CL_ALLOC] ? who : "allocator");
     }

@@ -73,10 +73,13 @@ static const struct lo_pkg *lo_package(const char *file)
     return NULL;
 }
 
-int lo_by_stack(cp_proc *p, uint64_t stack, const char **who)
+/* lo_by_stack(), and in *fw the framework (enum cp_fw bits) of a caching
+ * allocator's allocation (0 otherwise). */
+static int lo_by_stack_fw(cp_proc *p, uint64_t stack, const char **who, unsigned *fw)
 {
     const cp_stack *st = cp_stacks_get(&p->stacks, stack);
     *who = NULL;
+    *fw = 0;
     if (!st)
         return -1;
     for (uint32_t i = 0; i < st->n_native; i++) {
@@ -87,6 +90,7 @@ int lo_by_stack(cp_proc *p, uint64_t stack, const char **who)
         const cp_known_lib *k = cp_lib_find(path, CP_LIB_ALLOC);
         if (k) {
             *who = lo_fw_name(k->fw);
+            *fw = k->fw;
             return CL_ALLOC;
         }
         if (cp_lib_find(path, CP_LIB_HOLDS)) {
@@ -104,9 +108,23 @@ int lo_by_stack(cp_proc *p, uint64_t stack, const char **who)
         if (!k || k->cls < 0)
             continue;
         *who = k->name ? k->name : lo_fw_name(k->fw);
+        *fw = k->cls == CL_ALLOC ? k->fw : 0;
         return k->cls;
     }
     return -1;
+}
+
+int lo_by_stack(cp_proc *p, uint64_t stack, const char **who)
+{
+    unsigned fw;
+    return lo_by_stack_fw(p, stack, who, &fw);
+}
+
+unsigned lo_alloc_fw(cp_proc *p, uint64_t stack)
+{
+    const char *who;
+    unsigned fw;
+    return lo_by_stack_fw(p, stack, &who, &fw) == CL_ALLOC ? fw : 0;
 }
 
 void lo_rec(cp_proc *p, lo_state *s, const cp_record *r)

@@ -42,6 +42,11 @@ void lo_rec(cp_proc *p, lo_state *s, const cp_record *r);
  *  only: cacheable by stack. */
 int lo_by_stack(cp_proc *p, uint64_t stack, const char **who);
 
+/*! lo_alloc_fw() : the framework (enum cp_fw bits, cp_libs.h) whose caching
+ *  allocator made the allocation of stack id, by lo_by_stack()'s evidence;
+ *  0 when it was not a caching allocator's. */
+unsigned lo_alloc_fw(cp_proc *p, uint64_t stack);
+
 /*! lo_by_pointer() : for an allocation its site did not decide: the
  *  companion's record of PyTorch's segments, else (a process with one
  *  caching allocator and no other framework that allocates from Python)

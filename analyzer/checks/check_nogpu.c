@@ -25,20 +25,12 @@ static int cp_any_device(const cp_proc *p)
     return 0;
 }
 
-static uint64_t ng_dev_allocs(const cp_proc *p)
-{
-    uint64_t n = 0;
-    for (int d = 0; d < p->n_dev && d < CP_MAX_DEV; d++)
-        n += p->mem[d].n_alloc;
-    return n;
-}
-
 static void ng_finish(cp_proc *p, void *st, cp_report *rep)
 {
     (void)st;
     char why[512];
     const char *state;
-    uint64_t dev_alloc = ng_dev_allocs(p);
+    uint64_t dev_alloc = cp_proc_dev_allocs(p);
     const char *cvd = cp_proc_env(p, "CUDA_VISIBLE_DEVICES");
     if (!p->init_ok && cp_any_device(p)) {
         /* Devices known without a cuInit of its own: a child forked after

@@ -15,6 +15,11 @@
  * (same device), and the next failure is a new episode with its own
  * verdict, even when no allocation succeeded in between.  The user saw one
  * OOM per episode, however many attempts it took.
+ *
+ * XLA's out-of-memory error (the companion's jax.oom record) closes its
+ * episode the same way.  Inside a preallocated pool it is the only sign of
+ * the OOM: XLA took its memory at start-up and never asks the driver again,
+ * so the episode starts at the record (check_oom_jax.h).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -133,8 +138,35 @@ static void oom_start(cp_proc *p, cp_oomst *s, int dev, uint64_t request, uint64
     oom_snapshot(p, e);
 }
 
+/* XLA raised RESOURCE_EXHAUSTED: the episode of a failed driver call on
+ * that device just before (a pool that grows), else one of its own. */
+static void oom_jax(cp_proc *p, cp_oomst *s)
+{
+    cp_jax_oom *j = malloc(sizeof *j);
+    if (!j || cp_jax_oom_parse(p->fw_ready_json, p->fw_ready_len, j) != 0) {
+        free(j);
+        return;
+    }
+    int d = cp_jax_oom_device(j);
+    int dev = d < 0 ? 0 : (int)(j->dev[d].hw >= 0 ? j->dev[d].hw : j->dev[d].id);
+    cp_oom_ep *e = &s->cur;
+    if (!e->open || e->dev != dev) {
+        oom_start(p, s, dev, j->request, CP_MK_DEVICE, 0, p->t_last, 0);
+        e->api_name = "XLA's allocator";
+    }
+    e->have_jax = 1;
+    e->jax_dev = d;
+    e->jax = *j;
+    free(j);
+    oom_close(p, s);
+}
+
 static void oom_framework(cp_proc *p, cp_oomst *s)
 {
+    if (p->fw_ready_kind && strcmp(p->fw_ready_kind, "jax.oom") == 0) {
+        oom_jax(p, s);
+        return;
+    }
     if (!p->fw_ready_kind || strcmp(p->fw_ready_kind, "torch.oom") != 0)
         return;
     cp_torch_oom t;

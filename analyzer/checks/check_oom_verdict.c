@@ -5,10 +5,12 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "check_oom_jax.h"
 #include "check_oom_verdict.h"
 #include "cp_knobs.h"
 
-static const char *const cp_verdict_names[] = { "capacity", "fragmentation", "another process" };
+static const char *const cp_verdict_names[CP_V_N] = { "capacity", "fragmentation",
+                                                      "another process", "pool limit" };
 
 static uint64_t cp_sub(uint64_t a, uint64_t b)
 {
@@ -31,7 +33,8 @@ int cp_oom_verdict(const cp_proc *p, const cp_oom_ep *e, char *why, size_t cap)
 {
     char b1[32], b2[32], b3[32];
     uint64_t req = e->request;
-    (void)p;
+    if (cp_oom_jax_pool(e))
+        return cp_oom_jax_verdict(p, e, why, cap);
     if (e->have_torch) {
         const cp_torch_dev *t = &e->torch.d;
         uint64_t gap = cp_sub(t->reserved, t->allocated);
@@ -271,13 +274,18 @@ static void cp_oom_filled_by(cp_finding *f, const cp_oom_ep *e)
 
 void cp_oom_postmortem(const cp_check *check, cp_proc *p, const cp_oom_ep *e, cp_report *rep)
 {
-    char why[512], dn[192], b1[32], b2[32], b3[32], b4[32], b5[32];
+    char why[512], head[160], dn[192], b1[32], b2[32], b3[32], b4[32], b5[32];
     int v = cp_oom_verdict(p, e, why, sizeof why);
-    cp_finding *f = cp_finding_new(rep, check, p,
-                                   "%s of %s on %s failed: %s",
-                                   e->api_name ? e->api_name : "allocation",
-                                   cp_fmt_bytes(e->request, b1, sizeof b1),
-                                   cp_dev_name(p, e->dev, dn, sizeof dn), cp_verdict_names[v]);
+    int xla = cp_oom_jax_pool(e);
+    cp_finding *f = xla ? cp_finding_new(rep, check, p, "XLA's pool could not serve %s on %s: %s",
+                                         cp_fmt_bytes(e->request, b1, sizeof b1),
+                                         cp_dev_name(p, e->dev, dn, sizeof dn),
+                                         cp_oom_jax_headline(p, e, v, head, sizeof head))
+                        : cp_finding_new(rep, check, p, "%s of %s on %s failed: %s",
+                                         e->api_name ? e->api_name : "allocation",
+                                         cp_fmt_bytes(e->request, b1, sizeof b1),
+                                         cp_dev_name(p, e->dev, dn, sizeof dn),
+                                         cp_verdict_names[v]);
     if (!f)
         return;
     f->sort = CP_SORT_BYTES;
@@ -318,7 +326,9 @@ void cp_oom_postmortem(const cp_check *check, cp_proc *p, const cp_oom_ep *e, cp
                         cp_fmt_bytes(e->site[i].size, b1, sizeof b1),
                         (unsigned long long)e->site_count[i], e->site_count[i] == 1 ? "" : "s",
                         cp_site_label(&p->stacks, e->site[i].stack));
-    if (e->failures > 1 && e->released)
+    if (xla)
+        ;   /* XLA raised at once: nothing was retried or released */
+    else if (e->failures > 1 && e->released)
         cp_finding_line(f, "Then the program released %s of cached memory and retried: it "
                         "failed again (%u attempts).", cp_fmt_bytes(e->released, b1, sizeof b1),
                         e->failures);
@@ -334,7 +344,14 @@ void cp_oom_postmortem(const cp_check *check, cp_proc *p, const cp_oom_ep *e, cp
         cp_oom_torch_lines(f, e);
         cp_oom_filled_by(f, e);
     }
-    cp_finding_line(f, "Verdict: %s: %s.", cp_verdict_names[v], why);
-    cp_oom_advice(p, f, e, v);
+    if (e->have_jax)
+        cp_oom_jax_lines(p, f, e);
+    cp_finding_line(f, "Verdict: %s: %s.", xla ? head : cp_verdict_names[v], why);
+    if (xla)
+        cp_oom_jax_advice(p, f, e, v);
+    else
+        cp_oom_advice(p, f, e, v);
     cp_oom_json(p, f, e, v, why);
+    if (e->have_jax)
+        cp_oom_jax_json(p, f, e);
 }

@@ -14,6 +14,7 @@
 #include "cp_map.h"
 #include "cp_model.h"
 #include "cp_run.h"
+#include "cp_window.h"
 
 enum cp_sev { CP_SEV_INFO = 0, CP_SEV_WARNING = 1, CP_SEV_ERROR = 2 };
 
@@ -84,6 +85,8 @@ typedef struct cp_report {
     int max_sites;          /* sites shown per finding in text */
     const struct cp_check *const *order;    /* check order (cp_report_prepare) */
     size_t n_order;
+    int windowed;           /* only part of the run was read (--since, --until) */
+    cp_window window;       /* that part, when windowed */
 } cp_report;
 
 /*! cp_finding_new() : a finding of check c about process p (may be NULL),

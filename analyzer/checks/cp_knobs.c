@@ -35,7 +35,13 @@ static const cp_knob_rule cp_knob_rules[] = {
     { CP_TORCH_CONF, "backend", CP_KR_WORDS, 0, "native|cudaMallocAsync", 0 },
     { CP_TORCH_CONF, "release_lock_on_cudamalloc", CP_KR_WORDS, 0, "True|False", 0 },
     { CP_TORCH_CONF, "pinned_use_cuda_host_register", CP_KR_WORDS, 0, "True|False", 0 },
+    /* float() of the value times the card's total memory: above 1 the pool
+     * cannot be had (without unified memory), 0 leaves no pool; newer JAX
+     * reads XLA_CLIENT_MEM_FRACTION (refusing both at once). */
     { "XLA_PYTHON_CLIENT_MEM_FRACTION", NULL, CP_KR_HALF01, 0, NULL, 0 },
+    { "XLA_CLIENT_MEM_FRACTION", NULL, CP_KR_HALF01, 0, NULL, 0 },
+    /* Anything but false, False and 0 preallocates: only the two words
+     * that say what they mean are suggested. */
     { "XLA_PYTHON_CLIENT_PREALLOCATE", NULL, CP_KR_WORDS, 0, "true|false", 0 },
     { "XLA_PYTHON_CLIENT_ALLOCATOR", NULL, CP_KR_WORDS, 0, "default|platform|bfc|cuda_async",
       0 },
@@ -46,7 +52,9 @@ static const cp_knob_rule cp_knob_rules[] = {
 static const char *const cp_knob_fixed_list[] = {
     CP_TORCH_CONF "=expandable_segments:True",
     CP_TORCH_CONF "=garbage_collection_threshold:0.6",
-    "XLA_PYTHON_CLIENT_PREALLOCATE=false",
+    CP_KNOB_XLA_NO_PREALLOC,
+    CP_KNOB_XLA_PREALLOC,
+    CP_KNOB_XLA_PLATFORM,
 };
 
 static int cp_word_in(const char *v, size_t n, const char *words)
@@ -187,6 +195,17 @@ uint64_t cp_knob_max_split_mb(uint64_t request)
      * nothing whole for it. */
     uint64_t mb = (request >> 20) / 2;
     return mb >= CP_KNOB_MAX_SPLIT_MIN_MB ? mb : 0;
+}
+
+unsigned cp_knob_xla_fraction(uint64_t need, uint64_t total)
+{
+    if (!total)
+        return 0;
+    /* In hundredths, rounded up, plus 2 points of slack (XLA's temporary
+     * buffers and alignment), then up to the next multiple of 5. */
+    uint64_t pct = (need * 100 + total - 1) / total + 2;
+    pct = (pct + 4) / 5 * 5;
+    return pct <= CP_KNOB_XLA_FRACTION_MAX ? (unsigned)pct : 0;
 }
 
 const char *const *cp_knob_fixed(size_t *n)

@@ -15,6 +15,15 @@
  * than that (newer ones take 20 itself). */
 #define CP_KNOB_MAX_SPLIT_MIN_MB 21
 
+/* XLA's settings the out-of-memory advice names verbatim (and the table of
+ * suggested settings lists, so that the unit test holds them to the rules). */
+#define CP_KNOB_XLA_NO_PREALLOC "XLA_PYTHON_CLIENT_PREALLOCATE=false"
+#define CP_KNOB_XLA_PREALLOC "XLA_PYTHON_CLIENT_PREALLOCATE=true"
+#define CP_KNOB_XLA_PLATFORM "XLA_PYTHON_CLIENT_ALLOCATOR=platform"
+/* The largest memory fraction suggested: XLA's pool beside the context, the
+ * libraries' workspaces and the driver's own memory on the card. */
+#define CP_KNOB_XLA_FRACTION_MAX 95
+
 /*! cp_knob_check() : setting "VAR=VALUE" checked against the rules of the
  *  framework that reads VAR (each key:value of PYTORCH_CUDA_ALLOC_CONF, and
  *  the combinations it rejects or ignores).  why (cap bytes) gets the rule
@@ -26,6 +35,12 @@ int cp_knob_check(const char *setting, char *why, size_t cap);
  *  value, or 0 when no value PyTorch accepts can help a request that small
  *  (the caller then gives other advice). */
 uint64_t cp_knob_max_split_mb(uint64_t request);
+
+/*! cp_knob_xla_fraction() : the XLA memory fraction to suggest for a pool
+ *  that must hold need bytes on a card of total bytes: a multiple of .05
+ *  at least 2 points above need/total, in hundredths.  @return : it, or 0
+ *  when even CP_KNOB_XLA_FRACTION_MAX would not hold need (or total is 0). */
+unsigned cp_knob_xla_fraction(uint64_t need, uint64_t total);
 
 /*! cp_knob_fixed() : the settings the analyzer suggests verbatim, outside
  *  the advice table's text (which cp_knob_scan() reads).  @return : n

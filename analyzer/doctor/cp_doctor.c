@@ -33,6 +33,7 @@
 #include <string.h>
 
 #include "cp_doctor.h"
+#include "cp_opts.h"
 #include "doctor_int.h"
 
 static void usage(FILE *f)
@@ -64,67 +65,61 @@ static const char *env_or(const char *name, const char *def)
     return v && v[0] ? v : def;
 }
 
-static int parse_positive(const char *s, long max, long *out)
+/* --min-cuda X.Y: the CUDA version as the driver reports it (12.4: 12040). */
+static int parse_min_cuda(void *to, const char *who, const char *a, const char *v)
 {
-    char *end;
-    long v = strtol(s, &end, 10);
-
-    if (!*s || *end || v <= 0 || v > max)
+    int maj = 0, min = 0, n = -1;
+    char extra;
+    if (v)
+        n = sscanf(v, "%d.%d%c", &maj, &min, &extra);
+    if (n < 1 || n > 2 || maj <= 0 || maj > 99 || min < 0 || min > 9) {
+        fprintf(stderr, "%s: %s takes a CUDA version such as 12.4, not '%s'\n", who, a,
+                v ? v : "");
         return -1;
-    *out = v;
+    }
+    *(int *)to = maj * 1000 + min * 10;
     return 0;
 }
+
+/* The machine's own checks, which --kernel-log replaces; the report. */
+enum { DR_LIVE = 1, DR_OUT = 2 };
 
 /* @return : 0 to run, 1 after --help, -1 on a usage error (message printed). */
 static int parse_args(struct cp_dr_ctx *ctx, int argc, char **argv)
 {
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i], *val = i + 1 < argc ? argv[i + 1] : NULL;
-        long v;
-
-        if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
-            usage(stdout);
-            return 1;
-        } else if (strcmp(a, "--json") == 0) {
-            ctx->json = true;
-        } else if (strcmp(a, "--python") == 0 || strncmp(a, "--python=", 9) == 0) {
-            ctx->py.asked = true;
-            if (a[8] == '=')
-                snprintf(ctx->py.exe, sizeof(ctx->py.exe), "%s", a + 9);
-            else if (val && val[0] != '-' && ++i)
-                snprintf(ctx->py.exe, sizeof(ctx->py.exe), "%s", val);
-            if (!ctx->py.exe[0])
-                snprintf(ctx->py.exe, sizeof(ctx->py.exe), "python3");
-        } else if (strcmp(a, "--min-cuda") == 0 && val) {
-            int maj = 0, min = 0;
-            char extra;
-
-            i++;
-            if (sscanf(val, "%d.%d%c", &maj, &min, &extra) < 1 || sscanf(val, "%d.%d%c", &maj, &min, &extra) > 2 ||
-                maj <= 0 || maj > 99 || min < 0 || min > 9)
-                goto bad_value;
-            ctx->min_cuda = maj * 1000 + min * 10;
-        } else if (strcmp(a, "--kernel-log") == 0 && val) {
-            ctx->kernel_log = argv[++i];
-        } else if (strcmp(a, "--timeout") == 0 && val) {
-            if (parse_positive(argv[++i], 3600, &v) < 0)
-                goto bad_value;
-            ctx->timeout_s = (int)v;
-        } else if (strcmp(a, "--bw-mib") == 0 && val) {
-            if (parse_positive(argv[++i], 4096, &v) < 0)
-                goto bad_value;
-            ctx->bw_bytes = (size_t)v << 20;
-        } else {
-            fprintf(stderr, "cuprobe doctor: unknown or incomplete option '%s'\n", a);
-            usage(stderr);
-            return -1;
-        }
-        continue;
-bad_value:
-        fprintf(stderr, "cuprobe doctor: bad value '%s' for %s\n", argv[i], a);
-        return -1;
+    int json = 0, timeout = ctx->timeout_s, bw_mib = (int)(ctx->bw_bytes >> 20);
+    const char *py = NULL;
+    const cp_opt opts[] = {
+        { "--json", NULL, CP_ARG_NONE, &json, 1, 0, NULL, "prints JSON", 0, 0, 0, 0, NULL },
+        { "--kernel-log", NULL, CP_ARG_STR, &ctx->kernel_log, 0, 0, NULL,
+          "checks that log instead of this machine", 0, DR_LIVE, 0, CP_OPT_ONCE, NULL },
+        { "--python", NULL, CP_ARG_MAYBE, &py, 0, 0, NULL,
+          "checks the torch (or jax) build of an interpreter", 0, 0, DR_LIVE, 0, NULL },
+        { "--min-cuda", NULL, CP_ARG_FN, &ctx->min_cuda, 0, 0, parse_min_cuda,
+          "sets the CUDA version the driver must support", 0, 0, DR_LIVE, 0, NULL },
+        { "--timeout", NULL, CP_ARG_INT, &timeout, 1, 3600, NULL,
+          "limits each driver step and the interpreter", 0, 0, DR_LIVE, 0, NULL },
+        { "--bw-mib", NULL, CP_ARG_INT, &bw_mib, 1, 4096, NULL,
+          "sets the size of the bandwidth test's copies", 0, 0, DR_LIVE, 0, NULL },
+    };
+    const cp_optset set = { "cuprobe doctor", opts, sizeof opts / sizeof *opts, NULL, 0,
+                            DR_LIVE | DR_OUT, usage };
+    cp_optv v;
+    int rc = cp_opts_read(&set, argc, argv, &v);
+    if (rc == 0 && v.n_in) {
+        fprintf(stderr, "cuprobe doctor: takes no argument ('%s')\n", v.in[0]);
+        usage(stderr);
+        rc = -1;
     }
-    return 0;
+    free(v.in);
+    ctx->json = json;
+    ctx->timeout_s = timeout;
+    ctx->bw_bytes = (size_t)bw_mib << 20;
+    if (py) {
+        ctx->py.asked = true;
+        snprintf(ctx->py.exe, sizeof(ctx->py.exe), "%s", *py ? py : "python3");
+    }
+    return rc;
 }
 
 /* Moves the checks from index `from` to the end to index `to`. */

@@ -124,7 +124,7 @@ static cp_lg_api *cp_lg_api_of(cp_ledger *lg, uint64_t id)
     return &lg->api[id];
 }
 
-static void cp_lg_call(cp_ledger *lg, const cp_record *r)
+static void cp_lg_call(cp_ledger *lg, const cp_record *r, int timed)
 {
     cp_lg_api *a = cp_lg_api_of(lg, r->ev.api);
     if (!a)
@@ -132,6 +132,8 @@ static void cp_lg_call(cp_ledger *lg, const cp_record *r)
     a->calls++;
     if (r->ev.result != 0)
         a->errors++;
+    if (!timed)
+        return;
     uint64_t d = r->ev.dur_ns;
     if (!a->hist && !(a->hist = calloc(CP_LG_HIST, sizeof *a->hist))) {
         lg->err = ENOMEM;
@@ -348,7 +350,9 @@ void cp_ledger_post(cp_ledger *lg, cp_proc *p, const cp_record *r)
     }
     if (!cp_rec_has_ev(t))
         return;
-    cp_lg_call(lg, r);
+    /* A FREE is written before the driver frees (its dur_ns is 0, not a
+     * time): counted as a call, never as a timed one. */
+    cp_lg_call(lg, r, t != CP_REC_FREE);
     if (t == CP_REC_COPY && r->ev.result == 0)
         cp_lg_copy(lg, r);
     else if (t == CP_REC_ALLOC && r->ev.result == 0 && cp_hold_of_kind(r->u.alloc.kind) >= 0 &&

@@ -123,6 +123,11 @@ void cp_ledger_pre(cp_ledger *lg, struct cp_proc *p, const struct cp_record *r);
  *  applied it. */
 void cp_ledger_post(cp_ledger *lg, struct cp_proc *p, const struct cp_record *r);
 
+/*! cp_ledger_seed() : lg (fed nothing yet) starts from p's live device
+ *  memory as its sites' (a window opens, cp_window.h): what each site and
+ *  device holds, the devices' peaks at it; no allocation counted. */
+void cp_ledger_seed(cp_ledger *lg, struct cp_proc *p);
+
 /*! cp_ledger_finish() : at the end of p's trace, while its decoder d is
  *  open: name the APIs, settle what was held at each peak and fill the
  *  timelines to the end. */

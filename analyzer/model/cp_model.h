@@ -235,10 +235,20 @@ typedef struct cp_proc {
     struct cp_series *series;
     /* PyTorch's backward passes (cp_backward.h), NULL until one is seen */
     struct cp_bw *bw;
+    /* the lines that allocated what frameworks' pools hold (cp_attrib.h),
+     * NULL until an attribution record is seen */
+    struct cp_attrib *attrib;
     /* the tables of cp_ledger.h when asked for (NULL otherwise): fed
      * beside the model by the record loop, which also frees them; the
      * model never looks inside */
     struct cp_ledger *ledger;
+    /* the window of the run looked at (cp_window.h): where it opened
+     * (0: at the trace's start; an allocation before it is not the
+     * window's), the device allocations made before it (out of mem[]'s
+     * counts); the window ended before the trace did (win_cut: not read
+     * further, its end not seen), or held none of its records (win_out) */
+    uint64_t win_from, n_alloc_before;
+    int win_cut, win_out;
 } cp_proc;
 
 /*! cp_proc_new() : an empty process for trace `file` (index among traces).

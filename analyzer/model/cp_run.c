@@ -35,12 +35,17 @@ static long cp_env_num(const cp_proc *p, const char *const *vars, const char **w
     return -1;
 }
 
-int cp_proc_used_gpu(const cp_proc *p)
+uint64_t cp_proc_dev_allocs(const cp_proc *p)
 {
-    uint64_t allocs = 0;
+    uint64_t allocs = p->n_alloc_before;
     for (int d = 0; d < p->n_dev && d < CP_MAX_DEV; d++)
         allocs += p->mem[d].n_alloc;
-    return p->init_ok && (allocs || p->n_launch || p->n_copy);
+    return allocs;
+}
+
+int cp_proc_used_gpu(const cp_proc *p)
+{
+    return p->init_ok && (cp_proc_dev_allocs(p) || p->n_launch || p->n_copy);
 }
 
 int cp_proc_dev_used(const cp_proc *p, int d)

@@ -38,6 +38,10 @@ cp_proc *const *cp_run_pid(const cp_run_ix *ix, const char *host, uint64_t pid, 
 /*! cp_run_ix_free() : free the index (a zeroed one is fine). */
 void cp_run_ix_free(cp_run_ix *ix);
 
+/*! cp_proc_dev_allocs() : the device allocations p made, before a window
+ *  (cp_window.h) and in it. */
+uint64_t cp_proc_dev_allocs(const cp_proc *p);
+
 /*! cp_proc_used_gpu() : whether p allocated device memory, copied or
  *  launched after a successful cuInit (valid before cp_run_build too). */
 int cp_proc_used_gpu(const cp_proc *p);

@@ -360,6 +360,32 @@ static uint64_t cp_ser_move(cp_series *s, const cp_proc *p, uint64_t ts)
     return ts;
 }
 
+void cp_series_restart(cp_series *s, cp_proc *p, uint64_t ts)
+{
+    memset(s->b, 0, CP_SER_N * sizeof *s->b);
+    for (int d = 0; d < s->n_dev; d++)
+        if (s->dev[d])
+            memset(s->dev[d], 0, CP_SER_N * sizeof *s->dev[d]);
+    s->n_oom = 0;
+    s->n_oom_all = 0;
+    s->cur = -1;
+    s->width = CP_SER_W0;
+    cp_ser_move(s, p, ts);
+    s->t_end = ts;
+    for (int d = 0; d < s->n_dev; d++)
+        if (s->dev[d])
+            cp_ser_open(s, p, d, &s->dev[d][0], ts);
+}
+
+void cp_series_reach(cp_series *s, cp_proc *p, uint64_t ts)
+{
+    if (s->cur < 0 || ts < s->t_end)
+        return;
+    if (ts - s->t0 >= s->span)
+        cp_ser_move(s, p, ts);
+    s->t_end = ts;
+}
+
 /* --- records ------------------------------------------------------------------------- */
 
 void cp_series_lean(cp_series *s)

@@ -137,6 +137,18 @@ void cp_series_pre(cp_series *s, const struct cp_record *r, const struct cp_live
 int cp_series_feed(cp_series *s, struct cp_proc *p, const struct cp_record *r,
                    struct cp_live *made);
 
+/*! cp_series_restart() : start s over at ts (a window opens there,
+ *  cp_window.h): no bucket before it, the first one opening with what p
+ *  holds now and the state s keeps (the holders' split, the largest live
+ *  allocations, the framework's counts); OOM marks and copies start from
+ *  none. */
+void cp_series_restart(cp_series *s, struct cp_proc *p, uint64_t ts);
+
+/*! cp_series_reach() : the timeline runs on to ts with no record (a
+ *  window ends there before the process did): the buckets up to ts carry
+ *  the state of the last one. */
+void cp_series_reach(cp_series *s, struct cp_proc *p, uint64_t ts);
+
 /*! cp_series_n() : buckets in use (the last one is partly filled). */
 int cp_series_n(const cp_series *s);
 

@@ -28,6 +28,10 @@ void cp_out_json(FILE *o, cp_report *rep, const cp_out_opts *opt);
  *  findings) on o.  @return : 0, or -ENOMEM. */
 int cp_out_html(FILE *o, cp_report *rep, const cp_out_opts *opt);
 
+/*! cp_window_json() : "window": {"since_ns", "until_ns" (null: the end),
+ *  "from"} into b when rep covers only part of the run, else nothing. */
+void cp_window_json(cp_jb *b, const cp_report *rep);
+
 /*! cp_proc_label() : "rank 1 on node7 (pid 4242)" into buf: the process's
  *  rank (RANK, else SLURM_PROCID, else LOCAL_RANK) and host where known. */
 const char *cp_proc_label(const cp_proc *p, char *buf, size_t cap);

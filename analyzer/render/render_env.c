@@ -106,14 +106,15 @@ void cp_env_text(FILE *o, const cp_proc *p, const cp_out_opts *opt)
     }
     for (int d = 0; d < p->n_dev && d < CP_MAX_DEV; d++) {
         const cp_devmem *m = &p->mem[d];
-        if (!m->n_alloc && !m->has_ctx)
+        if (!m->n_alloc && !m->has_ctx && !m->held_total)
             continue;
         fprintf(o, "  memory on GPU %d: peak %s", d, cp_fmt_bytes(m->peak_total, b1, sizeof b1));
         fprintf(o, ", %s held at the end, %llu allocations%s\n",
                 cp_fmt_bytes(m->held_total, b1, sizeof b1), (unsigned long long)m->n_alloc,
                 m->has_ctx ? ", context" : "");
         if (p->series && cp_series_dev(p->series, d)) {
-            fprintf(o, "    over time (most held in each eighth of the run):");
+            fprintf(o, "    over time (most held in each eighth of the %s):",
+                    p->win_from || p->win_cut ? "window" : "run");
             for (int k = 0; k < 8; k++)
                 fprintf(o, " %s", cp_fmt_bytes(cp_series_max_in(p->series, d, k / 8.0,
                                                                 (k + 1) / 8.0), b1, sizeof b1));

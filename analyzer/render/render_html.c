@@ -116,6 +116,9 @@ static int cp_html_layout(cp_html *h)
     }
     if (h->T0 == UINT64_MAX)
         h->T0 = 0;
+    /* A window's times read as the run's: 12.5 s is 12.5 s after its start. */
+    if (rep->windowed)
+        h->T0 = rep->window.origin;
     h->span = t1 > h->T0 ? t1 - h->T0 : 1;
     return 0;
 }
@@ -304,6 +307,12 @@ int cp_out_html(FILE *o, cp_report *rep, const cp_out_opts *opt)
                "allocations; select a finding to zoom to its time.</p>\n",
             rep->n_procs, rep->n_procs == 1 ? "" : "s", n_sev[2], n_sev[2] == 1 ? "" : "s",
             n_sev[1], n_sev[1] == 1 ? "" : "s", n_sev[0]);
+    if (rep->windowed) {
+        char w[96];
+        fprintf(o, "<p class=\"window\">window: %s (from the earliest process start); "
+                   "the charts start from the memory held when it opens</p>\n",
+                cp_window_say(&rep->window, w, sizeof w));
+    }
     for (size_t i = 0; i < rep->n; i++)
         if (rep->f[i]->top) {
             fprintf(o, "<p><b>");

@@ -133,8 +133,11 @@ static void cp_hd_findings(cp_html *h)
 void cp_html_data(cp_html *h)
 {
     FILE *o = h->o;
-    fprintf(o, "<script type=\"application/json\" id=\"cp-data\">{\"span\":%.9f,\"holders\":[",
+    fprintf(o, "<script type=\"application/json\" id=\"cp-data\">{\"span\":%.9f,",
             (double)h->span / 1e9);
+    if (h->rep->windowed)
+        fprintf(o, "\"start\":%.9f,", (double)h->rep->window.since / 1e9);
+    fprintf(o, "\"holders\":[");
     for (int k = 0; k < CP_HD_N; k++) {
         fprintf(o, "%s", k ? "," : "");
         cp_html_js_str(o, cp_holder_name(k));

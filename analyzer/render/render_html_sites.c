@@ -29,6 +29,13 @@ static int cp_hs_cmp_peak(const void *a, const void *b)
     return strcmp(x->label, y->label);
 }
 
+static int cp_hs_cmp_alloc(const void *a, const void *b)
+{
+    const cp_lg_row *x = *(const cp_lg_row *const *)a, *y = *(const cp_lg_row *const *)b;
+    return x->n_alloc != y->n_alloc ? (x->n_alloc > y->n_alloc ? -1 : 1)
+                                     : strcmp(x->label, y->label);
+}
+
 static int cp_hs_cmp_temp(const void *a, const void *b)
 {
     const cp_lg_row *x = *(const cp_lg_row *const *)a, *y = *(const cp_lg_row *const *)b;
@@ -103,14 +110,17 @@ static void cp_hs_table(cp_html *h, int chart, cp_proc *p, int d)
     FILE *o = h->o;
     const cp_ledger *lg = p->ledger;
     cp_lg_row *rows;
-    size_t n = cp_ledger_rows(p, d, 1, (size_t)-1, &rows);
+    /* The sites that allocated (key 1), and in a window (cp_window.h) every
+     * one that held memory (key 3): a site may hold what it allocated
+     * before the window opened. */
+    size_t n = cp_ledger_rows(p, d, p->win_from ? 3 : 1, (size_t)-1, &rows);
     const cp_lg_row **ord = n ? malloc(n * sizeof *ord) : NULL;
     unsigned char *show = n ? calloc(n, 1) : NULL;
     if (!n || !ord || !show)
         goto out;
     for (size_t i = 0; i < n; i++)
         ord[i] = &rows[i];
-    cp_hs_pick(ord, n, NULL, 1, rows, show);            /* rows come by allocations */
+    cp_hs_pick(ord, n, cp_hs_cmp_alloc, 1, rows, show);
     cp_hs_pick(ord, n, cp_hs_cmp_temp, 2, rows, show);
     cp_hs_pick(ord, n, cp_hs_cmp_peak, 0, rows, show);  /* and stay by the peak */
     const cp_lg_oom *ooms[CP_LG_OOMS];

@@ -101,6 +101,9 @@ static void cp_proc_json(cp_jb *b, const cp_proc *p)
     cp_jb_ku(b, "records", p->records);
     cp_jb_ku(b, "lost", p->lost);
     cp_jb_ku(b, "signal", p->signo);
+    if (p->win_cut)
+        /* Only when a window ended before the trace did: its end unread. */
+        cp_jb_kb(b, "window_cut", 1);
     if (p->reaped) {
         /* Only for a trace with no END whose end `cuprobe run` saw. */
         cp_jb_key(b, "reaped");
@@ -135,7 +138,7 @@ static void cp_proc_json(cp_jb *b, const cp_proc *p)
     cp_jb_open(b, '[');
     for (int d = 0; d < p->n_dev && d < CP_MAX_DEV; d++) {
         const cp_devmem *m = &p->mem[d];
-        if (!m->n_alloc && !m->has_ctx)
+        if (!m->n_alloc && !m->has_ctx && !m->held_total)
             continue;
         cp_jb_open(b, '{');
         cp_jb_ki(b, "ordinal", d);
@@ -241,6 +244,23 @@ static void cp_finding_json(cp_jb *b, cp_finding *f)
     cp_jb_close(b, '}');
 }
 
+void cp_window_json(cp_jb *b, const cp_report *rep)
+{
+    if (!rep->windowed)
+        return;
+    cp_jb_key(b, "window");
+    cp_jb_open(b, '{');
+    /* Integers, as every number of ours: `cuprobe diff` reads them strictly. */
+    cp_jb_ku(b, "since_ns", rep->window.since);
+    cp_jb_key(b, "until_ns");
+    if (rep->window.until == CP_WINDOW_END)
+        cp_jb_raw(b, "null");
+    else
+        cp_jb_u64(b, rep->window.until);
+    cp_jb_ks(b, "from", "earliest process start");
+    cp_jb_close(b, '}');
+}
+
 void cp_out_json(FILE *o, cp_report *rep, const cp_out_opts *opt)
 {
     cp_jb b = { 0 };
@@ -262,6 +282,7 @@ void cp_out_json(FILE *o, cp_report *rep, const cp_out_opts *opt)
     cp_jb_ku(&b, "infos", n_sev[CP_SEV_INFO]);
     cp_jb_kb(&b, "no_gpu_used", nogpu);
     cp_jb_close(&b, '}');
+    cp_window_json(&b, rep);
     cp_jb_key(&b, "processes");
     cp_jb_open(&b, '[');
     for (size_t i = 0; i < rep->n_procs; i++)

@@ -40,6 +40,7 @@ typedef struct pf_thread {
 
 /* A process as the export names it. */
 typedef struct pf_proc {
+    const cp_proc *proc;        /* whose (its index changes when the run is put together) */
     int pid;
     cp_map tid;                 /* trace tid -> index in th + 1 */
     pf_thread *th;
@@ -216,6 +217,7 @@ static int pf_switch(cp_pf *pf, const cp_proc *p)
         pf->n_spool = n;
     }
     pf_proc *me = &pf->pp[p->index];
+    me->proc = p;
     if (!me->pid) {
         /* Its own pid, unless a trace before it took that one. */
         int pid = p->pid && p->pid < PF_PID_STEP ? (int)p->pid : p->index + 1;
@@ -484,14 +486,25 @@ int cp_pf_write(cp_pf *pf, FILE *o, cp_report *rep)
     }
     if (T0 == UINT64_MAX)
         T0 = 0;
-    fprintf(o, "{\"displayTimeUnit\":\"ms\",\"otherData\":{\"generator\":\"cuprobe\"},"
-               "\"traceEvents\":[");
+    char w[96] = "";
+    if (rep->windowed) {
+        /* A window's times read as the run's: 12.5 s is 12.5 s after its start. */
+        T0 = rep->window.origin;
+        cp_window_say(&rep->window, w, sizeof w);
+    }
+    fprintf(o, "{\"displayTimeUnit\":\"ms\",\"otherData\":{\"generator\":\"cuprobe\"%s%s%s},"
+               "\"traceEvents\":[", *w ? ",\"window\":\"" : "", w, *w ? "\"" : "");
     char *line = NULL;
     size_t lcap = 0;
     int rc = 0;
     for (size_t i = 0; i < rep->n_procs && !rc; i++) {
         const cp_proc *p = rep->procs[i];
-        const pf_proc *me = (size_t)p->index < pf->n_spool ? &pf->pp[p->index] : NULL;
+        /* Its slot from the reading: the processes a filter left out are
+         * gone from rep, and the others renumbered. */
+        size_t slot = 0;
+        while (slot < pf->n_spool && pf->pp[slot].proc != p)
+            slot++;
+        const pf_proc *me = slot < pf->n_spool ? &pf->pp[slot] : NULL;
         int pid = me && me->pid ? me->pid : p->index + 1;
         char lab[256];
         fprintf(o, "%s\n{\"ph\":\"M\",\"pid\":%d,\"name\":\"process_name\",\"args\":{\"name\":",
@@ -508,7 +521,7 @@ int cp_pf_write(cp_pf *pf, FILE *o, cp_report *rep)
         pf_out *v = NULL;
         size_t n = 0, k = 0;
         rc = pf_collect(rep, p, &v, &n);
-        FILE *sp = (size_t)p->index < pf->n_spool ? pf->spool[p->index] : NULL;
+        FILE *sp = me ? pf->spool[slot] : NULL;
         if (sp)
             rewind(sp);
         ssize_t got = sp ? getline(&line, &lcap, sp) : -1;

@@ -55,6 +55,8 @@ static void cp_trace_status(FILE *o, const cp_proc *p)
         fprintf(o, "killed (no END record; whole up to its last flush)");
     else if (p->error)
         fprintf(o, "%s: %s", p->truncated ? "TRUNCATED" : "DAMAGED", p->error);
+    else if (p->win_cut)
+        fprintf(o, "read to the window's end");
     else if (p->complete)
         fprintf(o, "complete (%s, status %lld)", cp_end_reason_name(p->end_reason),
                 (long long)p->end_status);
@@ -240,6 +242,12 @@ void cp_out_text(FILE *o, cp_report *rep, const cp_out_opts *opt)
         n_sev[rep->f[i]->sev]++;
     fprintf(o, "%scuprobe report%s: %zu trace%s\n", cp_c(opt, C_BOLD), cp_c(opt, C_RESET),
             rep->n_procs, rep->n_procs == 1 ? "" : "s");
+    if (rep->windowed) {
+        char w[96];
+        fprintf(o, "window: %s (from the earliest process start); memory held when it "
+                   "opens is counted as held, not as allocated in it\n",
+                cp_window_say(&rep->window, w, sizeof w));
+    }
     /* Statements that the GPU was not used at all come before anything. */
     for (size_t i = 0; i < rep->n; i++)
         if (rep->f[i]->top)

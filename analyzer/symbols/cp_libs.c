@@ -42,6 +42,9 @@ static const cp_known_lib cp_known_libs[] = {
     { "libxla",         "libxla",                 0, CP_FW_JAX,    ENV | ALLOC },
     { "/jaxlib/",       "jaxlib",                 1, CP_FW_JAX,    ENV | ALLOC },
     { "/jax_cuda",      "jax-cuda plugin",        1, CP_FW_JAX,    ENV | ALLOC },
+    /* jax 0.4.2x and later: XLA's GPU runtime, its allocator included, is
+     * the PJRT plugin jax_plugins/xla_cuda12/xla_cuda_plugin.so. */
+    { "/jax_plugins/",  "jax-cuda plugin (PJRT)", 1, CP_FW_JAX,    ENV | ALLOC },
     { "libjax",         "libjax",                 0, CP_FW_JAX,    ALLOC },
     { "/cupy/",         "cupy",                   1, CP_FW_CUPY,   ENV | ALLOC },
     { "cupy_backends",  "cupy",                   1, CP_FW_CUPY,   ENV | ALLOC },

@@ -14,7 +14,12 @@ tracebacks:
   site      a failing sitecustomize of the environment, with and without
             PYTHONVERBOSE: the same message and frames, no frame of ours;
   import    a watched framework (cupy) whose import fails: the same
-            traceback, no frame of the companion's.
+            traceback, no frame of the companion's;
+  attribute attribution on (CUPROBE_ATTRIBUTE=1), the stand-in frameworks
+            of tests/py/standins: pool allocations through CuPy's memory
+            hook and PyTorch's recorded stacks, then an uncaught OOM raised
+            after the OOM observers ran: the same output and traceback, and
+            both frameworks' attribution recorded.
 Records go to the companion's test sink (CUPROBE_FRAMEWORK_SINK).
 Exit 0 when every case holds; prints what differs otherwise.
 """
@@ -27,6 +32,7 @@ import tempfile
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 SCRIPTS = os.path.join(ROOT, "scripts", "python")
+STANDINS = os.path.join(ROOT, "tests", "py", "standins")
 
 HOOKS = """
 import sys, threading
@@ -47,6 +53,16 @@ t = threading.Thread(target=work, name="worker")
 t.start()
 t.join()
 print("main went on")
+"""
+ATTRIBUTE = """
+import cupy, torch
+pool = cupy.get_default_memory_pool()
+kept = [pool.malloc(1 << 20) for _ in range(3)]
+pool.free(kept.pop())
+torch.cuda.init()
+held = [torch.cuda._standin_alloc(1 << 20) for _ in range(3)]
+print(len(kept), len(held), pool.used_bytes())
+torch.cuda._standin_alloc(4 << 30)
 """
 CAUGHT = """
 import os, signal
@@ -137,6 +153,15 @@ def main():
                 bad.append("site: the error is not shown: %r" % (a[2],))
             if verbose and not any("in setup" in x for x in a[2]):
                 bad.append("site verbose: no traceback: %r" % (a[2],))
+
+        rc, out, err, recs = same("attribute", ATTRIBUTE, path=[STANDINS],
+                                  env={"CUPROBE_ATTRIBUTE": "1"})
+        events = sorted(set((r["kind"], r["data"]["event"]) for r in recs
+                            if r["kind"].endswith(".attrib")))
+        want = [("cupy.attrib", e) for e in ("end", "exit", "on")] + \
+            [("torch.attrib", e) for e in ("end", "exit", "on", "oom")]
+        if rc != 1 or "OutOfMemoryError" not in err or events != want:
+            bad.append("attribute: rc %d, attribution records %r" % (rc, events))
 
         fw = os.path.join(tmp, "fw")
         os.makedirs(os.path.join(fw, "cupy"))

@@ -20,6 +20,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 SCRIPTS = os.path.join(ROOT, "scripts", "python")
 STANDINS = os.path.join(ROOT, "tests", "py", "standins")
 PROG = os.path.join(ROOT, "tests", "py", "framework_prog.py")
+JAX_PROG = os.path.join(ROOT, "tests", "py", "jax_pool_prog.py")
 MiB = 1 << 20
 SEGMENT_KEYS = {"address", "total_size", "allocated_size", "active_size",
                 "requested_size", "stream", "segment_type", "pool",
@@ -45,15 +46,15 @@ class CompanionTest(unittest.TestCase):
     def tearDown(self):
         shutil.rmtree(self.tmp, ignore_errors=True)
 
-    def run_py(self, args, companion=True, sink=True, path=(), env=None):
-        """Run python3 ARGS; @return : (rc, stdout, stderr, records)."""
+    def run_py(self, args, companion=True, sink=True, path=(), env=None, exe=None):
+        """Run python3 (or exe) ARGS; @return : (rc, stdout, stderr, records)."""
         e = clean_env()
         entries = ([SCRIPTS] if companion else []) + [STANDINS] + list(path)
         e["PYTHONPATH"] = os.pathsep.join(entries)
         if sink:
             e["CUPROBE_FRAMEWORK_SINK"] = self.sink
         e.update(env or {})
-        p = subprocess.run([sys.executable] + list(args), env=e, cwd=self.tmp,
+        p = subprocess.run([exe or sys.executable] + list(args), env=e, cwd=self.tmp,
                            capture_output=True, text=True, timeout=60)
         records = []
         if os.path.exists(self.sink):
@@ -67,7 +68,9 @@ class CompanionTest(unittest.TestCase):
 
     @staticmethod
     def kinds(records):
-        return [r["kind"] for r in records]
+        """The records' kinds, attribution's left out (whether it is on by
+        default is _attrib.DEFAULT_ON's, tested apart)."""
+        return [r["kind"] for r in records if not r["kind"].endswith(".attrib")]
 
     def write_sitecustomize(self, body):
         d = os.path.join(self.tmp, "theirs")
@@ -183,7 +186,7 @@ class CompanionTest(unittest.TestCase):
         rc, out, err, recs = self.prog("frag")
         kinds = self.kinds(recs)
         self.assertEqual(kinds[-2:], ["torch.exit", "companion.info"])
-        ex = recs[-2]["data"]
+        ex = [r["data"] for r in recs if r["kind"] == "torch.exit"][0]
         self.assertTrue(ex["cuda_initialized"])
         self.assertEqual(ex["oom_count"], 3)
         self.assertTrue(TOP_KEYS <= set(ex), TOP_KEYS - set(ex))
@@ -237,7 +240,7 @@ class CompanionTest(unittest.TestCase):
         del env["STANDIN_LIBCUDA"]
         rc, out, err, recs = self.prog("cupy", env=env)
         self.assertEqual(self.kinds(recs), ["companion.info", "cupy.exit", "companion.info"])
-        self.assertFalse(recs[1]["data"]["cuda_used"])
+        self.assertFalse([r for r in recs if r["kind"] == "cupy.exit"][0]["data"]["cuda_used"])
 
     def test_jax_memory_stats(self):
         rc, out, err, recs = self.prog("jax", env={"CUPROBE_FRAMEWORK_INTERVAL": "0.05",
@@ -246,8 +249,90 @@ class CompanionTest(unittest.TestCase):
         ex = [r["data"] for r in recs if r["kind"] == "jax.exit"][0]
         self.assertTrue(ex["backends_initialized"])
         self.assertEqual(len(ex["devices"]), 1)   # the CPU device has no stats
-        self.assertEqual(ex["devices"][0]["bytes_limit"], 1 << 30)
+        self.assertEqual(ex["devices"][0]["bytes_limit"], (1 << 30) * 3 // 4)
         self.assertTrue([r for r in recs if r["kind"] == "jax.periodic"])
+
+    # --- JAX: XLA's out-of-memory errors and its pool's samples -----------
+    def jax_oom(self, scenario, exe=None, env=None):
+        """Run jax_pool_prog.py SCENARIO with and without the companion:
+        the same output and status.  @return : (rc, out, jax.oom records,
+        all records)."""
+        on = self.run_py([JAX_PROG, scenario], env=env, exe=exe)
+        off = self.run_py([JAX_PROG, scenario], env=dict(env or {}, CUPROBE_FRAMEWORK="0"),
+                          exe=exe)
+        self.assertEqual(on[:3], off[:3])
+        self.assertEqual(off[3], [])
+        return on[0], on[1], [r["data"] for r in on[3] if r["kind"] == "jax.oom"], on[3]
+
+    def test_jax_oom_uncaught_recorded_at_exit(self):
+        rc, out, ooms, recs = self.jax_oom("uncaught")
+        self.assertEqual(rc, 1)
+        self.assertEqual(len(ooms), 1, self.kinds(recs))
+        o = ooms[0]
+        want = "sys.monitoring" if sys.version_info >= (3, 12) else "exit"
+        self.assertEqual((o["hook"], o["oom_index"]), (want, 1))
+        self.assertEqual(o["type"], "jaxlib.xla_extension.XlaRuntimeError")
+        self.assertEqual(o["message"], "RESOURCE_EXHAUSTED: Out of memory while trying to "
+                                       "allocate 209715200 bytes.")
+        d = o["devices"][0]
+        self.assertEqual((d["bytes_in_use"], d["bytes_limit"], d["largest_free_block_bytes"],
+                          d["pool_bytes"], d["local_hardware_id"]),
+                         (700 * MiB, 768 * MiB, 68 * MiB, 768 * MiB, 0))
+        user = o["frames"][o["user_frame"]]
+        self.assertEqual((user["file"], user["line"], user["func"]),
+                         (JAX_PROG, jax_line("# OOM"), "arr"))
+        self.assertEqual(o["env"], {})
+        # Recorded before the exit summary and the exception record.
+        kinds = self.kinds(recs)
+        self.assertLess(kinds.index("jax.oom"), kinds.index("jax.exit"))
+        self.assertIn("exception", kinds)
+
+    def test_jax_oom_records_xla_settings(self):
+        env = {"XLA_PYTHON_CLIENT_MEM_FRACTION": ".8", "XLA_PYTHON_CLIENT_PREALLOCATE": "true"}
+        rc, out, ooms, recs = self.jax_oom("uncaught", env=env)
+        self.assertEqual(ooms[0]["env"], env)
+        self.assertEqual(ooms[0]["devices"][0]["bytes_limit"], int((1 << 30) * .8))
+
+    def test_jax_oom_caught_seen_as_raised(self):
+        exe = newer_python((3, 12))
+        if exe is None:
+            self.skipTest("no CPython 3.12 or later: caught OOMs are not seen before it")
+        rc, out, ooms, recs = self.jax_oom("frag", exe=exe)
+        self.assertEqual(rc, 0)
+        self.assertIn("caught: RESOURCE_EXHAUSTED", out)
+        # Once, though JAX's API boundary raises it again in another frame.
+        self.assertEqual([o["hook"] for o in ooms], ["sys.monitoring"])
+        d = ooms[0]["devices"][0]
+        self.assertEqual((d["bytes_in_use"], d["largest_free_block_bytes"]),
+                         (384 * MiB, 32 * MiB))
+        self.assertNotIn("exception", self.kinds(recs))
+        # A program's own sys.monitoring tool sees what it sees without us.
+        rc, out, ooms, recs = self.jax_oom("sysmon", exe=exe)
+        self.assertEqual((rc, len(ooms)), (0, 1))
+        self.assertRegex(out, r"own RAISE events: [1-9]")
+
+    def test_jax_oom_watch_takes_a_free_tool_id(self):
+        exe = newer_python((3, 12))
+        if exe is None:
+            self.skipTest("no CPython 3.12 or later")
+        rc, out, err, recs = self.run_py([JAX_PROG, "tools"], exe=exe)
+        self.assertEqual((rc, err), (0, ""))
+        self.assertIn("tools: {3: 'cuprobe'}", out)
+        rc, out, err, recs = self.run_py([JAX_PROG, "tools"], exe=exe,
+                                         env={"CUPROBE_FRAMEWORK": "0"})
+        self.assertIn("tools: {}", out)
+
+    def test_jax_quick_samples(self):
+        # The default interval (10 s): between summaries, at most a sample a
+        # second (2.4 s of steps here).
+        rc, out, err, recs = self.run_py([JAX_PROG, "growth"], env={"STEP_S": "0.06"})
+        self.assertEqual((rc, err), (0, ""))
+        per = [r["data"] for r in recs if r["kind"] == "jax.periodic"]
+        self.assertTrue(2 <= len(per) <= 6, per)     # not one a step (40)
+        used = [p["devices"][0]["bytes_in_use"] for p in per]
+        self.assertEqual(used, sorted(set(used)))
+        info = [r["data"] for r in recs if r["data"].get("event") == "exit"][0]
+        self.assertEqual(info["quick_samples"], len(per))
 
     # --- failure and behaviour -------------------------------------------
     def assert_same_behaviour(self, scenario, env):
@@ -303,6 +388,165 @@ class CompanionTest(unittest.TestCase):
         info = [r["data"] for r in on[3] if r["data"].get("event") == "torch_cuda_init"]
         self.assertTrue(info[0]["backward_caller"], info)
 
+    # --- attribution (_attrib*.py) ----------------------------------------
+    def attrib_prog(self, body, name="train.py"):
+        """A program file: KEEP and TEMP lines are found by their marks."""
+        prog = os.path.join(self.tmp, name)
+        with open(prog, "w") as f:
+            f.write(body)
+        lines = body.splitlines()
+        marks = {m: i + 1 for i, line in enumerate(lines)
+                 for m in ("KEEP", "TEMP", "WEIGHTS") if line.endswith("# " + m)}
+        return prog, marks
+
+    TORCH_LOOP = ("import atexit, sys, time\n"
+                  "atexit.register(lambda: print('history at exit:',\n"
+                  "                              sys.modules['torch']._C._cuda_isHistoryEnabled()))\n"
+                  "import torch\n"
+                  "MiB = 1 << 20\n"
+                  "torch.cuda.init()\n"
+                  "w = torch.cuda._standin_alloc(32 * MiB)  # WEIGHTS\n"
+                  "kept = []\n"
+                  "def step():\n"
+                  "    t = torch.cuda._standin_alloc(12 * MiB)  # TEMP\n"
+                  "    torch.cuda._standin_free(t)\n"
+                  "    kept.append(torch.cuda._standin_alloc(2 * MiB))  # KEEP\n"
+                  "for _ in range(12):\n"
+                  "    step()\n"
+                  "    time.sleep(0.03)\n"
+                  "print('kept', len(kept))\n")
+
+    @staticmethod
+    def attrib(records, kind="torch.attrib"):
+        return [r["data"] for r in records if r["kind"] == kind]
+
+    @staticmethod
+    def stacks(samples):
+        out = {}
+        for a in samples:
+            for st in a.get("stacks", ()):
+                out[st["id"]] = st["frames"]
+        return out
+
+    def test_attribution_default(self):
+        from_env = {"": None, "1": True, "0": False}
+        sys.path.insert(0, SCRIPTS)
+        try:
+            from cuprobe_companion import _attrib
+        finally:
+            sys.path.remove(SCRIPTS)
+        prog, _ = self.attrib_prog(self.TORCH_LOOP)
+        for value, want in from_env.items():
+            env = {"CUPROBE_ATTRIBUTE": value} if value else {}
+            rc, out, err, recs = self.run_py([prog], env=env)
+            self.assertEqual((rc, err), (0, ""))
+            on = _attrib.DEFAULT_ON if want is None else want
+            self.assertEqual(bool(self.attrib(recs)), on, value)
+            self.assertIn("history at exit: False\n", out)
+
+    def test_torch_attribution_names_the_keeping_line(self):
+        prog, m = self.attrib_prog(self.TORCH_LOOP)
+        env = {"CUPROBE_ATTRIBUTE": "1", "CUPROBE_FRAMEWORK_INTERVAL": "0.05"}
+        on = self.run_py([prog], env=env)
+        off = self.run_py([prog], env=dict(env, CUPROBE_ATTRIBUTE="0"))
+        self.assertEqual(on[:3], off[:3])
+        self.assertEqual(on[1], "kept 12\nhistory at exit: False\n")
+        att = self.attrib(on[3])
+        self.assertEqual(att[0]["event"], "on")
+        self.assertEqual(att[0]["owner"], "companion")
+        self.assertEqual(att[-1]["event"], "end")
+        samples = [a for a in att if "sites" in a]
+        self.assertGreaterEqual(len(samples), 2)
+        self.assertEqual(samples[-1]["event"], "exit")
+        stacks = self.stacks(samples)
+        # Each stack is written once, with the first sample listing its site.
+        ids = [st["id"] for a in samples for st in a["stacks"]]
+        self.assertEqual(len(ids), len(set(ids)))
+        sites = {stacks[sid][0][1]: (b, n) for sid, b, n in samples[-1]["sites"]}
+        self.assertEqual(sites, {m["KEEP"]: (24 * MiB, 12), m["WEIGHTS"]: (32 * MiB, 1)})
+        keep = [st for st in stacks.values() if st[0][1] == m["KEEP"]][0]
+        self.assertEqual(keep, [[prog, m["KEEP"], "step"], [prog, m["KEEP"] + 2, "<module>"]])
+        self.assertEqual(samples[-1]["live_bytes"], 56 * MiB)
+        self.assertEqual(samples[-1]["unattributed_bytes"], 0)
+        for a in samples:
+            self.assertTrue(all(isinstance(v, int) for k, v in a.items()
+                                if k not in ("stacks", "sites", "event", "owner")), a)
+        # The periodic summary keeps its snapshot: the history is ours.
+        per = [r["data"] for r in on[3] if r["kind"] == "torch.periodic"]
+        self.assertTrue(per and all(p["frag"] for p in per), per)
+
+    def test_torch_attribution_leaves_the_programs_history(self):
+        prog, m = self.attrib_prog(self.TORCH_LOOP)
+        rc, out, err, recs = self.run_py(
+            [prog], env={"CUPROBE_ATTRIBUTE": "1", "CUPROBE_FRAMEWORK_INTERVAL": "0.05",
+                         "STANDIN_TORCH_HISTORY": "1"})
+        self.assertEqual((rc, err), (0, ""))
+        self.assertIn("history at exit: True\n", out)
+        att = self.attrib(recs)
+        self.assertEqual(att[0]["owner"], "program")
+        # Only at exit: the program's history may be long to convert.
+        self.assertEqual([a["event"] for a in att if "sites" in a], ["exit"])
+
+    def test_torch_attribution_off_with_a_reason(self):
+        prog, _ = self.attrib_prog(self.TORCH_LOOP)
+        cases = {"backend": {"PYTORCH_CUDA_ALLOC_CONF": "backend:cudaMallocAsync"},
+                 "failed": {"STANDIN_TORCH_FAIL": "history"}}
+        for reason, extra in cases.items():
+            env = dict(extra, CUPROBE_ATTRIBUTE="1")
+            on = self.run_py([prog], env=env)
+            self.assertEqual(on[:3], self.run_py([prog], env=dict(env, CUPROBE_ATTRIBUTE="0"))[:3])
+            att = self.attrib(on[3])
+            self.assertEqual([a["event"] for a in att], ["off"], att)
+            self.assertEqual(att[0]["reason"], reason)
+            # The rest of the companion goes on.
+            self.assertIn("torch.exit", self.kinds(on[3]))
+            self.assertFalse([r for r in on[3] if r["kind"] == "log"])
+
+    def test_torch_attribution_caps_the_sites(self):
+        body = ("import torch\ntorch.cuda.init()\nkept = []\n" +
+                "".join("kept.append(torch.cuda._standin_alloc(%d << 10))\n" % (i + 1)
+                        for i in range(70)))
+        prog, _ = self.attrib_prog(body)
+        rc, out, err, recs = self.run_py([prog], env={"CUPROBE_ATTRIBUTE": "1"})
+        self.assertEqual((rc, err), (0, ""))
+        ex = [a for a in self.attrib(recs) if a["event"] == "exit"][0]
+        self.assertEqual((len(ex["sites"]), ex["sites_total"]), (64, 70))
+        sizes = sorted(b for _, b, _ in ex["sites"])
+        # The six smallest (1..6 KiB, rounded to 512 B) are summed, not listed.
+        self.assertEqual(sizes[0], 7 << 10)
+        self.assertEqual((ex["other_bytes"], ex["other_blocks"]), (21 << 10, 6))
+        self.assertEqual(len(ex["stacks"]), 64)
+
+    def test_cupy_attribution_names_the_keeping_line(self):
+        prog, m = self.attrib_prog(
+            "import threading\n"
+            "import cupy\n"
+            "MiB = 1 << 20\n"
+            "pool = cupy.get_default_memory_pool()\n"
+            "keep = []\n"
+            "for _ in range(5):\n"
+            "    c = pool.malloc(4 * MiB)  # KEEP\n"
+            "    t = pool.malloc(4 * MiB)  # TEMP\n"
+            "    pool.free(t)\n"
+            "    keep.append(c)\n"
+            "other = threading.Thread(target=lambda: keep.append(pool.malloc(MiB)))\n"
+            "other.start(); other.join()\n"
+            "print(len(keep), pool.used_bytes() >> 20)\n")
+        on = self.run_py([prog], env={"CUPROBE_ATTRIBUTE": "1"})
+        off = self.run_py([prog], env={"CUPROBE_ATTRIBUTE": "0"})
+        self.assertEqual(on[:3], off[:3])
+        self.assertEqual(on[1], "6 24\n")   # the thread's 1 MiB took a free 4 MiB chunk
+        att = self.attrib(on[3], "cupy.attrib")
+        self.assertEqual([a["event"] for a in att], ["on", "exit", "end"])
+        self.assertEqual(att[0]["thread"], "MainThread")
+        ex = att[1]
+        stacks = self.stacks([ex])
+        # The hook serves the thread that imported cupy: the other thread's
+        # megabyte is not counted.
+        self.assertEqual([(stacks[sid], b, n) for sid, b, n in ex["sites"]],
+                         [([[prog, m["KEEP"], "<module>"]], 20 * MiB, 5)])
+        self.assertEqual(ex["live_bytes"], 20 * MiB)
+
 
 class UnitTest(unittest.TestCase):
     def setUp(self):
@@ -338,6 +582,49 @@ class UnitTest(unittest.TestCase):
         self.assertTrue(obj["free_blocks_dropped"])
         self.assertEqual(obj["segments"][0]["n_free_blocks"], 1500)
 
+    def test_jax_quick_sample_only_when_memory_changed(self):
+        from cuprobe_companion._others import JaxCollector
+
+        stats = {"bytes_in_use": 1, "bytes_limit": 8, "num_allocs": 1}
+
+        class Dev:
+            id, platform, device_kind = 0, "gpu", "stand-in"
+
+            def memory_stats(self):
+                return dict(stats)
+
+        class Backend:
+            def local_devices(self):
+                return [Dev()]
+
+        bridge = type(sys)("jax._src.xla_bridge")
+        bridge._backends = {"cuda": Backend()}
+        sys.modules["jax._src.xla_bridge"] = bridge
+        try:
+            out = []
+            c = JaxCollector(type(sys)("jax"), lambda kind, obj: out.append(obj),
+                             lambda where, fn, *a: fn(*a))
+            c.quick()
+            stats["num_allocs"] = 2          # a counter: no sample
+            c.quick()
+            stats["bytes_in_use"] = 2        # memory: a sample
+            c.quick()
+            c.periodic()                     # the summary: always
+            self.assertEqual([(o["tick"], o["devices"][0]["bytes_in_use"]) for o in out],
+                             [(0, 1), (0, 2), (1, 2)])
+        finally:
+            del sys.modules["jax._src.xla_bridge"]
+
+    def test_attribute_switch(self):
+        from cuprobe_companion import _attrib
+
+        for text in ("1", "on", "TRUE", " yes "):
+            self.assertTrue(_attrib.enabled(text), text)
+        for text in ("0", "off", "False", "no"):
+            self.assertFalse(_attrib.enabled(text), text)
+        for text in ("", "auto", "maybe"):
+            self.assertEqual(_attrib.enabled(text), _attrib.DEFAULT_ON, text)
+
     def test_conf_expandable(self):
         from cuprobe_companion._torch import conf_expandable
 
@@ -362,6 +649,33 @@ def fake_libcuda(self):
 
 
 CompanionTest.fake_libcuda = fake_libcuda
+
+
+def jax_line(mark):
+    """The line of jax_pool_prog.py that ends with mark."""
+    with open(JAX_PROG) as f:
+        return next(i for i, line in enumerate(f, 1) if line.rstrip().endswith(mark))
+
+
+def newer_python(version):
+    """A CPython of at least version (sys.executable first, then
+    CUPROBE_TEST_PYTHONS, python3.N on PATH, pyenv's), or None."""
+    if sys.version_info >= version:
+        return sys.executable
+    import glob
+
+    found = os.environ.get("CUPROBE_TEST_PYTHONS", "").split()
+    found += [shutil.which("python3.%d" % m) for m in range(version[1], 20)]
+    found += sorted(glob.glob(os.path.expanduser("~/.pyenv/versions/3.*/bin/python3")))
+    for exe in filter(None, found):
+        try:
+            out = subprocess.run([exe, "-c", "import sys; print(sys.version_info[:2] >= %r)"
+                                  % (version,)], capture_output=True, text=True, timeout=30)
+        except OSError:
+            continue
+        if out.stdout.strip() == "True":
+            return exe
+    return None
 
 if __name__ == "__main__":
     unittest.main()

@@ -36,6 +36,8 @@ expect_grep '^Peak consumers' "$TMP/leak.txt"
 expect_grep '80\.00 MiB .*keep_buffer \(tests/progs/explore_train\.c:' "$TMP/leak.txt"
 expect_grep '^ .* 40 +80\.00 MiB +0 +keep_buffer' "$TMP/leak.txt"
 expect_grep 'cuMemAlloc_v2 +81 +0 +81 ' "$TMP/leak.txt"
+# A free is recorded before the driver frees: counted, never timed.
+expect_grep 'cuMemFree_v2 +[0-9]+ +0 +0 +- +- +- +- +-$' "$TMP/leak.txt"
 expect_grep 'HtoD +pinned +40 +40\.00 MiB' "$TMP/leak.txt"
 # The OOM's holders, from the golden OOM trace.
 "$ANA" stats --table oom --no-progress tests/golden/report_oom_torch.trace >"$TMP/oom.txt"

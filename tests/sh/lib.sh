@@ -73,18 +73,32 @@ small_tmpfs() {
     fi
     trap "umount '$1' 2>/dev/null; rm -rf '$TMP'" EXIT
 }
-# pythons: every CPython found here, one line each, "PATH ID" (ID: version
-# and installation, each once): $CUPROBE_TEST_PYTHONS (space-separated
+# pythons [MIN MAX]: every CPython 3.MIN to 3.MAX found here (all 3.x
+# without arguments), one line each, "PATH ID" (ID: version and
+# installation, each once): $CUPROBE_TEST_PYTHONS (space-separated
 # interpreter paths), Debian's /usr/bin/python3.X, /usr/local's, pyenv's.
+# The quick tier keeps the oldest and the newest minor version found (the
+# two ends of every version-dependent path); the long tier (TIER=long or
+# all, as sh/python_versions.sh runs them) and CUPROBE_TEST_ALL_PYTHONS=1
+# keep every one.
 pythons() {
     seen_=""
     for p_ in ${CUPROBE_TEST_PYTHONS:-} /usr/bin/python3.[0-9]* /usr/local/bin/python3.[0-9]* \
               "${HOME:-/root}"/.pyenv/versions/3.*/bin/python3.[0-9]*; do
         case "$p_" in *-config|*[!0-9.]) continue ;; esac
         [ -x "$p_" ] || continue
-        id_=$("$p_" -c 'import sys; print("%d.%d.%d@%s" % (sys.version_info[:3] + (sys.base_prefix,)))' 2>/dev/null) || continue
+        id_=$("$p_" -c 'import sys; print("%d %d.%d.%d@%s" % ((sys.version_info[1],) + sys.version_info[:3] + (sys.base_prefix,)))' 2>/dev/null) || continue
+        minor_=${id_%% *}; id_=${id_#* }
+        [ "$minor_" -ge "${1:-0}" ] && [ "$minor_" -le "${2:-99}" ] || continue
         case " $seen_ " in *" $id_ "*) continue ;; esac
         seen_="$seen_ $id_"
-        echo "$p_ $id_"
-    done
+        echo "$minor_ $p_ $id_"
+    done | if [ "${CUPROBE_TEST_ALL_PYTHONS:-0}" = 1 ] || [ "${TIER:-quick}" != quick ]; then
+        cut -d' ' -f2-
+    else
+        sort -s -n -k1,1 | awk '{ line[NR] = $0; m[NR] = $1 }
+            END { for (i = 1; i <= NR; i++)
+                      if (m[i] == m[1] && !lo++ || m[i] == m[NR] && m[NR] != m[1] && !hi++) {
+                          sub(/^[0-9]+ /, "", line[i]); print line[i] } }'
+    fi
 }

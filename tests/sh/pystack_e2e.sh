@@ -7,8 +7,9 @@
 # threads started by C with and without Python, atexit, a forked child's
 # own file), code objects freed and made again at the same addresses
 # (with the companion's code watcher on 3.12+, whose memo must then be hit).
-# Runs on every CPython 3.11-3.13 found (Debian's, pyenv's,
-# $CUPROBE_TEST_PYTHONS), then once with CUPROBE_PYTHON=0.
+# Runs on the CPythons 3.11-3.13 of lib.sh's pythons (the oldest and the
+# newest in the quick tier, every one in sh/python_versions.sh), then once
+# with CUPROBE_PYTHON=0.
 . "$ROOT/tests/sh/lib.sh"
 [ -f "$SHIM" ] || skip "$SHIM not built"
 [ -f "$FAKE_DIR/libcuda.so.1" ] || skip "fake driver not built"
@@ -22,10 +23,7 @@ else
         -L"$FAKE_DIR" -lcuda -lpthread || die "cannot build tests/py/cthread.c"
 fi
 
-cands="${CUPROBE_TEST_PYTHONS:-} python3"
-for p in /usr/bin/python3.1[1-3] "${HOME:-/root}"/.pyenv/versions/3.1[1-3].*/bin/python3.1[1-3]; do
-    [ -x "$p" ] && cands="$cands $p"
-done
+pythons 11 13 >"$TMP/pythons"
 
 # run PY NAME [ENV...]: trace the cases with interpreter PY into $TMP/NAME.*
 run() {
@@ -37,13 +35,9 @@ run() {
     "$ANA" dump "$TMP/$name.trace" >"$TMP/$name.dump" || die "dump of $name failed"
 }
 
-ran=0; seen=""; last=""
-for p in $cands; do
-    id=$("$p" -c 'import sys; print("%d.%d.%d@%s" % (sys.version_info[:3] + (sys.base_prefix,)))' 2>/dev/null) || continue
-    minor=$("$p" -c 'import sys; print(sys.version_info[1])')
-    [ "$minor" -ge 11 ] && [ "$minor" -le 13 ] || continue
-    case " $seen " in *" $id "*) continue ;; esac
-    seen="$seen $id"
+ran=0; last=""
+while read -r p id <&3; do
+    minor=${id#3.}; minor=${minor%%.*}
     name="py$ran"
     run "$p" "$name" CUPROBE_LOG=2
     echo "== $id"
@@ -62,7 +56,7 @@ for p in $cands; do
         expect_grep "stack cache: .*python chains repeated 0," "$TMP/$name.out"
     fi
     ran=$((ran + 1)); last=$p
-done
+done 3<"$TMP/pythons"   # fd 3: what the loop runs may read stdin
 [ $ran -gt 0 ] || skip "no CPython 3.11-3.13 found"
 
 # fork: the child's file must define again everything it uses.

@@ -1,8 +1,8 @@
 #!/bin/sh
 # pystack_versions.sh - run the GIL-free Python walker test
-# (build/tests/unit/test_pystack_walk) against every CPython found here:
-# Debian's /usr/bin/python3.X, pyenv's versions, $CUPROBE_TEST_PYTHONS
-# (space-separated interpreter paths).  3.11-3.13 must match CPython's own
+# (build/tests/unit/test_pystack_walk) against the CPythons of lib.sh's
+# pythons (the oldest and the newest in the quick tier, every one in
+# sh/python_versions.sh).  3.11-3.13 must match CPython's own
 # frames exactly; older ones must be refused cleanly (one log line, no
 # frames).  Skips when no interpreter with a shared libpython is found.
 . "$ROOT/tests/sh/lib.sh"

@@ -3,6 +3,7 @@
 # venv, puts a cuprobe on the venv's PATH that traces the demo on the fake
 # driver and reports its findings, with the venv's own shim, analyzer
 # (libdw and libelf linked in) and companion; pip uninstall takes them away.
+# tier: long
 ROOT=${ROOT:-$(cd "$(dirname "$0")/../.." && pwd)}
 . "$ROOT/tests/sh/lib.sh"
 command -v python3 >/dev/null 2>&1 || skip "no python3"

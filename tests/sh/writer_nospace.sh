@@ -33,7 +33,12 @@ export LD_LIBRARY_PATH="$FAKE_DIR"
 "$CUPROBE" run -o "$MNT/t-%p.trace" -- "$P" "$MNT/fill" 3 >"$TMP/out" 2>"$TMP/err"; rc=$?
 [ $rc -eq 3 ] || { cat "$TMP/err"; die "exit status $rc, expected the program's 3"; }
 expect_grep "trace file '$MNT/t-[0-9]+.trace': No space left on device; writing stopped" "$TMP/err"
-[ "$(grep -c 'No space left' "$TMP/err")" -eq 1 ] || { cat "$TMP/err"; die "expected one warning"; }
+# One warning for the trace.  The front end's run manifest, written to the
+# same full file system after the run, may fit in what is left or not: when
+# it does not, that is its own warning, which must say so.
+[ "$(grep -c "trace file.*No space left" "$TMP/err")" -eq 1 ] || { cat "$TMP/err"; die "expected one warning"; }
+grep 'No space left' "$TMP/err" | grep -v "trace file" | grep -v "cannot record this run in $MNT/.cuprobe-last-run" &&
+    { cat "$TMP/err"; die "a 'No space left' line that is neither the trace's nor the manifest's"; }
 trace=$(ls "$MNT"/t-*.trace)
 "$ANA" dump "$trace" >"$TMP/dump" 2>"$TMP/derr" || { cat "$TMP/derr"; die "dump: exit $?"; }
 expect_grep '^NOSPACE .*err=28 records_dropped=[0-9]+ bytes_dropped=[0-9]+ file_bytes=[0-9]+' "$TMP/dump"

@@ -11,6 +11,7 @@
 #      "errno":"EDQUOT";
 #   2. a segfault after the quota was reached: SIGNAL and END(signal) in
 #      the room kept after NOSPACE, the report names SIGSEGV.
+# tier: long
 ROOT=${ROOT:-$(cd "$(dirname "$0")/../.." && pwd)}
 . "$ROOT/tests/sh/lib.sh"
 P="$B/tests/progs/disk_full"

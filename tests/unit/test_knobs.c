@@ -3,7 +3,8 @@
  * test_knobs.c - every framework setting the analyzer can suggest is one
  * the framework accepts (analyzer/checks/cp_knobs.c): the settings named in
  * the advice table's text, the ones the OOM verdict names verbatim, and
- * max_split_size_mb for every request size the verdict may meet.  The rules
+ * max_split_size_mb and XLA's memory fraction for every request size the
+ * verdicts may meet.  The rules
  * themselves are held against a table of values PyTorch and JAX accept and
  * refuse.
  */
@@ -50,6 +51,12 @@ static const struct {
     { "XLA_PYTHON_CLIENT_MEM_FRACTION=1", 1 },
     { "XLA_PYTHON_CLIENT_MEM_FRACTION=0", 0 },
     { "XLA_PYTHON_CLIENT_MEM_FRACTION=1.5", 0 },
+    { "XLA_PYTHON_CLIENT_MEM_FRACTION=.90", 1 },
+    { "XLA_PYTHON_CLIENT_MEM_FRACTION=-.5", 0 },
+    { "XLA_PYTHON_CLIENT_MEM_FRACTION=0.75+", 0 },   /* newest XLA only: not suggested */
+    { "XLA_CLIENT_MEM_FRACTION=.90", 1 },
+    { "XLA_CLIENT_MEM_FRACTION=2", 0 },
+    { "XLA_PYTHON_CLIENT_PREALLOCATE=true", 1 },
     { "XLA_PYTHON_CLIENT_PREALLOCATE=false", 1 },
     { "XLA_PYTHON_CLIENT_PREALLOCATE=no", 0 },
     { "XLA_PYTHON_CLIENT_ALLOCATOR=platform", 1 },
@@ -107,5 +114,22 @@ int main(void)
     CHECK(cp_knob_max_split_mb(10ull << 20) == 0);     /* 10 MiB: nothing valid helps */
     CHECK(cp_knob_max_split_mb(41ull << 20) == 0);
     CHECK(cp_knob_max_split_mb(1ull << 30) == 512);
+
+    /* XLA's fraction for every pool need on cards of 1 GiB to 192 GiB:
+     * one XLA takes, never above the largest suggested, and one that
+     * holds the need. */
+    for (uint64_t card = 1ull << 30; card <= (192ull << 30); card += 7ull << 30)
+        for (uint64_t need = 1; need <= card; need = need * 9 / 8 + 1) {
+            unsigned f = cp_knob_xla_fraction(need, card);
+            if (!f)
+                continue;
+            snprintf(s, sizeof s, "XLA_PYTHON_CLIENT_MEM_FRACTION=.%02u", f);
+            check_valid(s);
+            CHECK(f <= CP_KNOB_XLA_FRACTION_MAX && f % 5 == 0);
+            CHECK((double)f / 100 * (double)card >= (double)need);
+        }
+    CHECK(cp_knob_xla_fraction(900ull << 20, 1ull << 30) == 90);     /* 88% + 2 */
+    CHECK(cp_knob_xla_fraction(1000ull << 20, 1ull << 30) == 0);     /* 98%: none */
+    CHECK(cp_knob_xla_fraction(1, 0) == 0);
     return g_fail ? 1 : 0;
 }

@@ -38,6 +38,11 @@ static const struct {
     { SP "jaxlib/xla_extension.so", "jaxlib (xla_extension)", CP_FW_JAX, CP_FW_JAX, 0, 0 },
     { SP "jaxlib/_jax.cpython-312-x86_64-linux-gnu.so", "jaxlib", CP_FW_JAX, CP_FW_JAX, 0, 0 },
     { SP "jax_cuda12_plugin/xla_cuda_plugin.so", "jax-cuda plugin", CP_FW_JAX, CP_FW_JAX, 0, 0 },
+    /* jax-cuda12-pjrt / jax-cuda13-pjrt: XLA's GPU runtime and its allocator. */
+    { SP "jax_plugins/xla_cuda12/xla_cuda_plugin.so", "jax-cuda plugin (PJRT)", CP_FW_JAX,
+      CP_FW_JAX, 0, 0 },
+    { SP "jax_plugins/xla_cuda13/xla_cuda_plugin.so", "jax-cuda plugin (PJRT)", CP_FW_JAX,
+      CP_FW_JAX, 0, 0 },
     { SP "cupy/_core/core.cpython-312-x86_64-linux-gnu.so", "cupy", CP_FW_CUPY, CP_FW_CUPY, 0, 0 },
     { SP "cupy_backends/cuda/api/runtime.cpython-312-x86_64-linux-gnu.so", "cupy", CP_FW_CUPY,
       CP_FW_CUPY, 0, 0 },

@@ -144,9 +144,12 @@ class _Companion:
             self.watch_gap = 0.0
         self.sample_cost = _Cost()
         self.collectors = {}   # framework name -> collector
+        # framework name -> its attribution (_attrib.py), sampled with it
+        self.attributors = {}
         self.thread = None
         self.stop = None
         self.tick_cost = _Cost()
+        self.quick_cost = _Cost()
         self.exited = False
 
     def info(self, event, **extra):
@@ -169,13 +172,23 @@ class _Companion:
         if self.stop is not None:
             self.stop.set()
 
+    def _quick_period(self):
+        """Seconds between quick samples: the shortest QUICK_S of a
+        collector that has quick(), when shorter than the interval (and
+        the periodic summaries are on); else inf."""
+        periods = [c.QUICK_S for c in list(self.collectors.values()) if hasattr(c, "quick")]
+        best = min(periods) if periods else float("inf")
+        return best if 0 < self.interval and best < self.interval else float("inf")
+
     def _run(self):
-        """The periodic summary every `interval`, and a sample right after
+        """The periodic summary every `interval`, quick samples in between
+        for collectors that want them (quick()), and a sample right after
         the allocator grows (at most one per `watch_gap`): the thread sleeps
-        in the shim's cuprobe_framework_wait() between the two."""
+        in the shim's cuprobe_framework_wait() between them."""
         _block_signals()
         inf = float("inf")
         next_tick = time.monotonic() + self.interval if self.interval > 0 else inf
+        next_quick = inf
         while not self.stop.is_set():
             if disabled():
                 return
@@ -183,8 +196,16 @@ class _Companion:
             if now >= next_tick:
                 self.tick()
                 next_tick = time.monotonic() + self.interval
+                next_quick = time.monotonic() + self._quick_period()
                 continue
-            timeout = min(next_tick - now, WAIT_SLICE_S)
+            if now >= next_quick:
+                self._each("quick", self.quick_cost)
+                next_quick = time.monotonic() + self._quick_period()
+                continue
+            if next_quick == inf:
+                # A collector attached since: its first quick sample.
+                next_quick = now + self._quick_period()
+            timeout = min(next_tick - now, next_quick - now, WAIT_SLICE_S)
             if self.watch_gap <= 0:
                 self.stop.wait(timeout)
                 continue
@@ -200,13 +221,18 @@ class _Companion:
         thread's CPU time to `cost`: wall time would also count the waits
         for the GIL while the program's threads run."""
         c0, w0 = time.thread_time(), time.perf_counter()
-        for name, collector in list(self.collectors.items()):
+        for name, collector in self._all():
             fn = getattr(collector, method, None)
             if fn is not None:
                 guarded(name + "." + method, fn)
                 if disabled():
                     return
         cost.add((time.thread_time() - c0) * 1e6, (time.perf_counter() - w0) * 1e6)
+
+    def _all(self):
+        """(name, collector) of every collector, then every attributor."""
+        return list(self.collectors.items()) + \
+            [(name + ".attrib", a) for name, a in self.attributors.items()]
 
     def sample(self):
         """One sample of every collector that has one, after a new segment."""
@@ -221,11 +247,11 @@ class _Companion:
             return
         self.exited = True
         self.stop_timer()
-        for name, collector in list(self.collectors.items()):
+        for name, collector in self._all():
             guarded(name + ".exit", collector.exit)
         if not disabled():
             t, g = self.tick_cost, self.sample_cost
-            self.info("exit", periodic_ticks=t.n,
+            self.info("exit", periodic_ticks=t.n, quick_samples=self.quick_cost.n,
                       segment_samples=g.n,
                       segment_us_mean=g.mean(),
                       segment_us_max=round(g.us_max, 1),
@@ -285,7 +311,25 @@ def _make_collector(framework, module):
 
     if framework == "cupy":
         return _others.CupyCollector(module, record)
-    return _others.JaxCollector(module, record)
+    return _others.JaxCollector(module, record, guarded)
+
+
+def _make_attributor(framework, module):
+    """The attribution of a framework just imported (torch.cuda or cupy), or
+    None when CUPROBE_ATTRIBUTE leaves it off or the framework has none."""
+    from . import _attrib
+
+    if not _attrib.enabled():
+        return None
+    if framework == "torch":
+        from . import _attrib_torch
+
+        return _attrib_torch.TorchAttrib(module, record, guarded)
+    if framework == "cupy":
+        from . import _attrib_cupy
+
+        return _attrib_cupy.CupyAttrib(module, record)
+    return None
 
 
 def on_framework(framework, module):
@@ -324,5 +368,9 @@ def _on_framework_locked(framework, module):
     atexit.register(_at_exit)
     state.info("attached", framework=framework)
     guarded(framework + ".attach", collector.attach)
+    attributor = _make_attributor(framework, module)
+    if attributor is not None and not disabled():
+        state.attributors[framework] = attributor
+        guarded(framework + ".attrib", attributor.attach)
     if not disabled():
         state.start_timer()

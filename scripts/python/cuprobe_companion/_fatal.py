@@ -16,10 +16,9 @@ Rules kept here:
 import os
 import sys
 
-from ._frames import is_user_frame, library_dirs
+from ._frames import frames_of, library_dirs, type_name
 from ._sink import VERSION
 MAX_MESSAGE = 8000
-MAX_FRAMES = 120        # innermost 100 and outermost 20 when deeper
 MAX_CHAIN = 4
 
 # Exceptions of the main thread recorded already, as (id, type, message):
@@ -28,35 +27,12 @@ MAX_CHAIN = 4
 _seen = set()
 
 
-def frames_of(tb, libdirs):
-    """[{file, line, func, user}] of a traceback, outermost first."""
-    out = []
-    while tb is not None:
-        frame = tb.tb_frame
-        code = frame.f_code
-        module = frame.f_globals.get("__name__") if isinstance(frame.f_globals, dict) else None
-        func = getattr(code, "co_qualname", code.co_name)
-        out.append({"file": code.co_filename, "line": tb.tb_lineno, "func": func,
-                    "module": module if isinstance(module, str) else None,
-                    "user": is_user_frame(code.co_filename, module, libdirs)})
-        tb = tb.tb_next
-    if len(out) > MAX_FRAMES:
-        out = out[:20] + out[-(MAX_FRAMES - 20):]
-    return out
-
-
 def _message(value):
     try:
         text = str(value)
     except Exception:
         text = "<str() failed>"
     return text[:MAX_MESSAGE]
-
-
-def _type_name(etype):
-    module = getattr(etype, "__module__", "") or ""
-    name = getattr(etype, "__qualname__", getattr(etype, "__name__", "?"))
-    return name if module in ("builtins", "") else module + "." + name
 
 
 def _chain(value):
@@ -69,7 +45,7 @@ def _chain(value):
         if nxt is None or id(nxt) in seen:
             break
         seen.add(id(nxt))
-        out.append({"type": _type_name(type(nxt)), "message": _message(nxt)[:2000],
+        out.append({"type": type_name(type(nxt)), "message": _message(nxt)[:2000],
                     "cause": cur.__cause__ is not None})
         cur = nxt
     return out
@@ -112,7 +88,7 @@ def build(hook, etype, value, tb, thread_name=None):
     obj = {"v": VERSION, "hook": hook, "pid": os.getpid(),
            "thread": thread_name or name,
            "main_thread": main if hook != "threading.excepthook" else False,
-           "type": _type_name(etype), "message": _message(value),
+           "type": type_name(etype), "message": _message(value),
            "frames": frames, "user_frame": user,
            "chain": _chain(value) if isinstance(value, BaseException) else [],
            "python": sys.version.split()[0], "argv": list(sys.argv)[:64]}

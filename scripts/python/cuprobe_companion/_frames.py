@@ -1,8 +1,12 @@
 """Which Python frames are the program's own code: the frame the
 companion's records name as "the user's line" (the exception a run died of,
-the line that called backward()).  Imports nothing of the companion.
+the line that called backward(), XLA's out-of-memory error), and the
+frames and type of an exception as records list them.  Imports nothing of
+the companion.
 """
 import os
+
+MAX_FRAMES = 120        # innermost 100 and outermost 20 when deeper
 
 # Top-level packages whose frames are never "the user's line".
 LIBRARY_PACKAGES = frozenset((
@@ -47,3 +51,27 @@ def is_user_frame(filename, module, libdirs):
     except (OSError, ValueError):
         real = filename
     return not any(real.startswith(d) for d in libdirs)
+
+
+def frames_of(tb, libdirs):
+    """[{file, line, func, user}] of a traceback, outermost first."""
+    out = []
+    while tb is not None:
+        frame = tb.tb_frame
+        code = frame.f_code
+        module = frame.f_globals.get("__name__") if isinstance(frame.f_globals, dict) else None
+        func = getattr(code, "co_qualname", code.co_name)
+        out.append({"file": code.co_filename, "line": tb.tb_lineno, "func": func,
+                    "module": module if isinstance(module, str) else None,
+                    "user": is_user_frame(code.co_filename, module, libdirs)})
+        tb = tb.tb_next
+    if len(out) > MAX_FRAMES:
+        out = out[:20] + out[-(MAX_FRAMES - 20):]
+    return out
+
+
+def type_name(etype):
+    """module.Qualname of an exception type (builtins bare)."""
+    module = getattr(etype, "__module__", "") or ""
+    name = getattr(etype, "__qualname__", getattr(etype, "__name__", "?"))
+    return name if module in ("builtins", "") else module + "." + name

@@ -1,7 +1,8 @@
 """CuPy and JAX: memory statistics recorded periodically and at exit (kinds
 cupy.periodic, cupy.exit, jax.periodic, jax.exit; fields in
-docs/framework.md).  Neither framework offers an OOM hook we could attach
-without code changes, so these are summaries only.
+docs/framework.md).  CuPy offers no OOM hook we could attach without code
+changes, so its records are summaries only; XLA's out-of-memory errors are
+seen as they are raised (_jaxoom.py: kind jax.oom).
 
 Neither collector may start CUDA in the process:
 - CuPy's pool queries ask the runtime for the current device, so they run
@@ -19,6 +20,13 @@ from ._sink import VERSION
 _JAX_KEYS = ("bytes_in_use", "peak_bytes_in_use", "largest_free_block_bytes",
              "bytes_limit", "bytes_reserved", "peak_bytes_reserved",
              "num_allocs", "largest_alloc_size", "pool_bytes", "peak_pool_bytes")
+# What a quick sample is taken for: a change of memory (not of counters).
+_JAX_MEMORY = ("bytes_in_use", "peak_bytes_in_use", "largest_free_block_bytes",
+               "bytes_limit", "pool_bytes")
+# XLA's allocator settings as the process sees them at an OOM (it may have set
+# them in os.environ before importing jax).
+_XLA_ENV = ("XLA_PYTHON_CLIENT_PREALLOCATE", "XLA_PYTHON_CLIENT_MEM_FRACTION",
+            "XLA_CLIENT_MEM_FRACTION", "XLA_PYTHON_CLIENT_ALLOCATOR")
 
 
 def _libcuda_loaded():
@@ -87,13 +95,27 @@ class CupyCollector:
 
 
 class JaxCollector:
-    def __init__(self, module, record):
+    """XLA's pools: jax.periodic at every periodic summary and, between
+    them, at most once a QUICK_S when a device's numbers changed (a
+    preallocated pool never goes back to the driver, so these samples are
+    the only view of what fills it); jax.oom at each out-of-memory error;
+    jax.exit."""
+
+    QUICK_S = 1.0
+
+    def __init__(self, module, record, guarded):
         self._write = record                  # the core's record(), injected
         self.jax = module
         self.ticks = 0
+        self.samples = 0
+        self.ooms = 0
+        self._last = None                     # the memory numbers of the last sample
+        from ._jaxoom import OomWatch
+
+        self.watch = OomWatch(self.oom, guarded)
 
     def attach(self):
-        pass
+        self.watch.install()
 
     def _backends(self):
         bridge = sys.modules.get("jax._src.xla_bridge")
@@ -107,25 +129,35 @@ class JaxCollector:
                 stats_fn = getattr(dev, "memory_stats", None)
                 stats = stats_fn() if stats_fn is not None else None
                 if not stats:
-                    continue   # CPU devices report none
+                    continue   # CPU devices, and the platform allocator, report none
                 entry = {"backend": str(name), "id": int(getattr(dev, "id", -1)),
                          "platform": str(getattr(dev, "platform", "")),
                          "device_kind": str(getattr(dev, "device_kind", ""))}
+                hw = getattr(dev, "local_hardware_id", None)
+                if isinstance(hw, int):
+                    entry["local_hardware_id"] = hw
                 for key in _JAX_KEYS:
                     if key in stats:
                         entry[key] = int(stats[key])
                 out.append(entry)
         return out
 
-    def _record(self, kind, extra):
+    def _record(self, kind, extra, quick=False):
         t0 = time.perf_counter()
         backends = self._backends()
         if not backends and kind == "jax.periodic":
             return
+        devices = self._devices(backends) if backends else []
+        numbers = [[d.get(k) for k in _JAX_MEMORY] for d in devices]
+        if quick and numbers == self._last:
+            return
+        if kind == "jax.periodic":
+            self._last = numbers
+            self.samples += 1
         obj = {"v": VERSION, "jax_version": str(getattr(self.jax, "__version__", "")),
-               "backends_initialized": bool(backends)}
+               "backends_initialized": bool(backends), "oom_hook": self.watch.how}
         obj.update(extra)
-        obj["devices"] = self._devices(backends) if backends else []
+        obj["devices"] = devices
         obj["collect_us"] = round((time.perf_counter() - t0) * 1e6, 1)
         self._write(kind, obj)
 
@@ -133,5 +165,23 @@ class JaxCollector:
         self.ticks += 1
         self._record("jax.periodic", {"tick": self.ticks})
 
+    def quick(self):
+        self._record("jax.periodic", {"tick": self.ticks}, quick=True)
+
+    def oom(self, hook, exc, msg, tb):
+        """One XLA out-of-memory error (_jaxoom.OomWatch reports it)."""
+        from ._frames import frames_of, library_dirs, type_name
+
+        self.ooms += 1
+        frames = frames_of(tb, library_dirs())[-24:]
+        user = max([i for i, f in enumerate(frames) if f["user"]] or [-1])
+        env = {k: os.environ[k] for k in _XLA_ENV if k in os.environ}
+        self._record("jax.oom", {"hook": hook, "oom_index": self.ooms,
+                                 "type": type_name(type(exc)), "message": msg[:4000],
+                                 "frames": frames, "user_frame": user,
+                                 "env": env})
+
     def exit(self):
-        self._record("jax.exit", {"periodic_count": self.ticks})
+        self.watch.at_exit()
+        self._record("jax.exit", {"periodic_count": self.ticks, "samples": self.samples,
+                                  "oom_count": self.ooms})

@@ -13,6 +13,9 @@ missing one degrades the record instead of failing):
   get_allocator_backend, memory_stats_as_nested_dict(device),
   torch.cuda.memory._snapshot(), torch.autograd.backward (wrapped).
 
+Under backend:cudaMallocAsync PyTorch raises for the OOM observer and for
+_snapshot(): neither is called there.
+
 CUDA is never initialised here.  Attaching the OOM observer initialises CUDA
 in PyTorch (lazyInitDevice), so it is attached from torch.cuda._lazy_call,
 i.e. only when the program's own CUDA initialisation runs.
@@ -21,6 +24,7 @@ import os
 import sys
 import time
 
+from . import _attrib_torch
 from ._sink import VERSION
 # OOMs after this many in one process get summaries without segments, so a
 # program that probes batch sizes by catching OOMs stays cheap.
@@ -210,6 +214,10 @@ class TorchCollector:
         self.attached = True
         attach = getattr(getattr(self.torch, "_C", None),
                          "_cuda_attach_out_of_memory_observer", None)
+        if self._stream_ordered():
+            # PyTorch refuses an OOM observer there; the driver sees each
+            # failing cudaMallocAsync itself.
+            attach = None
         if attach is not None:
             attach(self._observer)
         # torch is whole by now (CUDA initialises at the program's first use).
@@ -240,6 +248,11 @@ class TorchCollector:
             self.static = info   # complete only once CUDA is up
         return info
 
+    def _stream_ordered(self):
+        """backend:cudaMallocAsync: no blocks to snapshot, no OOM observer
+        (PyTorch raises for both)."""
+        return self._static_info().get("allocator_backend") == "cudaMallocAsync"
+
     def _history_enabled(self):
         fn = getattr(getattr(self.torch, "_C", None), "_cuda_isHistoryEnabled", None)
         return bool(fn()) if fn is not None else False
@@ -258,7 +271,7 @@ class TorchCollector:
                 s["device"] = d
                 devices.append(s)
         snap_us, settings, all_segments = 0.0, None, []
-        if frag or seg_devices:
+        if (frag or seg_devices) and not self._stream_ordered():
             t0 = time.perf_counter()
             snap = cuda.memory._snapshot()
             per_dev = {}
@@ -330,8 +343,9 @@ class TorchCollector:
             self._on_cuda_init()     # torch without _lazy_call
         t0 = time.thread_time()      # CPU time: see _Companion.tick
         frag = self.periodic_frag
-        if frag and self._history_enabled():
-            # _snapshot() would also convert the whole recorded history.
+        if frag and self._history_enabled() and not _attrib_torch.history_ours():
+            # _snapshot() would also convert the whole recorded history
+            # (the companion's own, for attribution, keeps none).
             frag = False
         devices, settings, snap_us = self._collect(set(), frag, None)
         if frag and snap_us > PERIODIC_SNAPSHOT_BUDGET_US:

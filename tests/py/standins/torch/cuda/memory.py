@@ -1,6 +1,9 @@
 """Stand-in torch.cuda.memory: a toy caching allocator with PyTorch 2.11's
-observable surface (memory_stats_as_nested_dict, memory_stats, _snapshot)."""
+observable surface (memory_stats_as_nested_dict, memory_stats, _snapshot,
+_record_memory_history: the Python stack of each live block, innermost
+first, in its "frames")."""
 import os
+import sys
 
 import torch
 from . import _lazy_init, is_initialized
@@ -8,24 +11,30 @@ from . import _lazy_init, is_initialized
 _SMALL = 1 << 20          # requests up to 1 MiB come from 2 MiB segments
 _SMALL_SEGMENT = 2 << 20
 _MID_SEGMENT = 20 << 20   # requests below 10 MiB share 20 MiB segments
+# Set by torch._C._cuda_record_memory_history (and STANDIN_TORCH_HISTORY=1,
+# the program's own history): blocks keep their stacks.
+_standin_record_stacks = os.environ.get("STANDIN_TORCH_HISTORY") == "1"
 _STATS = ("allocation", "allocated_bytes", "segment", "reserved_bytes",
           "active", "active_bytes", "inactive_split", "inactive_split_bytes",
           "requested_bytes")
 
 
-def _driver_segment(size):
+def _driver_segment(size, stream_ordered=False):
     """STANDIN_TORCH_DRIVER=1: a segment taken from the driver, as PyTorch's
-    allocator takes it (cuMemAlloc on the current context), so that its
+    allocator takes it (cuMemAlloc on the current context; under
+    backend:cudaMallocAsync, cuMemAllocAsync for each tensor), so that its
     address is one the trace has; else None."""
     if os.environ.get("STANDIN_TORCH_DRIVER") != "1":
         return None
-    import ctypes
+    import _standin_driver
 
-    p = ctypes.c_uint64()
-    rc = ctypes.CDLL("libcuda.so.1").cuMemAlloc_v2(ctypes.byref(p), ctypes.c_size_t(size))
-    if rc != 0:
-        raise RuntimeError("stand-in: cuMemAlloc of a segment failed: %d" % rc)
-    return p.value
+    return _standin_driver.alloc(size, "segment", stream_ordered)
+
+
+def _stream_ordered():
+    """backend:cudaMallocAsync: no cache, each tensor is a driver
+    allocation of its own (and PyTorch keeps no blocks to snapshot)."""
+    return torch._C._cuda_getAllocatorBackend() == "cudaMallocAsync"
 
 
 def _fail(what):
@@ -47,8 +56,8 @@ class _Device:
     def reserved(self):
         return sum(s["total_size"] for s in self.segments)
 
-    def _new_segment(self, size, small):
-        address = _driver_segment(size)
+    def _new_segment(self, size, small, stream_ordered=False):
+        address = _driver_segment(size, stream_ordered)
         if address is None:
             address = self.next_address
             self.next_address += size
@@ -56,7 +65,7 @@ class _Device:
                "segment_type": "small" if small else "large",
                "segment_pool_id": (0, 0), "is_expandable": False,
                "blocks": [{"address": address, "size": size,
-                           "requested_size": 0, "state": "inactive"}]}
+                           "requested_size": 0, "state": "inactive", "frames": []}]}
         self.segments.append(seg)
         self.counters["num_device_alloc"] += 1
         return seg
@@ -78,10 +87,26 @@ class _Device:
         self.counters["num_device_free"] += len(self.segments) - len(keep)
         self.segments = keep
 
+    def _room(self, seg_size, size=None):
+        """Raise PyTorch's OutOfMemoryError, after the OOM observers, when
+        seg_size more bytes do not fit."""
+        if self.reserved() + seg_size <= self.capacity:
+            return
+        size = seg_size if size is None else size
+        self.counters["num_ooms"] += 1
+        free = self.capacity - self.reserved()
+        for obs in list(torch._C._oom_observers):
+            obs(self.index, size, self.reserved(), free)
+        raise torch.cuda.OutOfMemoryError(
+            "CUDA out of memory. Tried to allocate %d bytes." % size)
+
     def alloc(self, nbytes):
         size = max(512, (nbytes + 511) // 512 * 512)
         small = size <= _SMALL
-        found = self._best_fit(size, small)
+        found = None if _stream_ordered() else self._best_fit(size, small)
+        if found is None and _stream_ordered():
+            self._room(size)
+            found = (self._new_segment(size, small, True), 0)
         if found is None:
             if small:
                 seg_size = _SMALL_SEGMENT
@@ -92,13 +117,7 @@ class _Device:
             if self.reserved() + seg_size > self.capacity:
                 self.counters["num_alloc_retries"] += 1
                 self._release_cached()
-            if self.reserved() + seg_size > self.capacity:
-                self.counters["num_ooms"] += 1
-                free = self.capacity - self.reserved()
-                for obs in list(torch._C._oom_observers):
-                    obs(self.index, size, self.reserved(), free)
-                raise torch.cuda.OutOfMemoryError(
-                    "CUDA out of memory. Tried to allocate %d bytes." % size)
+            self._room(seg_size, size)
             found = (self._new_segment(seg_size, small), 0)
         seg, i = found
         block = seg["blocks"][i]
@@ -106,20 +125,33 @@ class _Device:
         if rest >= (512 if small else _SMALL):
             seg["blocks"].insert(i + 1, {"address": block["address"] + size,
                                          "size": rest, "requested_size": 0,
-                                         "state": "inactive"})
+                                         "state": "inactive", "frames": []})
             block["size"] = size
         block["state"] = "active_allocated"
         block["requested_size"] = nbytes
+        block["frames"] = _stack() if _standin_record_stacks else []
         self._track_peaks()
         return block["address"]
 
     def free(self, address):
+        if _stream_ordered():
+            seg = next((g for g in self.segments if g["address"] == address), None)
+            if seg is None:
+                raise ValueError("stand-in: free of unknown address %#x" % address)
+            self.segments.remove(seg)
+            self.counters["num_device_free"] += 1
+            if os.environ.get("STANDIN_TORCH_DRIVER") == "1":
+                import _standin_driver
+
+                _standin_driver.free_async(address)
+            return
         for seg in self.segments:
             blocks = seg["blocks"]
             for i, b in enumerate(blocks):
                 if b["address"] == address and b["state"] != "inactive":
                     b["state"] = "inactive"
                     b["requested_size"] = 0
+                    b["frames"] = []
                     if i + 1 < len(blocks) and blocks[i + 1]["state"] == "inactive":
                         b["size"] += blocks.pop(i + 1)["size"]
                     if i > 0 and blocks[i - 1]["state"] == "inactive":
@@ -221,8 +253,34 @@ def _allocator_settings():
             "graph_capture_record_stream_reuse": False}
 
 
+def _stack():
+    """The calling Python stack as PyTorch's CapturedTraceback gives it
+    (stacks="python"): its own frames included, innermost first."""
+    frames, f = [], sys._getframe(1)
+    while f is not None:
+        frames.append({"filename": f.f_code.co_filename, "line": f.f_lineno,
+                       "name": f.f_code.co_name})
+        f = f.f_back
+    return frames
+
+
+def _record_memory_history(enabled="all", context="all", stacks="all", max_entries=sys.maxsize,
+                           device=None, clear_history=False, compile_context=False,
+                           global_record_annotations=False, skip_actions=None):
+    """PyTorch 2.11's _record_memory_history (its _impl form; the legacy
+    bool form is not mirrored)."""
+    torch._C._cuda_record_memory_history(enabled, context, stacks, max_entries, clear_history,
+                                         compile_context, global_record_annotations,
+                                         skip_actions if skip_actions is not None else [])
+
+
 def _snapshot(device=None, augment_with_fx_traces=False):
     _fail("snapshot")
+    if _stream_ordered():
+        raise RuntimeError(
+            "Calling snapshot with backend:cudaMallocAsync is not meaningful. (For "
+            "backend:native, snapshot returns a detailed summary of all blocks tracked by the "
+            "allocator, but the cudaMallocAsync backend does not track individual blocks.)")
     segments = []
     for index in sorted(_devices):
         for seg in _devices[index].segments:
@@ -234,7 +292,7 @@ def _snapshot(device=None, augment_with_fx_traces=False):
                                    if b["state"] != "inactive")
             d["requested_size"] = sum(b["requested_size"] for b in seg["blocks"])
             d["frames"] = []
-            d["blocks"] = [dict(b, frames=[]) for b in seg["blocks"]]
+            d["blocks"] = [dict(b, frames=list(b["frames"])) for b in seg["blocks"]]
             segments.append(d)
     return {"segments": segments,
             "device_traces": [[] for _ in range(torch.cuda.device_count())],

@@ -1,0 +1,64 @@
+/*
+ * check_growth_attrib.h - memory-growth's sites from a framework's own record
+ * of its live allocations (cp_attrib.h): the lines whose live bytes grew
+ * from the growth's start to the window's end, which under a caching
+ * allocator are the lines that keep the memory; the driver saw the pool
+ * refilled elsewhere.  check_growth.c feeds it the samples and asks for the
+ * sites at the end.
+ */
+#ifndef CHECK_GROWTH_ATTRIB_H
+#define CHECK_GROWTH_ATTRIB_H
+
+#include <stdint.h>
+
+#include "cp_attrib.h"
+#include "cp_findings.h"
+
+/* Samples kept per framework: when full, every other one is dropped (the
+ * last one stays), so they stay spread over the run as buckets are. */
+#define CP_GATTR_SAMPLES 64
+
+typedef struct cp_gattr_sample {
+    int64_t w;                  /* the work clock (launches since the first allocation)
+                                 * when taken, -1 before the first allocation */
+    uint64_t ts;
+    cp_attrib_row *rows;        /* owned */
+    size_t n;
+    uint64_t unattributed_bytes;
+} cp_gattr_sample;
+
+typedef struct cp_gattr {
+    cp_gattr_sample s[CP_ATTR_FW_N][CP_GATTR_SAMPLES];
+    size_t n[CP_ATTR_FW_N];
+} cp_gattr;
+
+/* What cp_gattr_sites() found. */
+typedef struct cp_gattr_out {
+    int sites;                  /* sites added to the finding */
+    unsigned fw;                /* enum cp_attr_fw bits of the frameworks that gave them */
+    unsigned spanned;           /* ... of those with a start and an end sample */
+    uint64_t bytes;             /* their bytes */
+    uint64_t ts_from, ts_to;    /* the first and last sample used */
+    uint64_t unattributed;      /* growth of memory with no frame of the program's own */
+} cp_gattr_out;
+
+/*! cp_gattr_add() : keep sample a, taken at work clock w (-1: before the
+ *  first allocation).  *g is allocated on first use.  @return : 0 or
+ *  -ENOMEM. */
+int cp_gattr_add(cp_gattr **g, const cp_attrib_sample *a, int64_t w);
+
+/*! cp_gattr_sites() : add to f, as sites of p, the lines whose live bytes
+ *  grew from the growth's start to the window's end, per framework: from
+ *  the last sample taken by the end of work bucket sb (else the first one
+ *  after it) to the last one taken by the end of bucket eb, or to the last
+ *  of all when the window runs to the end (no teardown: the exit's, with no
+ *  step's temporaries live).  Buckets are 2^width_log launches wide.
+ *  Sites holding less than 1/64 of what all grew are left out.
+ *  @return : what was added, in *out (sites 0: nothing to say). */
+void cp_gattr_sites(const cp_gattr *g, cp_finding *f, cp_proc *p, uint32_t sb, uint32_t eb,
+                    unsigned width_log, int teardown, cp_gattr_out *out);
+
+/*! cp_gattr_free() : free g and its samples (NULL is fine). */
+void cp_gattr_free(cp_gattr *g);
+
+#endif /* CHECK_GROWTH_ATTRIB_H */
