@@ -128,7 +128,14 @@ static void cp_feeds_set(cp_feeds *f, cp_proc *p, const cp_aopts *o, cp_hook_fwd
 static int cp_read_trace(cp_proc *p, const cp_aopts *o, cp_progress *pg, const cp_wspan *span)
 {
     const char *err = NULL;
-    cp_dec *d = cp_dec_open(p->file, &err);
+    cp_stream *st = o->streams ? &o->streams[p->index] : NULL;
+    cp_dec *d;
+    if (st && st->fd >= 0) {
+        d = cp_dec_open_fd(st->fd, p->file, st->head, st->n_head, &err);
+        st->fd = -1;        /* the reader's now, closed on failure too */
+    } else {
+        d = cp_dec_open(p->file, &err);
+    }
     if (!d) {
         p->error = strdup(err ? err : "cannot open");
         return -1;
@@ -282,6 +289,8 @@ static int cp_analyze_one(const char *file, size_t i, const cp_aopts *o, cp_part
     if (!p)
         return -1;
     pt->proc = p;
+    if (cp_series_start(p->series) != 0)
+        return -1;
     if (!o->timeline)
         cp_series_lean(p->series);
     if (o->ledger) {
@@ -312,8 +321,10 @@ static int cp_analyze_one(const char *file, size_t i, const cp_aopts *o, cp_part
     p->checks = NULL;
     cp_dec_close((cp_dec *)p->dec);
     p->dec = NULL;
-    /* What stays is bounded by call sites, not by what was live. */
+    /* What stays is bounded by call sites, not by what was live, and the
+     * timeline by the buckets it used. */
     cp_model_drop_live(p);
+    cp_series_freeze(p->series);
     return 0;
 }
 
@@ -420,7 +431,7 @@ static int cp_analyze_serial(char **files, size_t n, const cp_aopts *o, cp_part 
     return rc;
 }
 
-int cp_analyze_traces(char **files, size_t n, const cp_aopts *o, cp_part *parts)
+static int cp_analyze_pool(char **files, size_t n, const cp_aopts *o, cp_part *parts)
 {
     /* A record hook (the Perfetto export) sees the traces in order. */
     int jobs = o->hook ? 1 : cp_analyze_jobs(o->jobs, n);
@@ -451,4 +462,16 @@ int cp_analyze_traces(char **files, size_t n, const cp_aopts *o, cp_part *parts)
     pthread_mutex_destroy(&pl.lock);
     free(th);
     return pl.oom ? -1 : 0;
+}
+
+int cp_analyze_traces(char **files, size_t n, const cp_aopts *o, cp_part *parts)
+{
+    int rc = cp_analyze_pool(files, n, o, parts);
+    /* Streams a failure left unread are closed all the same. */
+    for (size_t i = 0; o->streams && i < n; i++)
+        if (o->streams[i].fd >= 0) {
+            close(o->streams[i].fd);
+            o->streams[i].fd = -1;
+        }
+    return rc;
 }

@@ -23,6 +23,14 @@ typedef struct cp_part {
     int bad;                /* the trace could not be read to its end */
 } cp_part;
 
+/* An input that can be read only once (standard input, a pipe): already
+ * open, with the bytes read from it to tell a trace from a summary. */
+typedef struct cp_stream {
+    int fd;                 /* -1: none (the trace is opened by its path) */
+    size_t n_head;
+    unsigned char head[16]; /* CP_TRACE_PREFIX_BYTES */
+} cp_stream;
+
 typedef struct cp_aopts {
     const unsigned char *selected;  /* [i]: run the i-th check of cp_checks() */
     const cp_found *found;  /* may be NULL: how `cuprobe run` saw processes end */
@@ -33,6 +41,8 @@ typedef struct cp_aopts {
     int timeline;           /* the whole memory timeline (cp_series): the page, the
                              * summary and the Perfetto export read it; else lean */
     int ledger;             /* keep each process's cp_ledger (stats, diff, the page) */
+    cp_stream *streams;     /* NULL, or [i]: files[i] is this stream when its fd
+                             * >= 0 (cp_analyze_traces() reads and closes it) */
     const cp_wspan *span;   /* NULL, or per trace the window to read (cp_window.h):
                              * before it the model only, after it nothing */
 } cp_aopts;

@@ -16,6 +16,7 @@
 
 #include "cp_decode.h"
 #include "cp_discover.h"
+#include "cp_file.h"
 
 #define CP_MANIFEST ".cuprobe-last-run"
 #define CP_MANIFEST_MAX (64u << 20)
@@ -60,8 +61,15 @@ static char *cp_manifest_read(const char *cmd, const char *dir)
         return NULL;
     struct stat st;
     char *buf = NULL;
-    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size > CP_MANIFEST_MAX ||
-        cp_manifest_foreign(cmd, path, dir, &st) || !(buf = malloc((size_t)st.st_size + 1)))
+    if (fstat(fd, &st) != 0)
+        goto out;
+    if (!S_ISREG(st.st_mode)) {
+        if (cmd)
+            fprintf(stderr, "%s: %s: %s, not a regular file: ignored\n", cmd, path,
+                    cp_file_kind(st.st_mode));
+        goto out;
+    }
+    if (st.st_size > CP_MANIFEST_MAX || cp_manifest_foreign(cmd, path, dir, &st) || !(buf = malloc((size_t)st.st_size + 1)))
         goto out;
     size_t got = 0;
     ssize_t r;
@@ -90,12 +98,19 @@ static int cp_trace_run_id(const char *path, uint64_t *id)
     return ok ? 0 : -1;
 }
 
-static int cp_is_regular(const char *dir, const char *name)
+/* Whether dir/name is a regular file; a FIFO, a device or a socket there
+ * would hold the reader forever, and is said (with cmd's name) and left. */
+static int cp_is_regular(const char *cmd, const char *dir, const char *name)
 {
     char path[8192];
     struct stat st;
     snprintf(path, sizeof path, "%s/%s", dir, name);
-    return lstat(path, &st) == 0 && S_ISREG(st.st_mode);
+    if (lstat(path, &st) != 0)
+        return 0;
+    if (!S_ISREG(st.st_mode) && !S_ISLNK(st.st_mode))
+        fprintf(stderr, "%s: %s: %s, not a regular file: skipped\n", cmd, path,
+                cp_file_kind(st.st_mode));
+    return S_ISREG(st.st_mode);
 }
 
 /* One manifest line after its keyword: "PID N WALL_NS" of an exit or a
@@ -141,7 +156,7 @@ static long cp_manifest_load(const char *cmd, const char *dir, int traces, cp_fo
         } else if (strcmp(line, "exit") == 0 || strcmp(line, "signal") == 0) {
             rc = cp_reaped_add(f, run, sp, line[0] == 's');
         } else if (strcmp(line, "trace") == 0 && traces && !strchr(sp, '/') &&
-                   cp_is_regular(dir, sp)) {
+                   cp_is_regular(cmd, dir, sp)) {
             char path[8192];
             uint64_t id;
             snprintf(path, sizeof path, "%s/%s", dir, sp);
@@ -165,7 +180,7 @@ static int cp_str_cmp(const void *a, const void *b)
 }
 
 /* Every regular *.trace in dir, sorted.  @return : the count, or -errno. */
-static long cp_dir_traces(const char *dir, cp_found *f)
+static long cp_dir_traces(const char *cmd, const char *dir, cp_found *f)
 {
     DIR *d = opendir(dir);
     if (!d)
@@ -175,7 +190,8 @@ static long cp_dir_traces(const char *dir, cp_found *f)
     int rc = 0;
     while (rc == 0 && (e = readdir(d))) {
         size_t l = strlen(e->d_name);
-        if (l > 6 && strcmp(e->d_name + l - 6, ".trace") == 0 && cp_is_regular(dir, e->d_name))
+        if (l > 6 && strcmp(e->d_name + l - 6, ".trace") == 0 &&
+            cp_is_regular(cmd, dir, e->d_name))
             rc = cp_found_add(f, dir, e->d_name);
     }
     closedir(d);
@@ -224,7 +240,7 @@ int cp_discover(const char *cmd, char *const *args, size_t n, cp_found *out)
         }
         if (k > 0)
             continue;
-        k = cp_dir_traces(args[i], out);
+        k = cp_dir_traces(cmd, args[i], out);
         if (k == -ENOMEM)
             goto nomem;
         if (k <= 0) {

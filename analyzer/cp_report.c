@@ -21,7 +21,9 @@
 
 #include "cp_report.h"
 #include "cp_checks.h"
+#include "cp_debuginfo.h"
 #include "cp_discover.h"
+#include "cp_file.h"
 #include "cp_grow.h"
 #include "cp_outfile.h"
 #include "cp_summary.h"
@@ -34,6 +36,8 @@ typedef struct cp_ropts {
     unsigned char *selected;    /* [i]: run the i-th check of cp_checks() */
     int any_selected;
     int progress;
+    int debuginfod;             /* --debuginfod: fetch missing debug info by build id */
+    long max_live;              /* --max-live N, 0: CUPROBE_MAX_LIVE or the default */
     const char *html;           /* --html FILE */
     const char *summary;        /* --summary FILE */
     char **in;                  /* the inputs, in order (argv's) */
@@ -74,6 +78,8 @@ static void cp_report_usage(FILE *o)
             "  --verbose           also list a finding's items one by one (a leak's addresses)\n"
             "  --brief             leave out the Why and Fix paragraphs\n"
             "  --no-symbolize      show module+offset instead of function and line\n"
+            "  --debuginfod        fetch debug info a module lacks here from the servers in\n"
+            "                      DEBUGINFOD_URLS (off: the report never uses the network)\n"
             "  --sites N           call sites listed per finding (text; default 5)\n"
             "  --no-progress       never draw the progress bar\n"
             "  --html FILE         also write a self-contained HTML page: memory over time\n"
@@ -82,6 +88,8 @@ static void cp_report_usage(FILE *o)
             "                      of a report; `report FILE...` merges summaries (and traces)\n"
             "  --jobs N, -j N      analyze N traces at a time (default: the online CPUs,\n"
             "                      at most CUPROBE_JOBS)\n"
+            "  --max-live N        past N live allocations in a process, count new ones by\n"
+            "                      call site only (default CUPROBE_MAX_LIVE, else 20000000)\n"
             "checks:");
     for (size_t i = 0; i < n; i++)
         fprintf(o, " %s", all[i]->id);
@@ -92,6 +100,57 @@ static void cp_report_usage(FILE *o)
                "no process left by --pid, --rank, --since or --until.\n");
 }
 
+/* Whether each process's ledger is kept: the page and a summary written
+ * show it, stats and diff read it. */
+static int cp_wants_ledger(const cp_ropts *o)
+{
+    return o->ledger || o->html || o->summary;
+}
+
+/* Open path as a stream when it is one ("-", a pipe: discovery passes on
+ * only what the user named that is not a regular file): a stream is read
+ * once, so its first bytes tell a summary from a trace here and go with
+ * it.  @return : 1 a stream (*st set, is_sum told), 0 not one. */
+static int cp_open_stream(const char *path, cp_stream *st, unsigned char *is_sum)
+{
+    if (!cp_file_is_stream(path))
+        return 0;
+    int fd = cp_file_open_in(path, CP_FILE_STREAM, NULL);
+    if (fd < 0)
+        return 0;       /* opened by path again, the reader says why */
+    st->fd = fd;
+    st->n_head = 0;
+    while (st->n_head < sizeof st->head) {
+        ssize_t r = read(fd, st->head + st->n_head, sizeof st->head - st->n_head);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r <= 0)
+            break;
+        st->n_head += (size_t)r;
+    }
+    *is_sum = cp_summary_is_head(st->head, st->n_head);
+    return 1;
+}
+
+/* A summary read from a stream opened by cp_open_stream(); closes it. */
+static int cp_summary_of_stream(const char *name, cp_stream *st, const cp_ropts *o,
+                                cp_part **parts, size_t *n, size_t *cap, char *err,
+                                size_t errcap)
+{
+    cp_fbuf text;
+    int rc = cp_file_read_all(st->fd, st->head, st->n_head, &text);
+    close(st->fd);
+    st->fd = -1;
+    if (rc != 0) {
+        snprintf(err, errcap, "%s: %s", name, strerror(-rc));
+        return rc;
+    }
+    rc = cp_summary_read_text(name, text.p, text.len, o->selected, cp_wants_ledger(o), parts, n,
+                              cap, err, errcap);
+    cp_fbuf_free(&text);
+    return rc;
+}
+
 /* The processes of the run in input order: each trace analyzed (in
  * parallel), each summary's processes read back.  @return : 0, 1 when a
  * trace could not be read to its end, 2 a summary could not be read (said
@@ -100,30 +159,47 @@ static void cp_report_usage(FILE *o)
 static int cp_gather(const cp_ropts *o, char **in, size_t n_in, cp_part **parts,
                      size_t *n_parts, cp_report *rep)
 {
-    char **tr = calloc(n_in ? n_in : 1, sizeof *tr);
-    cp_part *tp = calloc(n_in ? n_in : 1, sizeof *tp);
-    unsigned char *is_sum = calloc(n_in ? n_in : 1, 1);
+    size_t n1 = n_in ? n_in : 1;
+    char **tr = calloc(n1, sizeof *tr);
+    cp_part *tp = calloc(n1, sizeof *tp);
+    unsigned char *is_sum = calloc(n1, 1);
+    cp_stream *st = malloc(n1 * sizeof *st), *tst = malloc(n1 * sizeof *tst);
     cp_wspan *span = NULL;
     size_t n_tr = 0, cap = 0;
-    int rc = 0;
+    int rc = 0, ran = 0;
     *parts = NULL;
     *n_parts = 0;
-    if (!tr || !tp || !is_sum) {
+    if (!tr || !tp || !is_sum || !st || !tst) {
         rc = -1;
         goto out_free;
     }
+    for (size_t i = 0; i < n1; i++)
+        st[i].fd = tst[i].fd = -1;
     int windowed = cp_filter_has_window(o->pfilter);
     for (size_t i = 0; i < n_in; i++) {
-        is_sum[i] = cp_summary_is(in[i]);
-        if (!is_sum[i])
-            tr[n_tr++] = in[i];
-        else if (windowed) {
+        if (!cp_open_stream(in[i], &st[i], &is_sum[i]))
+            is_sum[i] = cp_summary_is(in[i]);
+        if (is_sum[i] && windowed) {
             fprintf(stderr, "%s: %s is a summary: its processes were analysed whole, so "
                             "--since/--until cannot cut them (give their traces)\n", o->who,
                     in[i]);
             rc = 2;
             goto out_free;
         }
+        if (is_sum[i])
+            continue;
+        /* A window is placed from every trace's HEADER before any trace is
+         * read (cp_window_place() opens it by path): a stream is read once,
+         * by the analysis. */
+        if (windowed && st[i].fd >= 0) {
+            fprintf(stderr, "%s: %s is a stream: --since/--until read each trace's header "
+                            "first, so give the trace as a file\n", o->who, in[i]);
+            rc = 2;
+            goto out_free;
+        }
+        tst[n_tr] = st[i];
+        st[i].fd = -1;
+        tr[n_tr++] = in[i];
     }
     /* The run's start is known once every trace's is: the window is
      * placed in each trace before any is read. */
@@ -139,9 +215,10 @@ static int cp_gather(const cp_ropts *o, char **in, size_t n_in, cp_part **parts,
                     .hook_ctx = o->hook_ctx,
                     .progress = o->progress, .jobs = o->jobs,
                     .timeline = o->timeline || o->html || o->summary,
-                    .ledger = o->ledger || o->html || o->summary, .span = span };
+                    .ledger = cp_wants_ledger(o), .streams = tst, .span = span };
     if (cp_analyze_traces(tr, n_tr, &ao, tp) != 0)
         rc = -1;
+    ran = 1;
     for (size_t i = 0; span && i < n_tr; i++) {
         /* How long the run lasted, what a window past its end is measured
          * against: known when no trace was cut at the window's end. */
@@ -169,7 +246,11 @@ static int cp_gather(const cp_ropts *o, char **in, size_t n_in, cp_part **parts,
         }
         char err[1024];
         size_t before = *n_parts;
-        int r = cp_summary_read(in[i], o->selected, parts, n_parts, &cap, err, sizeof err);
+        int r = st[i].fd >= 0
+                    ? cp_summary_of_stream(in[i], &st[i], o, parts, n_parts, &cap, err,
+                                           sizeof err)
+                    : cp_summary_read(in[i], o->selected, cp_wants_ledger(o), parts, n_parts,
+                                      &cap, err, sizeof err);
         if (r != 0) {
             fprintf(stderr, "%s: %s\n", o->who, err);
             rc = r == -ENOMEM ? -1 : 2;
@@ -179,8 +260,17 @@ static int cp_gather(const cp_ropts *o, char **in, size_t n_in, cp_part **parts,
             rc = (*parts)[k2].bad;
     }
 out_free:
+    for (size_t i = 0; st && i < n_in; i++)
+        if (st[i].fd >= 0)
+            close(st[i].fd);
+    /* Before the analysis, the streams of the traces are still ours. */
+    for (size_t i = 0; !ran && tst && i < n_tr; i++)
+        if (tst[i].fd >= 0)
+            close(tst[i].fd);
     for (size_t i = 0; i < n_tr; i++)
         cp_part_free(&tp[i]);
+    free(st);
+    free(tst);
     free(tp);
     free(tr);
     free(is_sum);
@@ -216,7 +306,7 @@ static int cp_combine(const cp_ropts *o, cp_part *parts, size_t n, cp_report *re
         /* The rank comes from the header's environment (cp_run_build()
          * of this one process reads it; the run is built again below). */
         if (cp_filter_has_procs(o->pfilter)) {
-            cp_run_build(&p, 1);
+            cp_run_build(&p, 1, NULL);
             if (!cp_filter_keeps(o->pfilter, (long)p->pid, p->id.rank)) {
                 cp_part_free(&parts[i]);
                 continue;
@@ -244,7 +334,8 @@ static int cp_combine(const cp_ropts *o, cp_part *parts, size_t n, cp_report *re
         memset(&parts[i], 0, sizeof parts[i]);
     }
     rep->n_procs = kept;
-    cp_run_build(rep->procs, rep->n_procs);
+    if (cp_run_build(rep->procs, rep->n_procs, &rep->run) != 0)
+        return -1;
     size_t nc;
     const cp_check *const *all = cp_checks(&nc);
     for (size_t k = 0; k < nc; k++)
@@ -299,6 +390,19 @@ static int cp_write_html(const char *path, cp_report *rep, const cp_out_opts *oo
 }
 
 /* --- main ------------------------------------------------------------------------------- */
+
+/* The live-allocation bound in force: --max-live (opt), else
+ * CUPROBE_MAX_LIVE (a bad value is said and ignored, as CUPROBE_JOBS's),
+ * else the model's default. */
+static void cp_max_live_set(long opt)
+{
+    long n = opt;
+    const char *e = getenv("CUPROBE_MAX_LIVE");
+    if (!n && e && *e &&
+        cp_opt_long("report", "CUPROBE_MAX_LIVE", e, 1, CP_MAX_LIVE_MOST, &n) != 0)
+        n = 0;
+    cp_model_max_live((uint64_t)n);
+}
 
 /* The outputs of `report`, for the option table. */
 enum {
@@ -395,10 +499,14 @@ static int cp_parse_args(int argc, char **argv, cp_ropts *o)
           "sets the call sites the text lists per finding", 0, 0, R_TEXT, 0, NULL },
         { "--no-symbolize", NULL, CP_ARG_NONE, &o->symbolize, 0, 0, NULL,
           "names call sites by module+offset", 0, 0, 0, 0, NULL },
+        { "--debuginfod", NULL, CP_ARG_NONE, &o->debuginfod, 1, 0, NULL,
+          "fetches the debug information a module lacks", 0, 0, 0, 0, NULL },
         { "--no-progress", NULL, CP_ARG_NONE, &o->progress, 0, 0, NULL,
           "hides the progress bar", 0, 0, 0, 0, NULL },
         { "--jobs", "-j", CP_ARG_INT, &o->jobs, 1, 1024, NULL, "sets the traces read at a time",
           0, 0, 0, 0, NULL },
+        { "--max-live", NULL, CP_ARG_LONG, &o->max_live, 1, CP_MAX_LIVE_MOST, NULL,
+          "sets the live allocations tracked one by one", 0, 0, 0, 0, NULL },
     };
     static const cp_opt_rule rules[] = {
         { "--json", "--list", 0, "are two formats of the same report; give one" },
@@ -484,6 +592,8 @@ int cp_report_main(int argc, char **argv)
         o.pfilter = &o.filter;
     o.found = &ps;
     cp_sym_config(o.symbolize, o.all_frames);
+    cp_debuginfo_server(o.debuginfod);
+    cp_max_live_set(o.max_live);
     cp_report rep = { .all_frames = o.all_frames, .max_sites = o.max_sites };
     /* The same file named twice (or through a link) is one process. */
     size_t nt = 0;
@@ -577,6 +687,7 @@ int cp_report_collect_with(char **files, size_t n, const cp_collect_opts *co, cp
         return -1;
     memset(o.selected, co->checks ? 1 : 0, nc);
     cp_sym_config(co->symbolize, 0);
+    cp_max_live_set(0);
     memset(rep, 0, sizeof *rep);
     rep->max_sites = o.max_sites;
     int rc = cp_collect(&o, files, (int)n, rep);

@@ -28,6 +28,10 @@
  *  cannot be read: the trace reader then says why). */
 int cp_summary_is(const char *path);
 
+/*! cp_summary_is_head() : the same test on the first n bytes of a file
+ *  (a stream, read once): whether its first byte that is not blank is '{'. */
+int cp_summary_is_head(const void *head, size_t n);
+
 /*! cp_summary_write() : write parts[0..n) (made with the checks selected[i]
  *  of cp_checks()) to path, through a temporary file renamed at the end.
  *  @return : 0, or -1 with the reason on stderr. */
@@ -36,12 +40,20 @@ int cp_summary_write(const char *path, const cp_part *parts, size_t n,
 
 /*! cp_summary_read() : append the processes of summary path to
  *  (*parts)[*n..] (*cap entries allocated, grown as needed); findings of
- *  checks not selected[] are left out.
+ *  checks not selected[] are left out, and so is each process's ledger
+ *  unless ledger is set (the page, stats and diff read it; the report of a
+ *  trace has none either).
  *  @return : 0; -EINVAL with "FILE: offset N: reason" in err when the file
  *  is not a summary this analyzer reads, is damaged or is truncated (no part
  *  of it is kept); -ENOMEM; or -errno when it cannot be read. */
-int cp_summary_read(const char *path, const unsigned char *selected, cp_part **parts,
-                    size_t *n, size_t *cap, char *err, size_t errcap);
+int cp_summary_read(const char *path, const unsigned char *selected, int ledger,
+                    cp_part **parts, size_t *n, size_t *cap, char *err, size_t errcap);
+
+/*! cp_summary_read_text() : cp_summary_read() on the len bytes of text (a
+ *  summary read from a stream); name is used in messages. */
+int cp_summary_read_text(const char *name, const char *text, size_t len,
+                         const unsigned char *selected, int ledger, cp_part **parts,
+                         size_t *n, size_t *cap, char *err, size_t errcap);
 
 /*! cp_summary_ledger_write() : the "ledger" member of pt's process into b
  *  (cp_summary_ledger.c; nothing when it has no ledger). */

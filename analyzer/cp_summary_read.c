@@ -10,8 +10,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "cp_checks.h"
+#include "cp_file.h"
 #include "cp_grow.h"
 #include "cp_jread.h"
 #include "cp_proc_fields.h"
@@ -23,6 +25,7 @@ typedef struct cp_sr {
     char *err;
     size_t cap;
     int bad;                /* -EINVAL or -ENOMEM once something failed */
+    int ledger;             /* read each process's ledger (else left in the text) */
 } cp_sr;
 
 static int cp_sr_fail(cp_sr *r, const cp_jn *at, const char *fmt, ...)
@@ -140,12 +143,6 @@ static const char *cp_it_intern(cp_sr_it *it)
     return s;
 }
 
-static void cp_it_chars(cp_sr_it *it, char *buf, size_t cap)
-{
-    const cp_jn *v = cp_it_str(it);
-    snprintf(buf, cap, "%s", v ? v->s : "");
-}
-
 static void cp_it_hex(cp_sr_it *it, uint8_t *out, size_t n)
 {
     const cp_jn *v = cp_it_str(it);
@@ -169,7 +166,6 @@ static void cp_it_hex(cp_sr_it *it, uint8_t *out, size_t n)
 #define CNT_I(f) +1
 #define CNT_S(f) +1
 #define CNT_K(f) +1
-#define CNT_C(f) +1
 #define CNT_H(f) +1
 #define CNT_UA(f, n) +(n)
 #define RD(K, ...) RD_##K(__VA_ARGS__)
@@ -177,7 +173,6 @@ static void cp_it_hex(cp_sr_it *it, uint8_t *out, size_t n)
 #define RD_I(f) x->f = (__typeof__(x->f))cp_it_i(&it);
 #define RD_S(f) free(x->f); x->f = cp_it_dup(&it);
 #define RD_K(f) x->f = cp_it_intern(&it);
-#define RD_C(f) cp_it_chars(&it, x->f, sizeof x->f);
 #define RD_H(f) cp_it_hex(&it, x->f, sizeof x->f);
 #define RD_UA(f, n) for (size_t k_ = 0; k_ < (n); k_++) x->f[k_] = cp_it_u(&it);
 
@@ -240,6 +235,8 @@ static int cp_sr_timeline(cp_sr *r, const cp_jn *o, cp_proc *p)
     if (s->cur < -1 || s->cur >= CP_SER_N || s->n_oom < 0 || s->n_oom > CP_SER_OOMS ||
         !s->width || b->n != (size_t)cp_series_n(s) || om->n != (size_t)s->n_oom)
         return cp_sr_fail(r, sc, "a timeline that does not add up (buckets, width or OOMs)");
+    if (cp_series_buckets(s, b->n) != 0)
+        return cp_sr_oom(r);
     /* 0: the same as the bucket before. */
     for (size_t i = 0; i < b->n; i++)
         if (i && cp_sr_same(&b->kid[i]))
@@ -256,7 +253,8 @@ static int cp_sr_timeline(cp_sr *r, const cp_jn *o, cp_proc *p)
             d >= 64 || s->dev[d])
             return cp_sr_fail(r, e, "a device timeline should be [device 0..63 (once), then "
                               "%zu buckets]", b->n);
-        s->dev[d] = calloc(CP_SER_N, sizeof *s->dev[d]);
+        /* Frozen below: the buckets in use are all it keeps. */
+        s->dev[d] = calloc(b->n ? b->n : 1, sizeof *s->dev[d]);
         if (!s->dev[d])
             return cp_sr_oom(r);
         for (size_t i = 0; i < b->n; i++)
@@ -265,6 +263,7 @@ static int cp_sr_timeline(cp_sr *r, const cp_jn *o, cp_proc *p)
             else if (cp_sr_serdev(r, &e->kid[i + 1], &s->dev[d][i]) != 0)
                 return -1;
     }
+    cp_series_freeze(s);
     return 0;
 }
 
@@ -306,6 +305,13 @@ static int cp_sr_sites(cp_sr *r, const cp_jn *o, cp_stacks *s)
     if (!s->presym)
         return cp_sr_oom(r);
     cp_map_init(s->presym, sizeof(cp_symres));
+    /* Sized for what is read: a process has a few call sites. */
+    size_t n_frames = 0;
+    for (size_t i = 0; i < sts->n; i++)
+        if (sts->kid[i].type == CP_J_ARR && sts->kid[i].n > 3)
+            n_frames += sts->kid[i].kid[3].n;
+    if (cp_map_reserve(&s->stacks, sts->n) || cp_map_reserve(s->presym, n_frames))
+        return cp_sr_oom(r);
     for (size_t i = 0; i < mods->n; i++) {
         cp_sr_it it;
         if (cp_sr_array(r, &mods->kid[i], 3, "a module", &it))
@@ -463,9 +469,13 @@ static int cp_sr_part(cp_sr *r, const cp_jn *o, const unsigned char *selected, c
         last->n != CP_LAST_EVENTS)
         return cp_sr_fail(r, pv, "the device count does not match \"dev\" and \"mem\" (or "
                           "\"last\" does not hold %d events)", CP_LAST_EVENTS);
-    for (int d = 0; d < nd; d++)
+    for (int d = 0; d < nd; d++) {
         if (cp_sr_devinfo(r, &dev->kid[d], &p->dev[d]) || cp_sr_devmem(r, &mem->kid[d], &p->mem[d]))
             return -1;
+        /* A device seen has a name to print, if an empty one. */
+        if (p->dev[d].seen && !p->dev[d].name)
+            p->dev[d].name = "";
+    }
     for (int i = 0; i < CP_LAST_EVENTS; i++)
         if (cp_sr_last(r, &last->kid[i], &p->last[i]))
             return -1;
@@ -498,14 +508,16 @@ static int cp_sr_part(cp_sr *r, const cp_jn *o, const unsigned char *selected, c
     const cp_jn *at = NULL;
     if (r->bad || cp_sr_timeline(r, o, p) || cp_sr_sites(r, o, &p->stacks))
         return -1;
-    int lr = cp_summary_ledger_read(p, o, &at);
+    /* A ledger is the bulk of a process (its call-time histograms):
+     * read only for a reader of it. */
+    int lr = r->ledger ? cp_summary_ledger_read(p, o, &at) : 0;
     if (lr)
         return lr == -ENOMEM ? cp_sr_oom(r) : cp_sr_fail(r, at, "a ledger value is wrong");
     return cp_sr_findings(r, o, selected, pt);
 }
 
-static int cp_sr_doc(cp_sr *r, const cp_jn *root, const unsigned char *selected,
-                     cp_part **parts, size_t *n, size_t *cap)
+/* The members before the processes: what the summary is, and who made it. */
+static int cp_sr_head(cp_sr *r, const cp_jn *root)
 {
     if (root->type != CP_J_OBJ)
         return cp_sr_fail(r, root, "not a cuprobe summary (not a JSON object)");
@@ -520,75 +532,118 @@ static int cp_sr_doc(cp_sr *r, const cp_jn *root, const unsigned char *selected,
                           "%d (make the summaries and the report with one cuprobe)",
                           ver->neg ? "-" : "", (unsigned long long)ver->u, CP_SUMMARY_VERSION);
     const cp_jn *made = cp_sr_get(r, root, "cuprobe", CP_J_STR);
-    const cp_jn *procs = cp_sr_get(r, root, "processes", CP_J_ARR);
     if (r->bad)
         return -1;
     if (strcmp(made->s, CP_VERSION) != 0)
         fprintf(stderr, "report: %s: made by cuprobe %s, read by %s: its findings may be worded "
                 "differently\n", r->file, made->s, CP_VERSION);
-    size_t first = *n;
-    for (size_t i = 0; i < procs->n; i++) {
-        if (procs->kid[i].type != CP_J_OBJ)
-            return cp_sr_fail(r, &procs->kid[i], "a process should be an object");
-        if (cp_grow((void **)parts, cap, *n + 1, sizeof **parts, 16))
-            return cp_sr_oom(r);
-        memset(&(*parts)[*n], 0, sizeof **parts);
-        (*n)++;
-        if (cp_sr_part(r, &procs->kid[i], selected, &(*parts)[*n - 1]) != 0)
-            break;
-    }
-    if (r->bad) {           /* all of this summary or nothing */
-        for (size_t i = first; i < *n; i++)
-            cp_part_free(&(*parts)[i]);
-        *n = first;
-        return -1;
-    }
     return 0;
+}
+
+/* Where the processes of a summary go, one at a time as they are parsed. */
+typedef struct cp_sr_into {
+    cp_sr *r;
+    const unsigned char *selected;
+    cp_part **parts;
+    size_t *n, *cap;
+    int head_read;
+} cp_sr_into;
+
+static int cp_sr_process(void *ctx, const cp_jn *top, size_t i, const cp_jn *proc)
+{
+    cp_sr_into *in = ctx;
+    cp_sr *r = in->r;
+    (void)i;
+    if (!in->head_read) {
+        in->head_read = 1;
+        if (cp_sr_head(r, top) != 0)
+            return -1;
+    }
+    if (proc->type != CP_J_OBJ)
+        return cp_sr_fail(r, proc, "a process should be an object");
+    if (cp_grow((void **)in->parts, in->cap, *in->n + 1, sizeof **in->parts, 16))
+        return cp_sr_oom(r);
+    memset(&(*in->parts)[*in->n], 0, sizeof **in->parts);
+    (*in->n)++;
+    return cp_sr_part(r, proc, in->selected, &(*in->parts)[*in->n - 1]);
+}
+
+int cp_summary_is_head(const void *head, size_t n)
+{
+    const char *c = head;
+    size_t i = 0;
+    while (i < n && (c[i] == ' ' || c[i] == '\n' || c[i] == '\t' || c[i] == '\r'))
+        i++;
+    return i < n && c[i] == '{';
 }
 
 int cp_summary_is(const char *path)
 {
-    FILE *f = fopen(path, "r");
-    if (!f)
+    /* Not a regular file: not a summary; the trace reader says what it is. */
+    int fd = cp_file_open_in(path, 0, NULL);
+    if (fd < 0)
         return 0;
-    int c;
-    while ((c = fgetc(f)) == ' ' || c == '\n' || c == '\t' || c == '\r')
-        ;
-    fclose(f);
-    return c == '{';
+    char head[256];
+    ssize_t r;
+    size_t i = 0;
+    do {
+        r = read(fd, head, sizeof head);
+        for (i = 0; r > 0 && i < (size_t)r && strchr(" \n\t\r", head[i]); i++)
+            ;
+    } while ((r > 0 && i == (size_t)r) || (r < 0 && errno == EINTR));
+    close(fd);
+    return r > 0 && cp_summary_is_head(head + i, (size_t)r - i);
 }
 
-int cp_summary_read(const char *path, const unsigned char *selected, cp_part **parts,
-                    size_t *n, size_t *cap, char *err, size_t errcap)
+int cp_summary_read_text(const char *name, const char *text, size_t len,
+                         const unsigned char *selected, int ledger, cp_part **parts,
+                         size_t *n, size_t *cap, char *err, size_t errcap)
 {
-    cp_sr r = { .file = path, .err = err, .cap = errcap };
-    struct stat st;
-    FILE *f = fopen(path, "r");
-    if (!f || fstat(fileno(f), &st) != 0) {
-        int e = errno;
-        snprintf(err, errcap, "%s: %s", path, strerror(e));
-        if (f)
-            fclose(f);
-        return -e;
-    }
-    char *text = malloc((size_t)st.st_size + 1);
-    size_t got = text ? fread(text, 1, (size_t)st.st_size, f) : 0;
-    int rerr = ferror(f);
-    fclose(f);
-    if (!text || rerr) {
-        free(text);
-        snprintf(err, errcap, "%s: %s", path, text ? "read error" : "out of memory");
-        return text ? -EIO : -ENOMEM;
-    }
+    cp_sr r = { .file = name, .err = err, .cap = errcap, .ledger = ledger };
+    cp_sr_into in = { .r = &r, .selected = selected, .parts = parts, .n = n, .cap = cap };
+    size_t first = *n;
     char perr[512];
-    cp_jdoc *d = cp_jdoc_parse(text, got, perr, sizeof perr);
-    if (!d) {
-        snprintf(err, errcap, "%s: %s", path, perr);
-        free(text);
-        return strcmp(perr, "out of memory") == 0 ? -ENOMEM : -EINVAL;
+    /* Process by process: memory holds the nodes of one, not of all. */
+    cp_jdoc *d = cp_jdoc_parse_each(text, len, "processes", cp_sr_process, &in, perr,
+                                    sizeof perr);
+    if (!d && !r.bad) {
+        snprintf(err, errcap, "%s: %s", name, perr);
+        r.bad = strcmp(perr, "out of memory") == 0 ? -ENOMEM : -EINVAL;
     }
-    cp_sr_doc(&r, cp_jdoc_root(d), selected, parts, n, cap);
+    if (d && !in.head_read)
+        cp_sr_head(&r, cp_jdoc_root(d));
+    if (d && !r.bad)
+        cp_sr_get(&r, cp_jdoc_root(d), "processes", CP_J_ARR);
     cp_jdoc_free(d);
-    free(text);
+    if (r.bad) {            /* all of this summary or nothing */
+        for (size_t i = first; i < *n; i++)
+            cp_part_free(&(*parts)[i]);
+        *n = first;
+    }
     return r.bad;
+}
+
+int cp_summary_read(const char *path, const unsigned char *selected, int ledger,
+                    cp_part **parts, size_t *n, size_t *cap, char *err, size_t errcap)
+{
+    mode_t mode = 0;
+    int fd = cp_file_open_in(path, 0, &mode);
+    if (fd < 0) {
+        if (fd == -EINVAL)
+            snprintf(err, errcap, "%s: %s, not a regular file", path, cp_file_kind(mode));
+        else
+            snprintf(err, errcap, "%s: %s", path, strerror(-fd));
+        return fd;
+    }
+    cp_fbuf text;
+    int rc = cp_file_read_all(fd, NULL, 0, &text);
+    close(fd);
+    if (rc != 0) {
+        snprintf(err, errcap, "%s: %s", path, rc == -ENOMEM ? "out of memory" : "read error");
+        return rc;
+    }
+    rc = cp_summary_read_text(path, text.p, text.len, selected, ledger, parts, n, cap, err,
+                              errcap);
+    cp_fbuf_free(&text);
+    return rc;
 }

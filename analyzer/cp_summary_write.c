@@ -24,7 +24,6 @@
 #define WR_I(f) cp_jb_elem(b); cp_jb_i64(b, (int64_t)x->f);
 #define WR_S(f) cp_jb_elem(b); cp_jb_str(b, x->f);
 #define WR_K(f) WR_S(f)
-#define WR_C(f) WR_S(f)
 #define WR_H(f) cp_jb_elem(b); cp_sw_hex(b, x->f, sizeof x->f);
 #define WR_UA(f, n) for (size_t k_ = 0; k_ < (n); k_++) { cp_jb_elem(b); cp_jb_u64(b, x->f[k_]); }
 

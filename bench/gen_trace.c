@@ -5,6 +5,7 @@
  * cannot produce.
  *
  *   gen_trace [-n EVENTS] [-o FILE] [-l LIVE] [-s SEED] [-r RANK] [-k KIND]
+ *             [-H HOST] [-p PID] [-P PPID] [-T START]
  *     -n  event records to write (default 1000000)
  *     -o  output file (default gen.trace)
  *     -l  allocations kept live at most (default 4096)
@@ -12,6 +13,13 @@
  *     -r  a rank of a job: pid 10000+RANK, RANK and LOCAL_RANK (RANK % 8) in
  *         its environment (default: pid 4242, no rank)
  *     -t  distinct call stacks (default 64)
+ *     -H  the HEADER's host (default genhost)
+ *     -p  the process id (default: 4242, or 10000+RANK with -r); -P its
+ *         parent's (default 1)
+ *     -T  the first record's time in seconds of the trace clock (default 1):
+ *         processes of one pid on one host are told apart by it
+ *     -c  a FORK record of this child pid after cuInit (the child's own
+ *         trace, -p CHILD -P PID, then is a fork-after-init)
  *     -F  bytes of records between zstd flushes (default 65536)
  *     -b  percent of alloc/free events that allocate (default 50; higher
  *         values fill the live set up to -l)
@@ -19,6 +27,8 @@
  *                  launch counts, syncs, failing calls (default)
  *         nobinary a small trace: cuInit, then cuModuleLoadData failing with
  *                  CUDA_ERROR_NO_BINARY_FOR_GPU on a cc 12.0 device
+ *         live     EVENTS allocations that are never freed (the analyzer's
+ *                  memory per live allocation), over -t call stacks
  *
  * zstd is loaded at run time (libzstd.so.1) so the program builds with the
  * Makefile's plain rule for bench/.  Each 4 MiB of records becomes one zstd
@@ -131,20 +141,22 @@ static const char *const g_api_names[] = { "", "cuInit", "cuMemAlloc_v2", "cuMem
                                            "cuModuleLoadData", "cuGetProcAddress_v2" };
 
 static long g_rank = -1;
+static const char *g_host = "genhost";
+static uint64_t g_pid, g_ppid = 1, g_child;
 
 static void preamble(unsigned cc_major)
 {
-    uint64_t pid = g_rank >= 0 ? 10000 + (uint64_t)g_rank : 4242;
+    uint64_t pid = g_pid ? g_pid : g_rank >= 0 ? 10000 + (uint64_t)g_rank : 4242;
     char rk[24], lrk[24];
     snprintf(rk, sizeof rk, "%ld", g_rank);
     snprintf(lrk, sizeof lrk, "%ld", g_rank % 8);
     F_BEGIN;
     /* HEADER: the first record's ts is absolute */
     f = cp_put_u(f, pid);
-    f = cp_put_u(f, 1);
+    f = cp_put_u(f, g_ppid);
     f = cp_put_u(f, 1700000000000000000ull);
     f = cp_put_u(f, 1);
-    S("genhost");
+    S(g_host);
     S("/opt/gen/train");
     S("gen");
     f = cp_put_u(f, 2);
@@ -225,6 +237,11 @@ static void preamble(unsigned cc_major)
     f = cp_put_s(f, 0);
     f = cp_put_u(f, 0);
     F_END(CP_REC_CTX, 1);
+    if (g_child) {
+        f = g_rec;
+        f = cp_put_u(f, g_child);
+        F_END(CP_REC_FORK, 1);
+    }
 }
 
 static void finish(uint64_t nrec)
@@ -248,6 +265,35 @@ static void gen_nobinary(void)
     finish(20);
 }
 
+/* A cuMemAlloc_v2 of size at ptr on device 0, from stack. */
+static void put_alloc(uint64_t stack, uint64_t ptr, uint64_t size)
+{
+    F_BEGIN;
+    f = ev(f, A_ALLOC, 0, 0xc0, 0, 0, 3000, stack);
+    f = cp_put_u(f, CP_MK_DEVICE);
+    f = cp_put_u(f, ptr);
+    f = cp_put_u(f, size);
+    f = cp_put_u(f, 0);
+    f = cp_put_u(f, 0);
+    F_END(CP_REC_ALLOC, 1);
+}
+
+/* n allocations, none freed: addresses ascending, sizes and stacks drawn
+ * as in the mix. */
+static void gen_live(uint64_t n)
+{
+    preamble(9);
+    uint64_t next_ptr = 0x7f0000000000ull;
+    for (uint64_t i = 0; i < n; i++) {
+        uint64_t r = rnd();
+        uint64_t size = 256ull << ((r >> 32) % 8);
+        g_ts += 200 + (r >> 20) % 2000;
+        put_alloc(1 + (r >> 8) % g_stacks, next_ptr, size);
+        next_ptr += size;
+    }
+    finish(n);
+}
+
 static void gen_mix(uint64_t n, size_t live_max)
 {
     preamble(9);
@@ -266,13 +312,7 @@ static void gen_mix(uint64_t n, size_t live_max)
         int alloc = what < 50 && (r >> 48) % 100 < g_bias;
         if (what < 50 && alloc && nlive < live_max) {
             uint64_t size = 256ull << ((r >> 32) % 16);
-            f = ev(f, A_ALLOC, 0, 0xc0, 0, 0, 3000, stack);
-            f = cp_put_u(f, CP_MK_DEVICE);
-            f = cp_put_u(f, next_ptr);
-            f = cp_put_u(f, size);
-            f = cp_put_u(f, 0);
-            f = cp_put_u(f, 0);
-            F_END(CP_REC_ALLOC, 1);
+            put_alloc(stack, next_ptr, size);
             live[nlive] = next_ptr;
             lsz[nlive++] = size;
             next_ptr += size + 256;
@@ -323,8 +363,9 @@ int main(int argc, char **argv)
     uint64_t n = 1000000;
     size_t live = 4096;
     const char *out = "gen.trace", *kind = "mix";
+    uint64_t t0 = 1000000000ull;
     int c;
-    while ((c = getopt(argc, argv, "n:o:l:s:k:t:F:b:r:")) != -1) {
+    while ((c = getopt(argc, argv, "n:o:l:s:k:t:F:b:r:H:p:P:T:c:")) != -1) {
         switch (c) {
         case 'n': n = strtoull(optarg, NULL, 10); break;
         case 'o': out = optarg; break;
@@ -332,12 +373,18 @@ int main(int argc, char **argv)
         case 's': g_rng ^= strtoull(optarg, NULL, 10) * 0x9E3779B97F4A7C15ull; break;
         case 'k': kind = optarg; break;
         case 'r': g_rank = strtol(optarg, NULL, 10); break;
+        case 'H': g_host = optarg; break;
+        case 'p': g_pid = strtoull(optarg, NULL, 10); break;
+        case 'P': g_ppid = strtoull(optarg, NULL, 10); break;
+        case 'T': t0 = strtoull(optarg, NULL, 10) * 1000000000ull; break;
+        case 'c': g_child = strtoull(optarg, NULL, 10); break;
         case 'b': g_bias = (unsigned)atoi(optarg); break;
         case 'F': g_flush_at = strtoull(optarg, NULL, 10); break;
         case 't': g_stacks = strtoull(optarg, NULL, 10) ? strtoull(optarg, NULL, 10) : 1; break;
         default:
             fprintf(stderr, "usage: gen_trace [-n EVENTS] [-o FILE] [-l LIVE] [-s SEED] "
-                            "[-t STACKS] [-F FLUSH] [-b BIAS] [-r RANK] [-k mix|nobinary]\n");
+                            "[-t STACKS] [-F FLUSH] [-b BIAS] [-r RANK] [-H HOST] [-p PID] "
+                            "[-P PPID] [-T START] [-c CHILD] [-k mix|nobinary|live]\n");
             return 2;
         }
     }
@@ -363,9 +410,11 @@ int main(int argc, char **argv)
     memcpy(prefix, CP_TRACE_MAGIC, 8);
     prefix[8] = CP_TRACE_VERSION;
     fwrite(prefix, 1, sizeof prefix, g_out);
-    g_ts = 1000000000ull;
+    g_ts = t0;
     if (strcmp(kind, "nobinary") == 0)
         gen_nobinary();
+    else if (strcmp(kind, "live") == 0)
+        gen_live(n);
     else
         gen_mix(n, live);
     if (fclose(g_out) != 0)

@@ -405,22 +405,26 @@ static void er_finish(cp_proc *p, void *st, cp_report *rep)
  * as the error, with its cause; here it is only the symptom. */
 static void er_across(cp_report *rep)
 {
-    for (size_t i = 0; i < rep->n_procs; i++) {
-        cp_proc *par = rep->procs[i];
-        for (size_t k = 0; k < par->n_forks; k++) {
-            for (size_t j = 0; j < rep->n; j++) {
-                cp_finding *f = rep->f[j];
-                cp_proc *ch = f->proc;
-                if (f->check != &cp_check_errors || !ch || ch == par ||
-                    ch->pid != par->forks[k] || ch->ppid != par->pid ||
-                    f->tag != CUDA_ERROR_NOT_INITIALIZED || f->sev == CP_SEV_INFO)
-                    continue;
-                f->sev = CP_SEV_INFO;
-                cp_finding_line(f, "pid %llu is a child forked after pid %llu initialised "
-                                "CUDA: see fork-after-init.", (unsigned long long)ch->pid,
-                                (unsigned long long)par->pid);
-            }
-        }
+    for (size_t j = 0; j < rep->n; j++) {
+        cp_finding *f = rep->f[j];
+        cp_proc *ch = f->proc;
+        if (f->check != &cp_check_errors || !ch || f->tag != CUDA_ERROR_NOT_INITIALIZED ||
+            f->sev == CP_SEV_INFO)
+            continue;
+        /* Its parent: a process of the child's ppid on its host whose FORK
+         * records name the child. */
+        size_t n_par;
+        cp_proc *const *pars = cp_run_pid(&rep->run, ch->host, ch->ppid, &n_par);
+        int forked = 0;
+        for (size_t i = 0; i < n_par && !forked; i++)
+            for (size_t k = 0; pars[i] != ch && k < pars[i]->n_forks && !forked; k++)
+                forked = pars[i]->forks[k] == ch->pid;
+        if (!forked)
+            continue;
+        f->sev = CP_SEV_INFO;
+        cp_finding_line(f, "pid %llu is a child forked after pid %llu initialised "
+                        "CUDA: see fork-after-init.", (unsigned long long)ch->pid,
+                        (unsigned long long)ch->ppid);
     }
 }
 

@@ -90,7 +90,7 @@ static void fs_dev_line(const cp_proc *p, int d, const char *cvd, char *buf, siz
     else
         snprintf(phys, sizeof phys, "a GPU");
     snprintf(buf, cap, "cuda:%d is %s, %s, %s, PCI %s", d, phys,
-             di->name[0] ? di->name : "unnamed", u[0] ? u : "no UUID", pci);
+             di->name && di->name[0] ? di->name : "unnamed", u[0] ? u : "no UUID", pci);
 }
 
 static int fs_visible(const cp_proc *p)

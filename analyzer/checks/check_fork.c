@@ -19,10 +19,14 @@ static void fork_across(cp_report *rep)
     for (size_t i = 0; i < rep->n_procs; i++) {
         cp_proc *par = rep->procs[i];
         for (size_t k = 0; k < par->n_forks; k++) {
-            for (size_t j = 0; j < rep->n_procs; j++) {
-                cp_proc *ch = rep->procs[j];
-                if (ch == par || ch->pid != par->forks[k] || ch->ppid != par->pid ||
-                    !ch->first_cuda_ts || ch->forked_image == 0)
+            /* The child: the forked pid on the parent's host (the run's
+             * index finds it without looking at every process). */
+            size_t n_ch;
+            cp_proc *const *chs = cp_run_pid(&rep->run, par->host, par->forks[k], &n_ch);
+            for (size_t j = 0; j < n_ch; j++) {
+                cp_proc *ch = chs[j];
+                if (ch == par || ch->ppid != par->pid || !ch->first_cuda_ts ||
+                    ch->forked_image == 0)
                     continue;
                 char who[256];
                 cp_finding *f = cp_finding_new(rep, &cp_check_fork, ch,

@@ -91,12 +91,12 @@ static __attribute__((noinline)) void lk_rec_ctx(cp_proc *p, cp_lk *s, const cp_
     int dev;
     if (!cp_model_ctx_ending(p, r, &ctx, &dev))
         return;
-    cp_map *maps[2] = { &p->live_dev, &p->live_vmm };
+    cp_lives *maps[2] = { &p->live_dev, &p->live_vmm };
     for (int i = 0; i < 2; i++) {
         size_t it = 0;
-        uint64_t key;
         cp_live *l;
-        while ((l = cp_map_next(maps[i], &it, &key))) {
+        while ((l = cp_lives_next(maps[i], &it))) {
+            uint64_t key = l->ptr;
             /* Memory a window started with is not its leak (cp_window.h). */
             if (l->ctx != ctx || l->ts < p->win_from)
                 continue;
@@ -184,6 +184,79 @@ static void lk_site_notes(cp_lk *s, int c)
         v->note = NULL;
 }
 
+static uint64_t lk_min(uint64_t a, uint64_t b)
+{
+    return a < b ? a : b;
+}
+
+/* Allocations made past the live bound (cp_model_max_live) were counted by
+ * call site only and are in none of the lists: say so in the exit leak
+ * finding f (one of their own when there is none), with what may still be
+ * live of them and the sites that made the most. */
+static void lk_untracked(cp_proc *p, cp_report *rep, cp_finding *f)
+{
+    if (!p->over_n)
+        return;
+    uint64_t freed = lk_min(p->over_freed, p->over_n), live = p->over_n - freed;
+    uint64_t fbytes = lk_min(p->over_freed_bytes, p->over_bytes);
+    uint64_t lbytes = p->over_bytes - fbytes;
+    char b1[32], b2[32], b3[32];
+    if (!f) {
+        f = cp_finding_new(rep, &cp_check_leak, p, "%s in up to %llu allocation%s may be "
+                           "live at exit, counted by call site only",
+                           cp_fmt_bytes(lbytes, b1, sizeof b1), (unsigned long long)live,
+                           live == 1 ? "" : "s");
+        if (!f)
+            return;
+        f->sev = live ? CP_SEV_WARNING : CP_SEV_INFO;
+        f->sort = CP_SORT_BYTES;
+        f->count = live;
+        f->bytes = lbytes;
+        cp_jb_ks(&f->details, "when", "exit");
+    }
+    /* The three sites that made the most past the bound (ties: the lower
+     * stack id, so the line is the same whatever the map's order). */
+    uint64_t top[3] = { 0 }, top_b[3] = { 0 };
+    size_t it = 0;
+    uint64_t stack;
+    const cp_over *o;
+    while ((o = cp_map_next(&p->live_over, &it, &stack))) {
+        for (int k = 0; k < 3; k++) {
+            if (top[k] && (o->bytes < top_b[k] || (o->bytes == top_b[k] && stack > top[k])))
+                continue;
+            for (int j = 2; j > k; j--) {
+                top[j] = top[j - 1];
+                top_b[j] = top_b[j - 1];
+            }
+            top[k] = stack;
+            top_b[k] = o->bytes;
+            break;
+        }
+    }
+    char sites[600] = "";
+    size_t at = 0;
+    for (int k = 0; k < 3 && top[k] && at < sizeof sites; k++)
+        at += (size_t)snprintf(sites + at, sizeof sites - at, "%s%s (%s)", k ? "; " : "",
+                               cp_site_label(&p->stacks, top[k]),
+                               cp_fmt_bytes(top_b[k], b1, sizeof b1));
+    cp_finding_line(f, "More than %llu allocations were live at once: the %llu made past "
+                    "that bound (%s; --max-live, CUPROBE_MAX_LIVE) were counted by call "
+                    "site only, %llu of them (%s) freed by exit, so up to %llu (%s) more "
+                    "than listed may be live at exit. The most came from: %s.",
+                    (unsigned long long)cp_model_max_live_get(), (unsigned long long)p->over_n,
+                    cp_fmt_bytes(p->over_bytes, b1, sizeof b1), (unsigned long long)freed,
+                    cp_fmt_bytes(fbytes, b2, sizeof b2), (unsigned long long)live,
+                    cp_fmt_bytes(lbytes, b3, sizeof b3), sites);
+    cp_jb_key(&f->details, "untracked");
+    cp_jb_open(&f->details, '{');
+    cp_jb_ku(&f->details, "bound", cp_model_max_live_get());
+    cp_jb_ku(&f->details, "allocations", p->over_n);
+    cp_jb_ku(&f->details, "bytes", p->over_bytes);
+    cp_jb_ku(&f->details, "freed", freed);
+    cp_jb_ku(&f->details, "freed_bytes", fbytes);
+    cp_jb_close(&f->details, '}');
+}
+
 /* What a pool's attribution (cp_attrib.h) saw live in it at exit: the
  * lines that allocated it, largest first. */
 static void lk_attrib_lines(cp_finding *f, cp_proc *p)
@@ -217,12 +290,12 @@ static void lk_exit_list(cp_proc *p, cp_lk *s, cp_report *rep)
     cp_leak_item top[CP_LEAK_LIST];
     size_t n_top = 0;
     cp_leak_cost cost = { { 0 }, { 0 } };
-    cp_map *maps[3] = { &p->live_dev, &p->live_vmm, &p->live_host };
+    cp_lives *maps[3] = { &p->live_dev, &p->live_vmm, &p->live_host };
     for (int i = 0; i < 3; i++) {
         size_t it = 0;
-        uint64_t key;
         cp_live *l;
-        while ((l = cp_map_next(maps[i], &it, &key))) {
+        while ((l = cp_lives_next(maps[i], &it))) {
+            uint64_t key = l->ptr;
             if (l->ts < p->win_from)
                 continue;
             const char *who;
@@ -272,6 +345,7 @@ static void lk_exit_list(cp_proc *p, cp_lk *s, cp_report *rep)
                            costly ? "" : ": it cost nothing in this run");
         cp_jb_ks(&f->details, "when", "exit");
     }
+    lk_untracked(p, rep, f);
     f = cp_finding_of_map(rep, &cp_check_leak, p, &s->cls[CL_ALLOC], CP_SEV_INFO, CP_SORT_BYTES);
     if (f) {
         cp_finding_retitle(f, "held by allocator (%s): %s in %llu segment%s at exit, "

@@ -80,16 +80,59 @@ static void ng_finish(cp_proc *p, void *st, cp_report *rep)
     cp_jb_ks(&f->details, "cuda_visible_devices", cvd);
 }
 
-/* Whether proc a is an ancestor of proc d (parents as the run model
- * linked them, through exec'd images of the same pid). */
-static int ng_ancestor(const cp_report *rep, const cp_proc *a, const cp_proc *d)
+/* For every process (by index), the first process in input order that
+ * used a GPU and descends from it: through parents as the run model linked
+ * them, where a process stands for the images it exec'd into too.  One
+ * walk up from each GPU user, stopping where an earlier one walked (all
+ * above is claimed already), so O(n) for the run.  @return : the array
+ * (free it), or NULL when out of memory. */
+static const cp_proc **ng_kids(const cp_report *rep)
 {
-    const cp_proc *up = d->parent;
-    for (size_t hops = 0; up && hops <= rep->n_procs; hops++, up = up->parent)
-        for (const cp_proc *img = a; img; img = img->next_image)
-            if (up == img)
-                return 1;
-    return 0;
+    size_t n = rep->n_procs;
+    const cp_proc **kid = calloc(n ? n : 1, sizeof *kid);
+    size_t *prev = malloc(2 * (n ? n : 1) * sizeof *prev), *next_prev = prev + n;
+    size_t *stack = malloc((n ? n : 1) * sizeof *stack);
+    unsigned char *walked = calloc(n ? n : 1, 1);
+    if (!kid || !prev || !stack || !walked) {
+        free(kid);
+        kid = NULL;
+        goto out;
+    }
+    /* The images that exec'd into each process, as lists (index + 1). */
+    for (size_t i = 0; i < n; i++)
+        prev[i] = 0;
+    for (size_t i = 0; i < n; i++) {
+        const cp_proc *q = rep->procs[i]->next_image;
+        if (q) {
+            next_prev[i] = prev[q->index];
+            prev[q->index] = i + 1;
+        }
+    }
+    for (size_t j = 0; j < n; j++) {
+        const cp_proc *d = rep->procs[j];
+        if (!d->used_gpu)
+            continue;
+        for (const cp_proc *up = d->parent; up && !walked[up->index]; up = up->parent) {
+            walked[up->index] = 1;
+            /* up and every image that exec'd into it, and into those. */
+            size_t sp = 0;
+            stack[sp++] = (size_t)up->index;
+            while (sp) {
+                size_t a = stack[--sp];
+                if (kid[a])
+                    continue;   /* claimed, with the images before it */
+                kid[a] = d;
+                for (size_t e = prev[a]; e; e = next_prev[e - 1])
+                    if (sp < n)
+                        stack[sp++] = e - 1;
+            }
+        }
+    }
+out:
+    free(prev);
+    free(stack);
+    free(walked);
+    return kid;
 }
 
 /* The finding about the run as a whole when no process used a GPU: the
@@ -119,6 +162,9 @@ static void ng_across(cp_report *rep)
         if (rep->procs[j]->used_gpu)
             worker = rep->procs[j];
     char who[256];
+    const cp_proc **kids = worker ? ng_kids(rep) : NULL;
+    if (worker && !kids)
+        return;
     for (size_t i = 0; i < rep->n;) {
         cp_finding *f = rep->f[i];
         if (f->check != &cp_check_nogpu || !f->proc) {
@@ -131,12 +177,9 @@ static void ng_across(cp_report *rep)
         }
         char *why = strdup(f->title ? f->title : "");
         if (!why)
-            return;
+            break;
         if (worker) {
-            const cp_proc *kid = NULL;
-            for (size_t j = 0; j < rep->n_procs && !kid; j++)
-                if (rep->procs[j]->used_gpu && ng_ancestor(rep, f->proc, rep->procs[j]))
-                    kid = rep->procs[j];
+            const cp_proc *kid = kids[f->proc->index];
             f->sev = CP_SEV_INFO;
             f->top = 0;
             if (kid) {
@@ -173,6 +216,7 @@ static void ng_across(cp_report *rep)
         free(why);
         i++;
     }
+    free(kids);
 }
 
 const cp_check cp_check_nogpu = {

@@ -71,11 +71,11 @@ static void oom_snapshot(cp_proc *p, cp_oom_ep *e)
     }
     cp_map by_site;
     cp_map_init(&by_site, sizeof(cp_agg_val));
-    cp_map *maps[2] = { &p->live_dev, &p->live_vmm };
+    cp_lives *maps[2] = { &p->live_dev, &p->live_vmm };
     for (int i = 0; i < 2; i++) {
         size_t it = 0;
         cp_live *l;
-        while ((l = cp_map_next(maps[i], &it, NULL))) {
+        while ((l = cp_lives_next(maps[i], &it))) {
             if (l->dev != e->dev || cp_hold_of_kind(l->kind) < 0)
                 continue;
             oom_top_insert(e->top, &e->n_top, CP_OOM_TOP,

@@ -272,6 +272,18 @@ void cp_report_drop(cp_report *rep, size_t i)
     rep->n--;
 }
 
+void cp_report_drop_marked(cp_report *rep, const unsigned char *gone)
+{
+    size_t w = 0;
+    for (size_t i = 0; i < rep->n; i++) {
+        if (gone[i])
+            cp_finding_free(rep->f[i]);
+        else
+            rep->f[w++] = rep->f[i];
+    }
+    rep->n = w;
+}
+
 void cp_report_free(cp_report *rep)
 {
     for (size_t i = 0; i < rep->n; i++)
@@ -279,6 +291,7 @@ void cp_report_free(cp_report *rep)
     free(rep->f);
     rep->f = NULL;
     rep->n = rep->cap = 0;
+    cp_run_ix_free(&rep->run);
 }
 
 const char *cp_finding_fix(const cp_finding *f)

@@ -13,6 +13,7 @@
 #include "cp_jwrite.h"
 #include "cp_map.h"
 #include "cp_model.h"
+#include "cp_run.h"
 #include "cp_window.h"
 
 enum cp_sev { CP_SEV_INFO = 0, CP_SEV_WARNING = 1, CP_SEV_ERROR = 2 };
@@ -79,6 +80,7 @@ typedef struct cp_report {
     size_t n, cap;
     cp_proc **procs;
     size_t n_procs;
+    cp_run_ix run;          /* procs by (host, pid, start time): cp_run_build() */
     int all_frames;
     int max_sites;          /* sites shown per finding in text */
     const struct cp_check *const *order;    /* check order (cp_report_prepare) */
@@ -137,6 +139,10 @@ void cp_report_sort(cp_report *rep);
 /*! cp_report_drop() : remove finding i of rep and free it (later ones
  *  move down by one). */
 void cp_report_drop(cp_report *rep, size_t i);
+
+/*! cp_report_drop_marked() : remove and free every finding i of rep with
+ *  gone[i] set, in one pass; the others keep their order. */
+void cp_report_drop_marked(cp_report *rep, const unsigned char *gone);
 
 /*! cp_report_merge_ranks() : after cp_report_prepare(), fold findings of
  *  several processes that differ only in their process and numbers (same

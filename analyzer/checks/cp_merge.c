@@ -52,6 +52,73 @@ static int cp_same_shape(const char *a, const char *b)
     return *a == *b;
 }
 
+static uint64_t cp_hash_byte(uint64_t h, unsigned char c)
+{
+    return (h ^ c) * 1099511628211ull;
+}
+
+static uint64_t cp_hash_str(uint64_t h, const char *s)
+{
+    for (s = s ? s : ""; *s; s++)
+        h = cp_hash_byte(h, (unsigned char)*s);
+    return cp_hash_byte(h, 0);
+}
+
+/* A hash that strings of one shape (cp_same_shape) share: every number
+ * is the same mark. */
+static uint64_t cp_hash_shape(uint64_t h, const char *s)
+{
+    for (s = s ? s : ""; *s;) {
+        if (isdigit((unsigned char)*s)) {
+            s = cp_skip_num(s);
+            h = cp_hash_byte(h, 0xff);
+        } else {
+            h = cp_hash_byte(h, (unsigned char)*s++);
+        }
+    }
+    return cp_hash_byte(h, 0);
+}
+
+static int cp_u64_cmp(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* What findings that cp_finding_similar() could fold share: check,
+ * severity, fix, explanation, number of sites, the shapes of title,
+ * details and lines (a run of lines of one shape counting once), and the
+ * set of site labels.  Only findings of one key are compared, so merging
+ * costs O(n log n) in findings, not a comparison of every pair. */
+static uint64_t cp_finding_key(const cp_finding *f)
+{
+    uint64_t h = 1469598103934665603ull;
+    h = cp_hash_str(h, f->check->id);
+    h = cp_hash_byte(h, (unsigned char)f->sev);
+    h = cp_hash_byte(h, (unsigned char)f->top);
+    h = cp_hash_str(h, cp_finding_fix(f));
+    h = cp_hash_str(h, cp_finding_why(f));
+    h = cp_hash_shape(h, f->title);
+    h = cp_hash_shape(h, f->details.s);
+    uint64_t prev = 0;
+    for (size_t i = 0; i < f->n_lines; i++) {
+        uint64_t l = cp_hash_shape(1469598103934665603ull, f->lines[i]);
+        if (i == 0 || l != prev)
+            h = (h ^ l) * 1099511628211ull;
+        prev = l;
+    }
+    h = (h ^ f->n_sites) * 1099511628211ull;
+    uint64_t lab[64];
+    size_t n = f->n_sites < 64 ? f->n_sites : 64;
+    for (size_t i = 0; i < n; i++)
+        lab[i] = cp_hash_str(1469598103934665603ull, f->sites[i].label);
+    qsort(lab, n, sizeof *lab, cp_u64_cmp);
+    for (size_t i = 0; i < n; i++)
+        if (i == 0 || lab[i] != lab[i - 1])
+            h = (h ^ lab[i]) * 1099511628211ull;
+    return h;
+}
+
 static int cp_site_same(const cp_site *x, const cp_site *y)
 {
     return strcmp(x->label ? x->label : "", y->label ? y->label : "") == 0 &&
@@ -106,12 +173,8 @@ static int cp_finding_similar(cp_finding *a, const cp_finding *b)
         strcmp(cp_finding_why(a), cp_finding_why(b)) != 0 ||
         !cp_same_shape(a->title, b->title) || !cp_same_shape(a->details.s, b->details.s))
         return 0;
-    /* One finding per process in a merge. */
-    if (a->proc == b->proc)
-        return 0;
-    for (size_t i = 0; i < a->n_more; i++)
-        if (a->more[i] == b->proc)
-            return 0;
+    /* One finding per process in a merge: the caller checks that b's is
+     * not among a's. */
     if (a->check->merge_exact &&
         (a->count != b->count || a->bytes != b->bytes || a->ns != b->ns ||
          strcmp(a->title ? a->title : "", b->title ? b->title : "") != 0 ||
@@ -234,22 +297,60 @@ static int cp_fold(cp_finding *f, const cp_finding *b)
     return 0;
 }
 
+typedef struct cp_mkey {
+    uint64_t key;
+    size_t i;
+} cp_mkey;
+
+static int cp_mkey_cmp(const void *a, const void *b)
+{
+    const cp_mkey *x = a, *y = b;
+    if (x->key != y->key)
+        return x->key < y->key ? -1 : 1;
+    return (x->i > y->i) - (x->i < y->i);
+}
+
 void cp_report_merge_ranks(cp_report *rep)
 {
-    for (size_t i = 0; i < rep->n; i++) {
-        cp_finding *f = rep->f[i];
-        for (size_t j = i + 1; j < rep->n;) {
-            if (!cp_finding_similar(f, rep->f[j]) || cp_fold(f, rep->f[j]) != 0) {
-                j++;    /* unmerged is still a correct report */
-                continue;
-            }
-            cp_report_drop(rep, j);
-        }
-        if (!f->n_more)
+    size_t n = rep->n, np = rep->n_procs;
+    cp_mkey *k = malloc((n ? n : 1) * sizeof *k);
+    unsigned char *gone = calloc(n ? n : 1, 1);
+    /* stamp[p->index] == the finding folding now: p's finding is in it. */
+    size_t *stamp = calloc(np ? np : 1, sizeof *stamp);
+    if (!k || !gone || !stamp)
+        goto out;       /* unmerged is still a correct report */
+    for (size_t i = 0; i < n; i++)
+        k[i] = (cp_mkey){ rep->f[i]->proc ? cp_finding_key(rep->f[i]) : 0, i };
+    /* By key, then in report order: within a key, the findings meet in
+     * the order of the report, as every one compared with every later
+     * one would. */
+    qsort(k, n, sizeof *k, cp_mkey_cmp);
+    for (size_t x = 0; x < n; x++) {
+        cp_finding *f = rep->f[k[x].i];
+        if (gone[k[x].i] || !f->proc || (size_t)f->proc->index >= np)
             continue;
-        cp_merged_line(f);
-        cp_finding_sort_sites(f);
+        stamp[f->proc->index] = k[x].i + 1;
+        for (size_t y = x + 1; y < n && k[y].key == k[x].key; y++) {
+            cp_finding *b = rep->f[k[y].i];
+            if (gone[k[y].i] || !b->proc || (size_t)b->proc->index >= np ||
+                stamp[b->proc->index] == k[x].i + 1)
+                continue;
+            if (!cp_finding_similar(f, b) || cp_fold(f, b) != 0)
+                continue;
+            gone[k[y].i] = 1;
+            stamp[b->proc->index] = k[x].i + 1;
+        }
     }
+    for (size_t i = 0; i < n; i++)
+        if (!gone[i] && rep->f[i]->n_more) {
+            cp_merged_line(rep->f[i]);
+            cp_finding_sort_sites(rep->f[i]);
+        }
+    cp_report_drop_marked(rep, gone);
+out:
+    free(k);
+    free(gone);
+    free(stamp);
     /* The merged findings weigh what all their processes paid. */
     cp_report_sort(rep);
 }

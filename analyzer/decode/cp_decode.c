@@ -29,6 +29,7 @@
 #include "cp_decode.h"
 #include "cp_decode_int.h"
 #include "cp_decode_note.h"
+#include "cp_file.h"
 #include "cp_grow.h"
 #include "cp_varint.h"
 
@@ -92,21 +93,30 @@ static int cp_check_prefix(const char *path, const uint8_t *p, size_t n, const c
 
 cp_dec *cp_dec_open(const char *path, const char **err)
 {
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    mode_t mode = 0;
+    int fd = cp_file_open_in(path, 0, &mode);
     if (fd < 0) {
-        snprintf(g_open_err, sizeof g_open_err, "%s: %s", path, strerror(errno));
+        if (fd == -EISDIR)
+            snprintf(g_open_err, sizeof g_open_err, "%s: is a directory, not a trace file",
+                     path);
+        else if (fd == -EINVAL)
+            snprintf(g_open_err, sizeof g_open_err, "%s: %s, not a regular file: skipped",
+                     path, cp_file_kind(mode));
+        else
+            snprintf(g_open_err, sizeof g_open_err, "%s: %s", path, strerror(-fd));
         *err = g_open_err;
         return NULL;
     }
-    struct stat st;
-    if (fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
-        snprintf(g_open_err, sizeof g_open_err, "%s: is a directory, not a trace file", path);
-        *err = g_open_err;
-        close(fd);
-        return NULL;
-    }
+    return cp_dec_open_fd(fd, path, NULL, 0, err);
+}
+
+cp_dec *cp_dec_open_fd(int fd, const char *name, const void *head, size_t n_head,
+                       const char **err)
+{
     uint8_t pre[CP_TRACE_PREFIX_BYTES];
-    size_t got = 0;
+    size_t got = n_head < sizeof pre ? n_head : sizeof pre;
+    if (got)
+        memcpy(pre, head, got);
     while (got < sizeof pre) {
         ssize_t r = read(fd, pre + got, sizeof pre - got);
         if (r < 0 && errno == EINTR)
@@ -115,11 +125,11 @@ cp_dec *cp_dec_open(const char *path, const char **err)
             break;
         got += (size_t)r;
     }
-    if (cp_check_prefix(path, pre, got, err) < 0) {
+    if (cp_check_prefix(name, pre, got, err) < 0) {
         close(fd);
         return NULL;
     }
-    cp_dec *d = cp_dec_new(path);
+    cp_dec *d = cp_dec_new(name);
     if (d) {
         d->in_cap = ZSTD_DStreamInSize();
         d->in = malloc(d->in_cap);
@@ -133,6 +143,15 @@ cp_dec *cp_dec_open(const char *path, const char **err)
     d->fd = fd;
     d->in_file_off = CP_TRACE_PREFIX_BYTES;
     d->frame_off = CP_TRACE_PREFIX_BYTES;
+    /* Bytes read past the prefix (a stream cannot be read twice) are the
+     * first input. */
+    if (n_head > CP_TRACE_PREFIX_BYTES) {
+        size_t k = n_head - CP_TRACE_PREFIX_BYTES;
+        if (k > d->in_cap)
+            k = d->in_cap;
+        memcpy(d->in, (const uint8_t *)head + CP_TRACE_PREFIX_BYTES, k);
+        d->in_len = k;
+    }
     cp_dec_maybe_thread(d);
     return d;
 }

@@ -34,6 +34,14 @@ typedef struct cp_dec cp_dec;
  *  is newer than this cuprobe (1); upgrade cuprobe to read it". */
 cp_dec *cp_dec_open(const char *path, const char **err);
 
+/*! cp_dec_open_fd() : like cp_dec_open() on fd, already open (a stream:
+ *  standard input, a pipe), which the reader now owns (closed on failure
+ *  too).  head holds the n_head bytes already read from it (a caller that
+ *  looked at the first bytes to tell a trace from a summary): at most
+ *  CP_TRACE_PREFIX_BYTES plus ZSTD_DStreamInSize(), read before fd is. */
+cp_dec *cp_dec_open_fd(int fd, const char *name, const void *head, size_t n_head,
+                       const char **err);
+
 /*! cp_dec_next() : decode the next record into *out.  Strings and arrays
  *  point into the reader and stay valid until the next call.
  *  @return : 1 = a record, 0 = clean end (an END record was seen and nothing

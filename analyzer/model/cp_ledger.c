@@ -298,11 +298,11 @@ void cp_ledger_pre(cp_ledger *lg, cp_proc *p, const cp_record *r)
     if (r->type != CP_REC_CTX || !cp_model_ctx_ending(p, r, &ctx, &dev))
         return;
     /* The driver frees what the context still held. */
-    cp_map *maps[2] = { &p->live_dev, &p->live_vmm };
+    const cp_lives *maps[2] = { &p->live_dev, &p->live_vmm };
     for (int i = 0; i < 2; i++) {
         size_t it = 0;
         const cp_live *l;
-        while ((l = cp_map_next(maps[i], &it, NULL)))
+        while ((l = cp_lives_next(maps[i], &it)))
             if (l->ctx == ctx)
                 cp_lg_gone(lg, l, 0);
     }

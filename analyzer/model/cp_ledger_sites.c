@@ -298,11 +298,11 @@ size_t cp_ledger_rows(cp_proc *p, int d, int key, size_t top, cp_lg_row **out)
 
 void cp_ledger_seed(cp_ledger *lg, cp_proc *p)
 {
-    const cp_map *maps[2] = { &p->live_dev, &p->live_vmm };
+    const cp_lives *maps[2] = { &p->live_dev, &p->live_vmm };
     for (int i = 0; i < 2; i++) {
         size_t it = 0;
         const cp_live *l;
-        while ((l = cp_map_next(maps[i], &it, NULL)))
+        while ((l = cp_lives_next(maps[i], &it)))
             if (l->dev >= 0 && l->dev < 64 && cp_hold_of_kind(l->kind) >= 0)
                 cp__lg_site_alloc(lg, p, l->stack, l->dev, l->size);
     }

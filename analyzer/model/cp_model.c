@@ -3,25 +3,52 @@
  * cp_model.h).
  */
 #include <errno.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cp_model.h"
+#include "cp_zpool.h"
+
+static uint64_t g_max_live = CP_MAX_LIVE_DEFAULT;
+
+void cp_model_max_live(uint64_t n)
+{
+    g_max_live = n ? n : CP_MAX_LIVE_DEFAULT;
+}
+
+uint64_t cp_model_max_live_get(void)
+{
+    return g_max_live;
+}
+
+/* A process's tables of every possible device, one block. */
+typedef struct cp_devtabs {
+    cp_devinfo dev[CP_MAX_DEV];
+    cp_devmem mem[CP_MAX_DEV];
+} cp_devtabs;
+
+_Static_assert(offsetof(cp_devtabs, dev) == 0, "cp_proc.dev is where its block starts");
+
+static cp_zpool g_devtabs = CP_ZPOOL_INIT(sizeof(cp_devtabs));
 
 cp_proc *cp_proc_new(const char *file, int index)
 {
     cp_proc *p = calloc(1, sizeof *p);
-    if (!p)
+    cp_devtabs *t = p ? cp_zpool_get(&g_devtabs) : NULL;
+    if (!t) {
+        free(p);
         return NULL;
+    }
+    p->dev = t->dev;
+    p->mem = t->mem;
     p->file = file;
     p->index = index;
-    cp_map_init(&p->live_dev, sizeof(cp_live));
-    cp_map_init(&p->live_host, sizeof(cp_live));
-    cp_map_init(&p->live_vmm, sizeof(cp_live));
     cp_map_init(&p->vmm_va, sizeof(uint64_t));
     cp_map_init(&p->ctxs, sizeof(int));
     cp_map_init(&p->streams, sizeof(cp_stream_info));
+    cp_map_init(&p->live_over, sizeof(cp_over));
     cp_stacks_init(&p->stacks);
     return p;
 }
@@ -48,6 +75,7 @@ void cp_proc_free(cp_proc *p)
     free(p->fw_buf);
     free(p->forks);
     cp_stacks_free(&p->stacks);
+    cp_zpool_put(&g_devtabs, p->dev);
     free(p);
 }
 
@@ -116,20 +144,24 @@ static int cp_api_kind_of(const char *n)
     return CP_API_OTHER;
 }
 
+/* The api ids p->api_kind caches. */
+#define CP_API_KIND_IDS 4096
+
 int cp_model_api_kind(cp_proc *p, const cp_record *r)
 {
     uint64_t id = r->ev.api;
-    if (id < sizeof p->api_kind && p->api_kind[id])
+    if (id < CP_API_KIND_IDS && p->api_kind && p->api_kind[id])
         return p->api_kind[id] - 1;
     int k = cp_api_kind_of(p->dec ? cp_dec_api_name(p->dec, id) : NULL);
-    if (id < sizeof p->api_kind && p->dec && cp_dec_api_name(p->dec, id))
+    if (id < CP_API_KIND_IDS && p->dec && cp_dec_api_name(p->dec, id) &&
+        (p->api_kind || (p->api_kind = calloc(CP_API_KIND_IDS, 1))))
         p->api_kind[id] = (uint8_t)(k + 1);
     return k;
 }
 
 /* --- memory ------------------------------------------------------------------------------ */
 
-static cp_map *cp_live_map(cp_proc *p, uint64_t kind)
+static cp_lives *cp_live_map(cp_proc *p, uint64_t kind)
 {
     switch (kind) {
     case CP_MK_HOST_PINNED:
@@ -157,31 +189,19 @@ static void cp_unhold(cp_proc *p, const cp_live *l)
     p->held_all -= gone;
 }
 
-static int cp_model_alloc(cp_proc *p, const cp_record *r, cp_live **made)
+/* What an allocation of size holds: its device's totals and peaks (or the
+ * pinned host bytes). */
+static void cp_hold(cp_proc *p, const cp_record *r, uint64_t kind, uint64_t size, int dev)
 {
-    if (r->ev.result != 0)
-        return 0;
-    uint64_t kind = r->u.alloc.kind, size = r->u.alloc.size;
-    cp_map *m = cp_live_map(p, kind);
-    int created;
-    cp_live *l = cp_map_put(m, r->u.alloc.ptr, &created);
-    if (!l)
-        return -ENOMEM;
-    if (!created)        /* a free we never saw: forget the old one */
-        cp_unhold(p, l);
-    int dev = (int)r->ev.dev;
-    *l = (cp_live){ .size = size, .ts = r->ts, .ctx = r->ev.ctx, .stack = r->ev.stack,
-                    .kind = (uint8_t)kind, .dev = (int16_t)dev, .seq = ++p->mem_seq };
-    *made = l;
     p->n_alloc_ok++;
     int h = cp_hold_of_kind(kind);
     if (h < 0) {
         if (kind != CP_MK_VMM_HOST)
             p->host_pinned += size;
-        return 0;
+        return;
     }
     if (dev < 0 || dev >= CP_MAX_DEV)
-        return 0;
+        return;
     if (dev >= p->n_dev)
         p->n_dev = dev + 1;
     cp_devmem *dm = &p->mem[dev];
@@ -198,6 +218,40 @@ static int cp_model_alloc(cp_proc *p, const cp_record *r, cp_live **made)
         dm->first_alloc_stack = r->ev.stack;
     dm->n_alloc++;
     dm->alloc_bytes += size;
+}
+
+static int cp_model_alloc(cp_proc *p, const cp_record *r, cp_live **made)
+{
+    if (r->ev.result != 0)
+        return 0;
+    uint64_t kind = r->u.alloc.kind, size = r->u.alloc.size;
+    int dev = (int)r->ev.dev;
+    cp_lives *m = cp_live_map(p, kind);
+    if (p->live_dev.n + p->live_host.n + p->live_vmm.n >= g_max_live &&
+        cp_lives_find(m, r->u.alloc.ptr) == CP_LIVES_NONE) {
+        /* Past the bound: counted at its call site, held all the same. */
+        cp_over *o = cp_map_put(&p->live_over, r->ev.stack, NULL);
+        if (!o)
+            return -ENOMEM;
+        o->count++;
+        o->bytes += size;
+        p->over_n++;
+        p->over_bytes += size;
+        p->mem_seq++;
+        cp_hold(p, r, kind, size, dev);
+        return 0;
+    }
+    int created;
+    cp_live *l = cp_lives_put(m, r->u.alloc.ptr, &created);
+    if (!l)
+        return -ENOMEM;
+    if (!created)        /* a free we never saw: forget the old one */
+        cp_unhold(p, l);
+    *l = (cp_live){ .ptr = r->u.alloc.ptr, .size = size, .ts = r->ts, .ctx = r->ev.ctx,
+                    .stack = r->ev.stack, .kind = (uint8_t)kind, .dev = (int16_t)dev,
+                    .seq = ++p->mem_seq };
+    *made = l;
+    cp_hold(p, r, kind, size, dev);
     return 0;
 }
 
@@ -205,10 +259,10 @@ const cp_live *cp__model_freeing_find(cp_proc *p, const cp_record *r)
 {
     p->freeing_rec = r;
     p->freeing = NULL;
-    cp_map *m = cp_live_map(p, r->u.free.kind);
-    size_t i = r->ev.result == 0 ? cp_map_find(m, r->u.free.ptr) : CP_MAP_NONE;
-    if (i != CP_MAP_NONE) {
-        p->freeing = cp_map_at(m, i);
+    cp_lives *m = cp_live_map(p, r->u.free.kind);
+    size_t i = r->ev.result == 0 ? cp_lives_find(m, r->u.free.ptr) : CP_LIVES_NONE;
+    if (i != CP_LIVES_NONE) {
+        p->freeing = cp_lives_at(m, i);
         p->freeing_map = m;
         p->freeing_i = i;
     }
@@ -220,45 +274,44 @@ static void cp_model_free(cp_proc *p, const cp_record *r)
     /* Found already (cp_model_feed asks before applying a FREE, and nothing
      * put or deleted in the live maps since): no second probe. */
     const cp_live *l = cp_model_freeing(p, r);
+    if (!l && r->ev.result == 0 && p->over_freed < p->over_n) {
+        /* An address not kept while some past the bound are live: one of
+         * them, as far as can be told. */
+        cp_live gone = { .size = r->u.free.size, .kind = (uint8_t)r->u.free.kind,
+                         .dev = (int16_t)r->ev.dev };
+        p->over_freed++;
+        p->over_freed_bytes += gone.size;
+        p->mem_seq++;
+        cp_unhold(p, &gone);
+        if (gone.dev >= 0 && gone.dev < CP_MAX_DEV && cp_hold_of_kind(gone.kind) >= 0)
+            p->mem[gone.dev].n_free++;
+        return;
+    }
     if (!l)
         return;
     p->mem_seq++;
     cp_unhold(p, l);
     if (l->dev >= 0 && l->dev < CP_MAX_DEV && cp_hold_of_kind(l->kind) >= 0)
         p->mem[l->dev].n_free++;
-    cp_map_del_at(p->freeing_map, p->freeing_i);
+    cp_lives_del_at(p->freeing_map, p->freeing_i);
     p->freeing = NULL;
 }
 
 /* The driver frees whatever a destroyed context still held. */
 static void cp_model_drop_ctx(cp_proc *p, uint64_t ctx)
 {
-    cp_map *maps[2] = { &p->live_dev, &p->live_vmm };
+    cp_lives *maps[2] = { &p->live_dev, &p->live_vmm };
     for (int i = 0; i < 2; i++) {
-        size_t it = 0;
-        uint64_t key;
-        cp_live *l;
-        /* Collect first: deleting while iterating would skip members. */
-        uint64_t *keys = NULL;
-        size_t n = 0, cap = 0;
-        while ((l = cp_map_next(maps[i], &it, &key))) {
-            if (l->ctx != ctx)
+        /* A removed entry's place takes the last one: look at it again. */
+        for (size_t k = 0; k < maps[i]->n;) {
+            cp_live gone = maps[i]->e[k];
+            if (gone.ctx != ctx) {
+                k++;
                 continue;
-            if (n == cap) {
-                cap = cap ? 2 * cap : 64;
-                uint64_t *nk = realloc(keys, cap * sizeof *nk);
-                if (!nk)
-                    break;
-                keys = nk;
             }
-            keys[n++] = key;
+            cp_lives_del(maps[i], gone.ptr, NULL);
+            cp_unhold(p, &gone);
         }
-        for (size_t j = 0; j < n; j++) {
-            cp_live gone;
-            if (cp_map_del(maps[i], keys[j], &gone) == 0)
-                cp_unhold(p, &gone);
-        }
-        free(keys);
     }
 }
 
@@ -467,11 +520,12 @@ static int cp_model_apply(cp_proc *p, const cp_dec *d, const cp_record *r, cp_li
         if (o >= CP_MAX_DEV)
             return 0;
         cp_devinfo *di = &p->dev[o];
+        /* Interned: every process of a run names the same few GPUs, and a
+         * process is not worth a name buffer per possible device. */
+        di->name = cp_sym_intern(r->u.device.name.p, r->u.device.name.n);
+        if (!di->name)
+            return -ENOMEM;
         di->seen = 1;
-        size_t n = r->u.device.name.n < sizeof di->name - 1 ? r->u.device.name.n
-                                                            : sizeof di->name - 1;
-        memcpy(di->name, r->u.device.name.p, n);
-        di->name[n] = 0;
         memcpy(di->uuid, r->u.device.uuid, 16);
         di->pci_domain = r->u.device.pci_domain;
         di->pci_bus = r->u.device.pci_bus;
@@ -556,9 +610,12 @@ int cp_model_feed(cp_proc *p, const cp_dec *d, const cp_record *r)
 
 void cp_model_drop_live(cp_proc *p)
 {
-    cp_map_free(&p->live_dev);
-    cp_map_free(&p->live_host);
-    cp_map_free(&p->live_vmm);
+    free(p->api_kind);
+    p->api_kind = NULL;
+    cp_map_free(&p->live_over);
+    cp_lives_free(&p->live_dev);
+    cp_lives_free(&p->live_host);
+    cp_lives_free(&p->live_vmm);
     cp_map_free(&p->vmm_va);
     cp_map_free(&p->streams);
     cp_map_free(&p->ctxs);

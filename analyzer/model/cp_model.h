@@ -15,6 +15,7 @@
 
 #include "cp_decode.h"
 #include "cp_format.h"
+#include "cp_live.h"
 #include "cp_map.h"
 #include "cp_sym.h"
 
@@ -40,7 +41,8 @@ enum cp_api_kind {
 
 typedef struct cp_devinfo {
     int seen;
-    char name[128];
+    const char *name;           /* interned (cp_sym_intern); "" when a summary named
+                                 * none; NULL while not seen */
     uint8_t uuid[16];
     uint64_t pci_domain, pci_bus, pci_device, cc_major, cc_minor, total_mem;
     uint64_t pageable_access, host_page_tables, sm_count;
@@ -59,15 +61,11 @@ typedef struct cp_devmem {
     uint64_t launches;          /* kernel launches counted on it (XDEV ctx) */
 } cp_devmem;
 
-/* A live allocation (value of the live maps). */
-typedef struct cp_live {
-    uint64_t size, ts, ctx, stack;
-    uint8_t kind;               /* enum cp_mem_kind */
-    uint8_t lib;                /* the timeline's: allocated from inside a CUDA
-                                 * library (set at the ALLOC, read at the FREE) */
-    int16_t dev;
-    uint32_t seq;               /* memory-event index when allocated */
-} cp_live;
+/* Allocations of one call site made past the live bound (cp_model_max_live):
+ * counted, not kept one by one. */
+typedef struct cp_over {
+    uint64_t count, bytes;
+} cp_over;
 
 typedef struct cp_stream_info {
     uint64_t ctx;
@@ -149,14 +147,24 @@ typedef struct cp_proc {
     uint64_t init_ts, init_calls, init_fail_result;
     uint64_t device_count_zero; /* cuDeviceGetCount said 0 (no DEVICE records) */
     /* devices */
-    cp_devinfo dev[CP_MAX_DEV];
+    /* [CP_MAX_DEV] each, by ordinal: one block from a pool whose untouched
+     * pages cost nothing (cp_zpool.h), as a process uses a few of them */
+    cp_devinfo *dev;
     int n_dev;                  /* highest ordinal seen + 1 */
-    cp_devmem mem[CP_MAX_DEV];
+    cp_devmem *mem;
     uint64_t held_all;          /* the sum of mem[].held_total, kept by the model */
     /* memory */
-    cp_map live_dev;            /* device pointer -> cp_live (device, async, pool, managed) */
-    cp_map live_host;           /* host pointer -> cp_live (pinned, registered) */
-    cp_map live_vmm;            /* VMM handle -> cp_live */
+    cp_lives live_dev;          /* by device pointer (device, async, pool, managed) */
+    cp_lives live_host;         /* by host pointer (pinned, registered) */
+    cp_lives live_vmm;          /* by VMM handle */
+    /* Past cp_model_max_live() live allocations, a new one is counted by
+     * call site only: its memory is held as any other, but its address is
+     * not kept, so its free cannot be told from a free of an unknown
+     * address.  While some are live, such a free is taken for one of them
+     * (its size from the FREE record). */
+    cp_map live_over;           /* stack id -> cp_over */
+    uint64_t over_n, over_bytes;            /* allocations counted so */
+    uint64_t over_freed, over_freed_bytes;  /* frees taken for them */
     cp_map vmm_va;              /* reserved VA base -> size */
     uint64_t vmm_reserved;
     uint64_t host_pinned;       /* pinned + registered bytes held */
@@ -178,7 +186,9 @@ typedef struct cp_proc {
     cp_map streams;             /* stream -> cp_stream_info */
     int primary_refs[CP_MAX_DEV];
     uint64_t primary_ctx[CP_MAX_DEV];
-    uint8_t api_kind[4096];     /* api id -> enum cp_api_kind + 1, 0 = not looked up */
+    uint8_t *api_kind;          /* CP_API_KIND_IDS: api id -> enum cp_api_kind + 1, 0 =
+                                 * not looked up; made at the first lookup, dropped
+                                 * with the live state (a process read back has none) */
     /* libraries and frameworks */
     cp_lib *libs;
     size_t n_libs, cap_libs;
@@ -215,7 +225,7 @@ typedef struct cp_proc {
      * the model, which removes it from its slot without a second probe */
     const cp_record *freeing_rec;
     const cp_live *freeing;
-    cp_map *freeing_map;
+    cp_lives *freeing_map;
     size_t freeing_i;
     /* for the record just applied, when an ALLOC: the live entry the model
      * made for it (NULL otherwise); valid until the next record */
@@ -247,6 +257,20 @@ cp_proc *cp_proc_new(const char *file, int index);
 
 /*! cp_proc_free() : free everything the process holds (NULL is fine). */
 void cp_proc_free(cp_proc *p);
+
+/* The live-allocation bound by default: about 1.3 GB of the model's
+ * entries (cp_live.h: 56 to 64 bytes each). */
+#define CP_MAX_LIVE_DEFAULT 20000000ull
+/* The most it may be: entry numbers are 32 bits (cp_live.h). */
+#define CP_MAX_LIVE_MOST 4000000000l
+
+/*! cp_model_max_live() : from now on (process-wide, before any trace is
+ *  read), a process holding n live allocations counts further ones by call
+ *  site only (cp_proc.live_over); 0 restores the default. */
+void cp_model_max_live(uint64_t n);
+
+/*! cp_model_max_live_get() : the bound in force. */
+uint64_t cp_model_max_live_get(void);
 
 /*! cp_model_feed() : apply record r (from decoder d) to p's model, and
  *  set p->made.  Called between the checks that read r before the model

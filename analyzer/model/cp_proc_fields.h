@@ -9,7 +9,7 @@
  *   U  unsigned integer      I  signed integer
  *   S  string the struct owns (malloc'd, may be NULL)
  *   K  interned string (cp_sym_intern, may be NULL)
- *   C  char array (NUL-terminated)   H  byte array shown as hex
+ *   H  byte array shown as hex
  *   UA array of n unsigned integers
  * A struct is written as one JSON array of its fields in table order; change
  * a table and CP_SUMMARY_VERSION (cp_summary.h) goes up with it.
@@ -35,7 +35,7 @@
     X(U, hm_cg_usage) X(U, hm_peak_rss) X(U, hm_peak_ts)
 
 #define CP_DEVINFO_FIELDS(X) \
-    X(I, seen) X(C, name) X(H, uuid) X(U, pci_domain) X(U, pci_bus) X(U, pci_device) \
+    X(I, seen) X(K, name) X(H, uuid) X(U, pci_domain) X(U, pci_bus) X(U, pci_device) \
     X(U, cc_major) X(U, cc_minor) X(U, total_mem) X(U, pageable_access) \
     X(U, host_page_tables) X(U, sm_count)
 

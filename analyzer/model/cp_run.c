@@ -2,6 +2,7 @@
  * cp_run.c - the run model (cp_run.h): process tree, joined exec images,
  * rank identity, GPU use.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -78,13 +79,104 @@ static int cp_main_dev(const cp_proc *p)
     return best;
 }
 
-static int cp_same_host(const cp_proc *a, const cp_proc *b)
+/* The run's key order: host (none sorts as ""), pid, start time, then the
+ * order the traces were given in. */
+static int cp_key_cmp(const cp_proc *a, const cp_proc *b)
 {
-    return !a->host || !b->host || strcmp(a->host, b->host) == 0;
+    int c = strcmp(a->host ? a->host : "", b->host ? b->host : "");
+    if (c)
+        return c;
+    if (a->pid != b->pid)
+        return a->pid < b->pid ? -1 : 1;
+    if (a->t0 != b->t0)
+        return a->t0 < b->t0 ? -1 : 1;
+    return (a->index > b->index) - (a->index < b->index);
 }
 
-void cp_run_build(cp_proc **procs, size_t n)
+static int cp_key_qcmp(const void *a, const void *b)
 {
+    return cp_key_cmp(*(cp_proc *const *)a, *(cp_proc *const *)b);
+}
+
+cp_proc *const *cp_run_pid(const cp_run_ix *ix, const char *host, uint64_t pid, size_t *n)
+{
+    const char *h = host ? host : "";
+    size_t lo = 0, hi = ix->n;
+    /* The first of (host, pid) or after... */
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        const cp_proc *q = ix->by[mid];
+        int c = strcmp(q->host ? q->host : "", h);
+        if (c < 0 || (c == 0 && q->pid < pid))
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    size_t end = lo;
+    /* ... and past its last. */
+    for (hi = ix->n; end < hi;) {
+        size_t mid = end + (hi - end) / 2;
+        const cp_proc *q = ix->by[mid];
+        if (strcmp(q->host ? q->host : "", h) == 0 && q->pid == pid)
+            end = mid + 1;
+        else
+            hi = mid;
+    }
+    *n = end - lo;
+    return ix->by + lo;
+}
+
+/* The image of pid on p's host that ran when p started (the latest to
+ * start at or before it; the first given among those that started
+ * together), never p itself. */
+static cp_proc *cp_run_at(const cp_run_ix *ix, const cp_proc *p, uint64_t pid)
+{
+    size_t n;
+    cp_proc *const *g = cp_run_pid(ix, p->host, pid, &n);
+    size_t hi = 0;
+    while (hi < n && g[hi]->t0 <= p->t0)
+        hi++;
+    while (hi > 0) {
+        size_t s = hi - 1;
+        while (s > 0 && g[s - 1]->t0 == g[hi - 1]->t0)
+            s--;
+        for (size_t k = s; k < hi; k++)
+            if (g[k] != p)
+                return g[k];
+        hi = s;
+    }
+    return NULL;
+}
+
+/* The image p exec'd into: of p's pid and host, the first to start at or
+ * after p (the first given among those that started together), not p. */
+static cp_proc *cp_run_next(const cp_run_ix *ix, const cp_proc *p)
+{
+    size_t n;
+    cp_proc *const *g = cp_run_pid(ix, p->host, p->pid, &n);
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (g[mid]->t0 < p->t0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    for (; lo < n; lo++)
+        if (g[lo] != p)
+            return g[lo];
+    return NULL;
+}
+
+int cp_run_build(cp_proc **procs, size_t n, cp_run_ix *ix)
+{
+    cp_run_ix own = { 0 };
+    if (!ix)
+        ix = &own;
+    cp_run_ix_free(ix);
+    ix->by = malloc((n ? n : 1) * sizeof *ix->by);
+    if (!ix->by)
+        return -ENOMEM;
     for (size_t i = 0; i < n; i++) {
         cp_proc *p = procs[i];
         p->id.rank = cp_env_num(p, cp_rank_vars, &p->id.rank_var);
@@ -94,29 +186,30 @@ void cp_run_build(cp_proc **procs, size_t n)
         p->id.group_rank = cp_env_num(p, cp_group_vars, NULL);
         p->used_gpu = cp_proc_used_gpu(p);
         p->main_dev = cp_main_dev(p);
-        p->parent = NULL;
-        p->next_image = NULL;
-        p->exec_only = 0;
+        ix->by[i] = p;
     }
+    ix->n = n;
+    /* Sorted once: each process finds its parent and its next image by
+     * binary search, O(n log n) whatever the pids repeat (containers,
+     * many hosts). */
+    qsort(ix->by, n, sizeof *ix->by, cp_key_qcmp);
     for (size_t i = 0; i < n; i++) {
         cp_proc *p = procs[i];
-        for (size_t j = 0; j < n; j++) {
-            cp_proc *q = procs[j];
-            if (q == p || !cp_same_host(p, q))
-                continue;
-            /* The image p exec'd into: same pid, started after p. */
-            if (q->pid == p->pid && p->complete && p->end_reason == CP_END_EXEC &&
-                q->t0 >= p->t0 && (!p->next_image || q->t0 < p->next_image->t0))
-                p->next_image = q;
-            /* Its parent: the image of ppid that ran when p started. */
-            if (q->pid == p->ppid && q->t0 <= p->t0 &&
-                (!p->parent || q->t0 > p->parent->t0))
-                p->parent = q;
-        }
+        p->parent = cp_run_at(ix, p, p->ppid);
+        p->next_image = p->complete && p->end_reason == CP_END_EXEC ? cp_run_next(ix, p) : NULL;
         /* An image that made no CUDA call before its exec is joined to the
          * next: the traced program is what it exec'd. */
         p->exec_only = p->next_image && !p->first_cuda_ts && !p->used_gpu;
     }
+    cp_run_ix_free(&own);
+    return 0;
+}
+
+void cp_run_ix_free(cp_run_ix *ix)
+{
+    free(ix->by);
+    ix->by = NULL;
+    ix->n = 0;
 }
 
 const char *cp_run_who(const cp_proc *p, char *buf, size_t cap)
@@ -173,15 +266,19 @@ const char *cp_run_who_many(cp_proc *const *ps, size_t n, char *buf, size_t cap)
         v[k++] = ranks ? ps[i]->id.rank : (long)ps[i]->pid;
     char list[1024], hosts[512] = "";
     cp_run_ranks_str(v, k, list, sizeof list);
-    size_t o = 0;
-    for (size_t i = 0; i < n; i++) {
+    /* Each host once, in order, while the list has room: a host is new
+     * when it is not among those listed (one that came before is listed). */
+    const char *listed[sizeof hosts / 2];
+    size_t o = 0, n_listed = 0;
+    for (size_t i = 0; i < n && o < sizeof hosts; i++) {
         const char *h = ps[i]->host;
         int seen = !h || !*h;
-        for (size_t j = 0; j < i && !seen; j++)
-            seen = ps[j]->host && strcmp(ps[j]->host, h) == 0;
-        if (!seen && o < sizeof hosts) {
+        for (size_t j = 0; j < n_listed && !seen; j++)
+            seen = strcmp(listed[j], h) == 0;
+        if (!seen) {
             int w = snprintf(hosts + o, sizeof hosts - o, "%s%s", o ? ", " : "", h);
             o += w > 0 ? (size_t)w : 0;
+            listed[n_listed++] = h;
         }
     }
     snprintf(buf, cap, "%s %s%s%s", ranks ? "ranks" : "pids", list,

@@ -14,9 +14,29 @@
 
 #include "cp_model.h"
 
+/* The processes of a run by (host, pid, start time), then input order: the
+ * key that joins a process to its parent, to the image it exec'd into and
+ * to the children its FORK records name. */
+typedef struct cp_run_ix {
+    cp_proc **by;
+    size_t n;
+} cp_run_ix;
+
 /*! cp_run_build() : fill the run members of every process of procs[0..n)
- *  (id, parent, next_image, exec_only, used_gpu, main_dev).  Idempotent. */
-void cp_run_build(cp_proc **procs, size_t n);
+ *  (id, parent, next_image, exec_only, used_gpu, main_dev) and the run's
+ *  index *ix (zeroed or built before: it is rebuilt; NULL: none kept), in
+ *  O(n log n).  A
+ *  process's parent is the image of its ppid on its host that ran when it
+ *  started; its next image, after an exec, the next image of its pid there.
+ *  @return : 0, or -ENOMEM. */
+int cp_run_build(cp_proc **procs, size_t n, cp_run_ix *ix);
+
+/*! cp_run_pid() : the processes with pid on host (NULL: none recorded) in
+ *  ix, by start time.  @return : the first of them, *n their count. */
+cp_proc *const *cp_run_pid(const cp_run_ix *ix, const char *host, uint64_t pid, size_t *n);
+
+/*! cp_run_ix_free() : free the index (a zeroed one is fine). */
+void cp_run_ix_free(cp_run_ix *ix);
 
 /*! cp_proc_dev_allocs() : the device allocations p made, before a window
  *  (cp_window.h) and in it. */

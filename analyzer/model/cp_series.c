@@ -39,7 +39,47 @@ void cp_series_free(cp_series *s)
     for (int d = 0; d < CP_MAX_DEV; d++)
         free(s->dev[d]);
     cp_map_free(&s->lib_stack);
+    free(s->b);
+    free(s->now);
     free(s);
+}
+
+int cp_series_start(cp_series *s)
+{
+    if (!s->b)
+        s->b = calloc(CP_SER_N, sizeof *s->b);
+    if (!s->now)
+        s->now = calloc(64, sizeof *s->now);
+    return s->b && s->now ? 0 : -ENOMEM;
+}
+
+int cp_series_buckets(cp_series *s, size_t n)
+{
+    free(s->now);
+    s->now = NULL;
+    free(s->b);
+    s->b = calloc(n ? n : 1, sizeof *s->b);
+    return s->b ? 0 : -ENOMEM;
+}
+
+void cp_series_freeze(cp_series *s)
+{
+    if (!s || !s->now)
+        return;
+    free(s->now);
+    s->now = NULL;
+    cp_map_free(&s->lib_stack);
+    size_t n = s->cur >= 0 ? (size_t)s->cur + 1 : 1;
+    /* Shrinking never fails to keep what was there: on a NULL the larger
+     * block stays. */
+    cp_ser_bucket *b = realloc(s->b, n * sizeof *b);
+    if (b)
+        s->b = b;
+    for (int d = 0; d < CP_MAX_DEV; d++) {
+        cp_ser_dev *v = s->dev[d] ? realloc(s->dev[d], n * sizeof *v) : NULL;
+        if (v)
+            s->dev[d] = v;
+    }
 }
 
 const char *cp_holder_name(int h)
@@ -120,17 +160,16 @@ static void cp_top_rescan(cp_series *s, cp_proc *p)
         }
     if (!any)
         return;
-    const cp_map *maps[2] = { &p->live_dev, &p->live_vmm };
+    const cp_lives *maps[2] = { &p->live_dev, &p->live_vmm };
     for (int i = 0; i < 2; i++) {
         size_t it = 0;
-        uint64_t key;
         const cp_live *l;
-        while ((l = cp_map_next(maps[i], &it, &key))) {
+        while ((l = cp_lives_next(maps[i], &it))) {
             if (l->dev < 0 || l->dev >= CP_MAX_DEV || cp_hold_of_kind(l->kind) < 0)
                 continue;
             cp_ser_now *n = &s->now[l->dev];
             if (n->top_dirty)
-                cp_top_insert(n, key, l->size, l->stack, l->ts);
+                cp_top_insert(n, l->ptr, l->size, l->stack, l->ts);
         }
     }
     for (int d = 0; d < CP_MAX_DEV; d++)
@@ -323,7 +362,7 @@ static uint64_t cp_ser_move(cp_series *s, const cp_proc *p, uint64_t ts)
 
 void cp_series_restart(cp_series *s, cp_proc *p, uint64_t ts)
 {
-    memset(s->b, 0, sizeof s->b);
+    memset(s->b, 0, CP_SER_N * sizeof *s->b);
     for (int d = 0; d < s->n_dev; d++)
         if (s->dev[d])
             memset(s->dev[d], 0, CP_SER_N * sizeof *s->dev[d]);

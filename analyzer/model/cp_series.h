@@ -76,9 +76,10 @@ typedef struct cp_series {
     uint64_t t0, width, t_end;  /* start and bucket width (trace clock, ns), last record */
     int cur;                    /* the bucket being filled, -1 before the first */
     int n_dev;                  /* devices with a timeline */
-    cp_ser_bucket b[CP_SER_N];
-    cp_ser_dev *dev[64];        /* CP_SER_N each, allocated on first use */
-    cp_ser_now now[64];
+    cp_ser_bucket *b;           /* CP_SER_N while fed (cp_series_start); the
+                                 * buckets in use once frozen */
+    cp_ser_dev *dev[64];        /* the same, each allocated on first use */
+    cp_ser_now *now;            /* [64] while fed, else NULL */
     cp_ser_oom oom[CP_SER_OOMS];
     int n_oom;
     uint64_t n_oom_all;
@@ -92,11 +93,29 @@ typedef struct cp_series {
     uint64_t types;             /* bit t: records of type t change the series */
 } cp_series;
 
-/*! cp_series_new() : an empty series.  @return : it, or NULL out of memory. */
+/*! cp_series_new() : an empty series, with no buckets yet: either fed
+ *  (cp_series_start) or filled (cp_series_buckets).  @return : it, or NULL
+ *  out of memory. */
 cp_series *cp_series_new(void);
+
+/*! cp_series_start() : make s ready to be fed records (its CP_SER_N buckets
+ *  and live state).  @return : 0 or -ENOMEM. */
+int cp_series_start(cp_series *s);
+
+/*! cp_series_buckets() : give s (never fed) n zeroed buckets to be filled
+ *  in place (a timeline read back from a summary), and no live state: it
+ *  is frozen.  @return : 0 or -ENOMEM. */
+int cp_series_buckets(cp_series *s, size_t n);
 
 /*! cp_series_free() : free s (NULL is fine). */
 void cp_series_free(cp_series *s);
+
+/*! cp_series_freeze() : s will not be fed again (its trace was read, or it
+ *  was read back from a summary): drop the live state and keep only the
+ *  buckets in use, which is all cp_series_n() and cp_series_dev() show.
+ *  A run of thousands of short processes then holds the few buckets each
+ *  used, not CP_SER_N of each. */
+void cp_series_freeze(cp_series *s);
 
 /*! cp_series_lean() : from now on s (new, nothing fed yet) keeps only what
  *  cp_series_max_in() reads: each device's most held per bucket (the text

@@ -15,6 +15,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "cp_debuginfo.h"
+#include "cp_file.h"
 #include "cp_grow.h"
 #include "cp_path.h"
 #include "cp_sym.h"
@@ -289,19 +291,26 @@ typedef struct cp_elf {
     Dwfl_Module *mod;
     GElf_Addr bias;
     int ok;
+    int dwarf;              /* its DWARF is read (cp_debuginfo_dwarf_safe) */
 } cp_elf;
 
 static cp_elf *g_elf;
 static size_t g_n_elf, g_cap_elf;
 static cp_map g_elf_by_path = { .val_size = sizeof(int) };
 static cp_map g_symcache = { .val_size = sizeof(cp_symres) };
-static char *g_debuginfo_path;
+/* Every module is reported with its file already open: libdwfl never has
+ * to find one (its own search asks debuginfod by build id). */
+static int cp_no_find_elf(Dwfl_Module *mod, void **userdata, const char *modname,
+                          Dwarf_Addr base, char **file_name, Elf **elfp)
+{
+    (void)mod, (void)userdata, (void)modname, (void)base, (void)file_name, (void)elfp;
+    return -1;
+}
 
 static const Dwfl_Callbacks g_dwfl_cb = {
-    .find_elf = dwfl_build_id_find_elf,
-    .find_debuginfo = dwfl_standard_find_debuginfo,
+    .find_elf = cp_no_find_elf,
+    .find_debuginfo = cp_debuginfo_find,
     .section_address = dwfl_offline_section_address,
-    .debuginfo_path = &g_debuginfo_path,
 };
 
 static void cp_hex(const unsigned char *b, int n, char *out)
@@ -339,13 +348,11 @@ static cp_elf *cp_elf_of(const cp_module *m)
     if (m->path[0] != '/')
         return e;
     /* The path comes from the trace: it may name a FIFO, a device or a
-     * directory now.  Open without blocking and read only regular files
-     * (opening a FIFO for reading would wait forever for a writer). */
-    int fd = open(m->path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
-    struct stat st;
+     * directory now; only a regular file is read. */
+    int fd = cp_file_open_in(m->path, 0, NULL);
     if (fd < 0)
         return e;
-    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || !(e->dwfl = dwfl_begin(&g_dwfl_cb))) {
+    if (!(e->dwfl = dwfl_begin(&g_dwfl_cb))) {
         close(fd);
         return e;
     }
@@ -369,6 +376,13 @@ static cp_elf *cp_elf_of(const cp_module *m)
             return e;
     }
     e->ok = 1;
+    /* The DWARF now, while it is known what its search handed over: a
+     * module that refers to a dwz file it did not find is read from its
+     * symbol table only (libdw would look for the file itself, blocking). */
+    Dwarf_Addr dbias;
+    cp_debuginfo_begin();
+    Dwarf *dw = dwfl_module_getdwarf(e->mod, &dbias);
+    e->dwarf = dw && cp_debuginfo_dwarf_safe(dw);
     return e;
 }
 
@@ -469,14 +483,14 @@ static void cp_sym_native_locked(const cp_stacks *s, const cp_frame *f, cp_symre
     GElf_Addr va;
     if (cp_off_to_vaddr(e, out->offset, &va) == 0) {
         Dwarf_Addr addr = va + e->bias;
-        const char *fn = cp_dwarf_func(e->mod, addr);
+        const char *fn = e->dwarf ? cp_dwarf_func(e->mod, addr) : NULL;
         if (!fn) {
             GElf_Off off;
             GElf_Sym sym;
             fn = dwfl_module_addrinfo(e->mod, addr, &off, &sym, NULL, NULL, NULL);
         }
         out->func = fn ? cp_demangle(cp_istr0(fn)) : NULL;
-        Dwfl_Line *l = dwfl_module_getsrc(e->mod, addr);
+        Dwfl_Line *l = e->dwarf ? dwfl_module_getsrc(e->mod, addr) : NULL;
         int line = 0;
         const char *src = l ? dwfl_lineinfo(l, NULL, &line, NULL, NULL, NULL) : NULL;
         if (src) {
@@ -507,6 +521,7 @@ void cp_sym_shutdown(void)
     g_n_elf = g_cap_elf = 0;
     cp_map_free(&g_elf_by_path);
     cp_map_free(&g_symcache);
+    cp_debuginfo_shutdown();
     size_t it = 0;
     cp_istr *e;
     while ((e = cp_map_next(&g_intern, &it, NULL)))

@@ -19,6 +19,7 @@ typedef struct cp_jblk {
 
 struct cp_jdoc {
     cp_jblk *blk;
+    cp_jblk *spare;         /* blocks of elements handed out, kept for the next */
     cp_jn root;
 };
 
@@ -29,6 +30,17 @@ typedef struct cp_jp {
     char *err;
     size_t cap;
     int failed;
+    /* cp_jdoc_parse_each(): the member of the top object whose array
+     * elements go to each() one at a time, and the top object so far. */
+    const char *each_key;
+    cp_jeach_fn each;
+    void *each_ctx;
+    int each_next;          /* the value about to be parsed is that array */
+    size_t top_n;           /* members of the top object parsed (on stk from 0) */
+    /* Children of the compounds being parsed, innermost last: one stack
+     * for all, so a compound costs no allocation of its own. */
+    cp_jn *stk;
+    size_t stk_n, stk_cap;
 } cp_jp;
 
 static void *cp_j_alloc(cp_jdoc *d, size_t n)
@@ -36,12 +48,17 @@ static void *cp_j_alloc(cp_jdoc *d, size_t n)
     n = (n + sizeof(max_align_t) - 1) / sizeof(max_align_t) * sizeof(max_align_t);
     if (!d->blk || d->blk->cap - d->blk->used < n) {
         size_t c = n > (64u << 10) ? n : (64u << 10);
-        cp_jblk *b = malloc(sizeof *b + c);
-        if (!b)
+        cp_jblk *b;
+        if (d->spare && d->spare->cap >= c) {
+            b = d->spare;
+            d->spare = b->next;
+        } else if (!(b = malloc(sizeof *b + c))) {
             return NULL;
+        } else {
+            b->cap = c;
+        }
         b->next = d->blk;
         b->used = 0;
-        b->cap = c;
         d->blk = b;
     }
     void *p = (char *)d->blk->data + d->blk->used;
@@ -148,8 +165,54 @@ static int cp_j_string(cp_jp *p, const char **out, size_t *len)
 
 static int cp_j_value(cp_jp *p, cp_jn *v, int depth);
 
-/* An array or object: children parsed into a temporary list, then kept in
- * the arena in order. */
+/* The array at p->i, each element parsed into blocks of its own, handed to
+ * p->each and freed: the array node keeps only the count. */
+static int cp_j_each(cp_jp *p, cp_jn *v, int depth)
+{
+    v->type = CP_J_ARR;
+    if (depth >= CP_J_DEPTH)
+        return cp_j_fail(p, p->i, "nested deeper than %d levels", CP_J_DEPTH);
+    p->i++;
+    cp_j_blank(p);
+    if (p->i < p->n && p->t[p->i] == ']') {
+        p->i++;
+        return 0;
+    }
+    for (;;) {
+        cp_jblk *keep = p->d->blk;
+        p->d->blk = NULL;
+        cp_jn e;
+        memset(&e, 0, sizeof e);
+        int rc = cp_j_value(p, &e, depth + 1);
+        cp_jn top = { .type = CP_J_OBJ, .kid = p->stk, .n = p->top_n };
+        if (rc == 0 && p->each(p->each_ctx, &top, v->n, &e) != 0)
+            rc = cp_j_fail(p, e.off, "stopped by the reader");
+        /* Its blocks serve the next element. */
+        while (p->d->blk) {
+            cp_jblk *b = p->d->blk;
+            p->d->blk = b->next;
+            b->next = p->d->spare;
+            p->d->spare = b;
+        }
+        p->d->blk = keep;
+        if (rc)
+            return -1;
+        v->n++;
+        cp_j_blank(p);
+        if (p->i >= p->n)
+            return cp_j_end(p);
+        if (p->t[p->i] == ']') {
+            p->i++;
+            return 0;
+        }
+        if (p->t[p->i] != ',')
+            return cp_j_fail(p, p->i, "expected ',' or ']'");
+        p->i++;
+    }
+}
+
+/* An array or object: children parsed onto the parser's stack, then kept
+ * in the arena in order. */
 static int cp_j_compound(cp_jp *p, cp_jn *v, int depth)
 {
     char close = p->t[p->i] == '[' ? ']' : '}';
@@ -157,8 +220,7 @@ static int cp_j_compound(cp_jp *p, cp_jn *v, int depth)
     if (depth >= CP_J_DEPTH)
         return cp_j_fail(p, p->i, "nested deeper than %d levels", CP_J_DEPTH);
     p->i++;
-    cp_jn *tmp = NULL;
-    size_t n = 0, cap = 0;
+    size_t base = p->stk_n, n = 0;
     int rc = -1;
     cp_j_blank(p);
     if (p->i < p->n && p->t[p->i] == close) {
@@ -166,45 +228,51 @@ static int cp_j_compound(cp_jp *p, cp_jn *v, int depth)
         return 0;
     }
     for (;;) {
-        if (n == cap) {
-            size_t c = cap ? 2 * cap : 8;
-            cp_jn *t = realloc(tmp, c * sizeof *t);
-            if (!t) {
-                cp_j_fail(p, p->i, "out of memory");
-                goto out_free;
-            }
-            tmp = t;
-            cap = c;
-        }
-        cp_jn *k = &tmp[n];
-        memset(k, 0, sizeof *k);
+        /* Parsed here, pushed after: a nested compound may move the stack. */
+        cp_jn k;
+        memset(&k, 0, sizeof k);
         cp_j_blank(p);
         if (close == '}') {
             size_t kl;
             if (p->i >= p->n) {
                 cp_j_end(p);
-                goto out_free;
+                goto out;
             }
             if (p->t[p->i] != '"') {
                 cp_j_fail(p, p->i, "expected a member name in quotes");
-                goto out_free;
+                goto out;
             }
-            if (cp_j_string(p, &k->key, &kl))
-                goto out_free;
+            if (cp_j_string(p, &k.key, &kl))
+                goto out;
             cp_j_blank(p);
             if (p->i >= p->n || p->t[p->i] != ':') {
                 p->i >= p->n ? cp_j_end(p) : cp_j_fail(p, p->i, "expected ':' after a member name");
-                goto out_free;
+                goto out;
             }
             p->i++;
+            if (depth == 0 && p->each_key && strcmp(k.key, p->each_key) == 0) {
+                p->top_n = n;
+                p->each_next = 1;
+            }
         }
-        if (cp_j_value(p, k, depth + 1))
-            goto out_free;
+        if (cp_j_value(p, &k, depth + 1))
+            goto out;
+        if (p->stk_n == p->stk_cap) {
+            size_t c = p->stk_cap ? 2 * p->stk_cap : 256;
+            cp_jn *t = realloc(p->stk, c * sizeof *t);
+            if (!t) {
+                cp_j_fail(p, p->i, "out of memory");
+                goto out;
+            }
+            p->stk = t;
+            p->stk_cap = c;
+        }
+        p->stk[p->stk_n++] = k;
         n++;
         cp_j_blank(p);
         if (p->i >= p->n) {
             cp_j_end(p);
-            goto out_free;
+            goto out;
         }
         if (p->t[p->i] == ',') {
             p->i++;
@@ -215,18 +283,18 @@ static int cp_j_compound(cp_jp *p, cp_jn *v, int depth)
             break;
         }
         cp_j_fail(p, p->i, "expected ',' or '%c'", close);
-        goto out_free;
+        goto out;
     }
     v->kid = cp_j_alloc(p->d, n * sizeof *v->kid);
     if (!v->kid) {
         cp_j_fail(p, v->off, "out of memory");
-        goto out_free;
+        goto out;
     }
-    memcpy(v->kid, tmp, n * sizeof *tmp);
+    memcpy(v->kid, p->stk + base, n * sizeof *v->kid);
     v->n = n;
     rc = 0;
-out_free:
-    free(tmp);
+out:
+    p->stk_n = base;
     return rc;
 }
 
@@ -271,6 +339,11 @@ static int cp_j_value(cp_jp *p, cp_jn *v, int depth)
     v->off = p->i;
     if (p->i >= p->n)
         return cp_j_end(p);
+    /* The array cp_jdoc_parse_each() hands out element by element. */
+    int each = p->each_next;
+    p->each_next = 0;
+    if (each && p->t[p->i] == '[')
+        return cp_j_each(p, v, depth);
     switch (p->t[p->i]) {
     case '{': case '[': return cp_j_compound(p, v, depth);
     case '"': v->type = CP_J_STR; return cp_j_string(p, &v->s, &v->len);
@@ -281,24 +354,41 @@ static int cp_j_value(cp_jp *p, cp_jn *v, int depth)
     }
 }
 
-cp_jdoc *cp_jdoc_parse(const char *text, size_t n, char *err, size_t cap)
+cp_jdoc *cp_jdoc_parse_each(const char *text, size_t n, const char *key, cp_jeach_fn each,
+                            void *ctx, char *err, size_t cap)
 {
     cp_jdoc *d = calloc(1, sizeof *d);
     if (!d) {
         snprintf(err, cap, "out of memory");
         return NULL;
     }
-    cp_jp p = { .t = text, .n = n, .d = d, .err = err, .cap = cap };
+    cp_jp p = { .t = text, .n = n, .d = d, .err = err, .cap = cap, .each_key = key,
+                .each = each, .each_ctx = ctx };
     if (cp_j_value(&p, &d->root, 0) == 0) {
         cp_j_blank(&p);
         if (p.i < p.n)
             cp_j_fail(&p, p.i, "more text after the end of the value");
     }
+    free(p.stk);
     if (p.failed) {
         cp_jdoc_free(d);
         return NULL;
     }
     return d;
+}
+
+cp_jdoc *cp_jdoc_parse(const char *text, size_t n, char *err, size_t cap)
+{
+    return cp_jdoc_parse_each(text, n, NULL, NULL, NULL, err, cap);
+}
+
+static void cp_jblk_free(cp_jblk *b)
+{
+    while (b) {
+        cp_jblk *next = b->next;
+        free(b);
+        b = next;
+    }
 }
 
 const cp_jn *cp_jdoc_root(const cp_jdoc *d)
@@ -310,11 +400,8 @@ void cp_jdoc_free(cp_jdoc *d)
 {
     if (!d)
         return;
-    while (d->blk) {
-        cp_jblk *b = d->blk;
-        d->blk = b->next;
-        free(b);
-    }
+    cp_jblk_free(d->blk);
+    cp_jblk_free(d->spare);
     free(d);
 }
 

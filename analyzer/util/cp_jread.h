@@ -32,6 +32,19 @@ typedef struct cp_jdoc cp_jdoc;
  *  "offset N: what is wrong" in err (out of memory: "out of memory"). */
 cp_jdoc *cp_jdoc_parse(const char *text, size_t n, char *err, size_t cap);
 
+/* cp_jdoc_parse_each()'s callback: element i of the array, and the
+ * members of the top object before it; 0 to go on. */
+typedef int (*cp_jeach_fn)(void *ctx, const cp_jn *top, size_t i, const cp_jn *elem);
+
+/*! cp_jdoc_parse_each() : cp_jdoc_parse(), except that the elements of the
+ *  array that is member key of the top object are handed to each() one at
+ *  a time, as each is parsed, and freed after it: memory holds one element,
+ *  not the array (a summary of thousands of processes).  In the document,
+ *  that array has its count (n) and no children.  each() returning non-zero
+ *  stops the parse (NULL, err "offset N: stopped by the reader"). */
+cp_jdoc *cp_jdoc_parse_each(const char *text, size_t n, const char *key, cp_jeach_fn each,
+                            void *ctx, char *err, size_t cap);
+
 /*! cp_jdoc_root() : the top value of d. */
 const cp_jn *cp_jdoc_root(const cp_jdoc *d);
 

@@ -23,9 +23,9 @@ void cp_map_free(cp_map *m)
     m->val_size = vs;
 }
 
-static int cp_map_grow(cp_map *m)
+/* The members into a table of ncap slots (a power of two above 2 n). */
+static int cp_map_rehash(cp_map *m, size_t ncap)
 {
-    size_t ncap = m->cap ? m->cap * 2 : 64;
     cp_map nm = { .val_size = m->val_size, .cap = ncap };
     nm.keys = malloc(ncap * sizeof *nm.keys);
     nm.used = calloc(ncap, 1);
@@ -53,6 +53,19 @@ static int cp_map_grow(cp_map *m)
     free(m->vals);
     *m = nm;
     return 0;
+}
+
+static int cp_map_grow(cp_map *m)
+{
+    return cp_map_rehash(m, m->cap ? m->cap * 2 : 64);
+}
+
+int cp_map_reserve(cp_map *m, size_t n)
+{
+    size_t cap = 8;
+    while (cap < 2 * n + 2 && cap < ((size_t)1 << 40))
+        cap *= 2;
+    return cap > m->cap ? cp_map_rehash(m, cap) : 0;
 }
 
 void *cp__map_insert(cp_map *m, uint64_t key, int *created)

@@ -27,6 +27,11 @@ typedef struct cp_map {
 /*! cp_map_init() : an empty map whose values take val_size bytes. */
 void cp_map_init(cp_map *m, size_t val_size);
 
+/*! cp_map_reserve() : room for n members without growing (a map whose
+ *  size is known, such as one read back, then takes what it needs rather
+ *  than the 64 slots a first put makes).  @return : 0 or -ENOMEM. */
+int cp_map_reserve(cp_map *m, size_t n);
+
 /*! cp_map_free() : release the table; the map is empty and reusable. */
 void cp_map_free(cp_map *m);
 

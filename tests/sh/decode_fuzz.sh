@@ -8,7 +8,7 @@
 secs=${FUZZ_SECONDS:-20}
 ZSTD_A=$(${CC:-gcc} -print-file-name=libzstd.a)
 [ -f "$ZSTD_A" ] || skip "libzstd.a not found"
-SRC="$ROOT/analyzer/decode/cp_decode.c $ROOT/analyzer/decode/cp_decode_fields.c $ROOT/analyzer/decode/cp_names.c $ROOT/analyzer/decode/cp_decode_note.c $ROOT/analyzer/decode/cp_decode_ring.c $ROOT/analyzer/decode/cp_decode_defer.c $ROOT/analyzer/decode/cp_decode_window.c $ROOT/tests/fuzz/fuzz_decode.c"
+SRC="$ROOT/analyzer/decode/cp_decode.c $ROOT/analyzer/decode/cp_decode_fields.c $ROOT/analyzer/decode/cp_names.c $ROOT/analyzer/decode/cp_decode_note.c $ROOT/analyzer/decode/cp_decode_ring.c $ROOT/analyzer/decode/cp_decode_defer.c $ROOT/analyzer/decode/cp_decode_window.c $ROOT/analyzer/util/cp_file.c $ROOT/tests/fuzz/fuzz_decode.c"
 INC="-I$ROOT/include -I$ROOT/analyzer/util -I$ROOT/analyzer/decode"
 OUT="$B/fuzz"
 mkdir -p "$OUT" "$TMP/corpus"

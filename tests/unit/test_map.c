@@ -5,7 +5,8 @@
  * flag, zero-filled new values), gets, deletes by key and by the slot
  * cp_map_find() gave (the model's one probe per FREE), growth at exactly
  * the count that passes load 1/2 (puts probe once inline), and
- * iteration seeing every member once.  Keys are clustered the way device
+ * iteration seeing every member once, and cp_map_reserve() making room
+ * that n puts fill without growing.  Keys are clustered the way device
  * pointers are (256-byte aligned, close together) and colliding on
  * purpose (multiples of the table size), so probe runs are long and the
  * backward shift has work to do.
@@ -123,5 +124,28 @@ int main(void)
     printf("map: %zu members in %zu slots after 400000 operations\n", m.n, m.cap);
     cp_map_free(&m);
     CHECK(cp_map_get(&m, key_of(1)) == NULL && cp_map_find(&m, key_of(1)) == CP_MAP_NONE);
+
+    /* Reserved for n: n puts (also colliding ones) never grow it, the
+     * table is the smallest that holds them, and a smaller reserve keeps
+     * it. */
+    for (size_t want = 0; want < 200; want += 13) {
+        CHECK(cp_map_reserve(&m, want) == 0);
+        size_t cap = m.cap;
+        CHECK(cap >= 8 && (cap & (cap - 1)) == 0 && want * 2 <= cap);
+        CHECK(cap == 8 || cap / 2 < 2 * want + 2);
+        for (size_t i = 0; i < want; i++) {
+            val *pv = cp_map_put(&m, key_of(i) * cap, NULL);
+            CHECK(pv != NULL);
+            if (pv)
+                pv->b = i;
+        }
+        CHECK(m.cap == cap && m.n == want);
+        CHECK(cp_map_reserve(&m, want / 2) == 0 && m.cap == cap);
+        for (size_t i = 0; i < want; i++) {
+            val *gv = cp_map_get(&m, key_of(i) * cap);
+            CHECK(gv && gv->b == i);
+        }
+        cp_map_free(&m);
+    }
     return g_fail ? 1 : 0;
 }

@@ -1,4 +1,4 @@
-// link: build/analyzer/model/cp_series.o build/analyzer/model/cp_model.o build/analyzer/model/cp_model_end.o build/analyzer/model/cp_model_meta.o build/analyzer/model/cp_model_host.o build/analyzer/util/cp_format.o build/analyzer/util/cp_map.o build/analyzer/model/cp_fw.o build/analyzer/symbols/cp_sym.o build/analyzer/symbols/cp_libs.o build/analyzer/decode/cp_names.o build/analyzer/decode/cp_decode.o build/analyzer/decode/cp_decode_fields.o
+// link: build/analyzer/model/cp_series.o build/analyzer/model/cp_model.o build/analyzer/util/cp_zpool.o build/analyzer/model/cp_live.o build/analyzer/model/cp_model_end.o build/analyzer/model/cp_model_meta.o build/analyzer/model/cp_model_host.o build/analyzer/util/cp_format.o build/analyzer/util/cp_map.o build/analyzer/model/cp_fw.o build/analyzer/symbols/cp_sym.o build/analyzer/symbols/cp_debuginfo.o build/analyzer/symbols/cp_libs.o build/analyzer/decode/cp_names.o build/analyzer/decode/cp_decode.o build/analyzer/util/cp_file.o build/analyzer/decode/cp_decode_fields.o
 // link: build/analyzer/decode/cp_decode_note.o build/analyzer/decode/cp_decode_ring.o build/analyzer/decode/cp_decode_defer.o build/analyzer/decode/cp_decode_window.o build/analyzer/model/cp_backward.o
 /*
  * test_series.c - the model's bucketed timeline (cp_series) fed synthetic
@@ -23,7 +23,8 @@
 static cp_proc *proc_new(const char *file, int index)
 {
     cp_proc *p = cp_proc_new(file, index);
-    if (p && !(p->series = cp_series_new())) {
+    if (p && (!(p->series = cp_series_new()) || cp_series_start(p->series) != 0)) {
+        cp_series_free(p->series);
         cp_proc_free(p);
         return NULL;
     }
