@@ -460,7 +460,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     argv[2] = "--no-progress";
     fz_run(3 + nfiles, argv, cp_report_main);
     /* A window cutting the traces (times a fuzzed trace makes up). */
-    char *wargv[7 + FZ_MAX_FILES] = { "report", "--no-symbolize", "--list", "--since",
+    char *wargv[8 + FZ_MAX_FILES] = { "report", "--no-symbolize", "--list", "--since",
                                       "0.0000005", "--until", "0.0002" };
     for (int k = 0; k < nfiles; k++)
         wargv[7 + k] = argv[3 + k];
