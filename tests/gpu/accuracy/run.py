@@ -28,7 +28,7 @@ Usage (from anywhere, after `make`; the GPU machine needs build/):
   run.py --table OUTDIR... [--docs]
       the table again from the results of one or more OUTDIRs (later ones
       win), on stdout; --docs writes docs/validation/accuracy.md and copies
-      the text reports into docs/validation/accuracy/.
+      the text reports into docs/validation/accuracy/reports.txt.
   run.py --check
       without a GPU: every workload's script compiles and has exactly one
       marker naming known checks.
@@ -371,7 +371,7 @@ def table(meta, runs, workloads=None):
             "names the line (a call site, or the line the finding is about), **elsewhere** when "
             "the check fires without naming it, and **missed** otherwise.  A false alarm is a "
             "warning or error of a clean run, or in a bug run one of a check the marker does not "
-            "name.  The text report of every run is in [accuracy/](accuracy/); the table comes "
+            "name.  The text report of every run is in [accuracy/reports.txt](accuracy/reports.txt); the table comes "
             "from `python3 tests/gpu/accuracy/run.py --table OUTDIR --docs` "
             "([accuracy/README.md](accuracy/README.md)).",
             "",
@@ -626,16 +626,24 @@ def run_suite(args):
 
 
 def publish(dirs, meta, runs, page):
-    """docs/validation/accuracy.md and the text reports next to it."""
+    """docs/validation/accuracy.md and, next to it, accuracy/reports.txt:
+    the text report of every run, one after the other (one file, not one
+    per run: the evidence of the latest run only)."""
     rdir = os.path.join(DOCS, "accuracy")
     os.makedirs(rdir, exist_ok=True)
     for f in os.listdir(rdir):
         if f.endswith(".txt"):
             os.remove(os.path.join(rdir, f))
-    for r in runs.values():
-        src = os.path.join(r["dir"], "%s-%s.txt" % (r["name"], r["variant"]))
-        if r.get("status") == "ran" and os.path.exists(src):
-            shutil.copyfile(src, os.path.join(rdir, os.path.basename(src)))
+    with open(os.path.join(rdir, "reports.txt"), "w") as out:
+        for key in sorted(runs):
+            r = runs[key]
+            tag = "%s-%s" % (r["name"], r["variant"])
+            src = os.path.join(r["dir"], tag + ".txt")
+            if r.get("status") == "ran" and os.path.exists(src):
+                out.write("=" * 100 + "\n%s\n" % tag + "=" * 100 + "\n")
+                with open(src) as f:
+                    out.write(f.read())
+                out.write("\n")
     with open(os.path.join(DOCS, "accuracy.md"), "w") as f:
         f.write(page)
 
