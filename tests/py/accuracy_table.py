@@ -32,6 +32,7 @@ import importlib.util
 import io
 import json
 import os
+import re
 import shutil
 import sys
 import tempfile
@@ -232,8 +233,11 @@ want("Not counted: flax cannot be imported (No module named 'flax'): skipped_mod
 with open(os.path.join(run.DOCS, "accuracy.md")) as f:
     want(f.read() == page, "--docs wrote another page")
 copied = sorted(os.listdir(os.path.join(run.DOCS, "accuracy")))
-want("growth_at-bug.txt" in copied and "missed_none-bug.txt" in copied and
-     not any(c.startswith("two_gpu") for c in copied), "--docs copied %s" % copied)
+want(copied == ["reports.txt"], "--docs wrote %s" % copied)
+with open(os.path.join(run.DOCS, "accuracy", "reports.txt")) as f:
+    names = [l.strip() for l in f if re.match(r"^[a-z_]+-(bug|clean)$", l.strip())]
+want("growth_at-bug" in names and "missed_none-bug" in names and
+     not any(n.startswith("two_gpu") for n in names), "--docs published %s" % names)
 
 # The whole path, on the fake driver.
 if len(sys.argv) == 3:
