@@ -511,7 +511,8 @@ static void cp_dump_usage(FILE *o)
           "  no TRACE: the traces of the last `cuprobe run` here;\n"
           "  --stats: records and raw bytes per record type instead;\n"
           "  --since S, --until S: only the records from S seconds (12.5) after the run's\n"
-          "  start (the earliest process start of the traces read), and before\n"
+          "  start (the earliest process start of the traces read), and before S seconds\n"
+          "  after it\n"
           "Exit status: 0 ok, 2 usage error or an unreadable trace.\n", o);
 }
 
