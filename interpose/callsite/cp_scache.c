@@ -33,6 +33,7 @@
 #include <stdlib.h>
 
 #include "cp_rec.h"
+#include "cp_spin.h"
 
 #define CP_SCACHE_ASSOC 8       /* entries per set */
 /* Sets: 16 to start with (128 entries, 68 KiB a thread), doubled up to
@@ -132,14 +133,72 @@ static void scache_stat_flush(struct cp_scache *c)
     }
 }
 
+/* Tables of threads that ended, kept for the threads that start next (at
+ * most CP_SCACHE_SPARES): a thread that makes a few calls and exits (a data
+ * loader's worker, a pool that keeps replacing its threads) would
+ * otherwise pay for a zeroed table of 68 KiB or more, its page faults, and
+ * the trim of its heap when it is freed.  The lock is only ever tried for
+ * a bounded time: a thread never waits for another here. */
+#define CP_SCACHE_SPARES 64
+static struct cp_scache *g_spare[CP_SCACHE_SPARES];
+static unsigned g_spare_n;
+static atomic_int g_spare_lock;
+
+/* Tried a bounded number of times (threads that end together contend). */
+static int scache_spare_lock(void)
+{
+    for (unsigned i = 0; i < 256; i++) {
+        if (!atomic_load_explicit(&g_spare_lock, memory_order_relaxed) &&
+            !atomic_exchange_explicit(&g_spare_lock, 1, memory_order_acquire))
+            return 1;
+        cp_cpu_relax();
+    }
+    return 0;
+}
+
+static void scache_spare_unlock(void)
+{
+    atomic_store_explicit(&g_spare_lock, 0, memory_order_release);
+}
+
+/* A kept table with every entry emptied, or NULL. */
+static struct cp_scache *scache_spare_get(void)
+{
+    struct cp_scache *c = NULL;
+    if (!scache_spare_lock())
+        return NULL;
+    if (g_spare_n)
+        c = g_spare[--g_spare_n];
+    scache_spare_unlock();
+    if (!c)
+        return NULL;
+    for (size_t i = 0; i < (size_t)1 << c->bits; i++) {
+        c->set[i].victim = c->set[i].mru = 0;
+        for (unsigned w = 0; w < CP_SCACHE_ASSOC; w++)
+            c->set[i].e[w].sp = 0;
+    }
+    c->stack_lo = c->stack_hi = 0;
+    return c;
+}
+
 static void scache_free(void *p)
 {
     struct cp_scache *c = p;
     scache_stat_flush(c);
     if (t_cache == c)
         t_cache = NULL;
-    free(c->set);
+    /* Its owner's memo of Python walks names this thread's fills. */
     free(c->aux);
+    c->aux = NULL;
+    if (scache_spare_lock()) {
+        int kept = g_spare_n < CP_SCACHE_SPARES;
+        if (kept)
+            g_spare[g_spare_n++] = c;
+        scache_spare_unlock();
+        if (kept)
+            return;
+    }
+    free(c->set);
     free(c);
 }
 
@@ -278,8 +337,8 @@ static struct cp_scache_ent *scache_victim(struct cp_scache *c, uintptr_t sp, ui
     return &set->e[w];
 }
 
-/* The calling thread's table, made on first use with its stack's bounds
- * (computed slots are read only inside them). */
+/* The calling thread's table, made (or taken from the spares) on first use
+ * with its stack's bounds (computed slots are read only inside them). */
 static struct cp_scache *scache_get(void)
 {
     struct cp_scache *c = t_cache;
@@ -288,15 +347,17 @@ static struct cp_scache *scache_get(void)
     pthread_once(&g_key_once, scache_key_init);
     if (!g_key_ok)
         return NULL;
-    c = calloc(1, sizeof(*c));
+    c = scache_spare_get();
+    if (!c && (c = calloc(1, sizeof(*c))) != NULL) {
+        c->bits = CP_SCACHE_BITS_MIN;
+        c->set = calloc((size_t)1 << c->bits, sizeof(*c->set));
+        if (!c->set) {
+            free(c);
+            c = NULL;
+        }
+    }
     if (!c)
         return NULL;
-    c->bits = CP_SCACHE_BITS_MIN;
-    c->set = calloc((size_t)1 << c->bits, sizeof(*c->set));
-    if (!c->set) {
-        free(c);
-        return NULL;
-    }
     pthread_attr_t a;
     void *lo;
     size_t size;

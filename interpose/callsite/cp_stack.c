@@ -18,6 +18,7 @@
 #include <libunwind.h>
 #include <link.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -42,6 +43,7 @@ struct cp_stack_cfg {
 
 static struct cp_stack_cfg g_cfg;
 static pthread_once_t g_cfg_once = PTHREAD_ONCE_INIT;
+static _Atomic int g_cfg_ready;     /* g_cfg is set (release), no call needed */
 /* The executable segment of the shared object this code is linked into
  * (libcuprobe.so), or [0, 0) when it is linked into a program (unit tests). */
 static uintptr_t g_self_lo, g_self_hi;
@@ -79,11 +81,16 @@ static void stack_cfg_init(void)
     unw_set_caching_policy(unw_local_addr_space, UNW_CACHE_PER_THREAD);
     unw_set_cache_size(unw_local_addr_space, 1024, 0);
     dl_iterate_phdr(stack_self_cb, NULL);
+    atomic_store_explicit(&g_cfg_ready, 1, memory_order_release);
 }
 
-static const struct cp_stack_cfg *stack_cfg(void)
+/* Once set, without a call: a call from cp_stack_capture pushes below its
+ * large frame, and in a thread's first capture that is a page of stack
+ * never touched, a page fault even when stacks are off. */
+static inline const struct cp_stack_cfg *stack_cfg(void)
 {
-    pthread_once(&g_cfg_once, stack_cfg_init);
+    if (!atomic_load_explicit(&g_cfg_ready, memory_order_acquire))
+        pthread_once(&g_cfg_once, stack_cfg_init);
     return &g_cfg;
 }
 

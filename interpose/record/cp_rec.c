@@ -55,7 +55,6 @@ static pid_t g_pid;
 static pthread_key_t g_key;
 static int g_key_ok;
 
-static _Atomic(struct cp_tbuf *) g_tbufs;
 static _Atomic uint32_t g_next_tid = 1;
 static _Atomic uint64_t g_lost;
 /* Chunks filled (cp_rec_open_slow): the writer is woken at every
@@ -81,11 +80,6 @@ static __thread int t_guard;         /* inside the recorder's slow path */
 
 /* ---- thread buffers ----------------------------------------------------- */
 
-struct cp_tbuf *cp__tbuf_list(void)
-{
-    return atomic_load_explicit(&g_tbufs, memory_order_acquire);
-}
-
 /* pthread key destructor: the thread is exiting.  The writer frees the
  * chunks once it has drained them and then lets a new thread reuse it. */
 static void cp_tbuf_release(void *arg)
@@ -98,42 +92,13 @@ static void cp_tbuf_release(void *arg)
 
 static struct cp_tbuf *cp_tbuf_attach(void)
 {
-    struct cp_chunk *c = cp__chunk_get(CP_CHUNK_BYTES, 0, NULL, NULL);
+    struct cp_chunk *c = cp__chunk_get(CP_CHUNK_FIRST_BYTES, 0, NULL, NULL);
     if (!c)
         return NULL;
-    struct cp_tbuf *t;
-    for (t = cp__tbuf_list(); t; t = t->next) {
-        int expect = CP_TB_FREE;
-        if (atomic_compare_exchange_strong(&t->state, &expect, CP_TB_INIT))
-            break;
-    }
-    int fresh = !t;
-    if (fresh) {
-        t = aligned_alloc(64, sizeof *t);
-        if (t)
-            memset(t, 0, sizeof *t);
-        if (!t) {
-            cp__chunk_put(c);
-            return NULL;
-        }
-    }
-    atomic_store_explicit(&t->lock, 0, memory_order_relaxed);
-    t->first = c;
-    t->rd = 0;
-    atomic_store_explicit(&t->last, c, memory_order_relaxed);
-    t->open = NULL;
-    t->gen = 0;
-    t->tid = atomic_fetch_add(&g_next_tid, 1);
-    if (fresh) {
-        atomic_store_explicit(&t->state, CP_TB_ACTIVE, memory_order_relaxed);
-        struct cp_tbuf *head = atomic_load(&g_tbufs);
-        do {
-            t->next = head;
-        } while (!atomic_compare_exchange_weak_explicit(&g_tbufs, &head, t,
-                                                        memory_order_release,
-                                                        memory_order_relaxed));
-    } else {
-        atomic_store_explicit(&t->state, CP_TB_ACTIVE, memory_order_release);
+    struct cp_tbuf *t = cp__tbuf_claim(c, atomic_fetch_add(&g_next_tid, 1));
+    if (!t) {
+        cp__chunk_put(c);
+        return NULL;
     }
     if (g_key_ok)
         pthread_setspecific(g_key, t);
@@ -537,11 +502,10 @@ void cp__rec_fork_child(void)
     g_pid = getpid();
     cp__image_forked = 1;
     /* Kept reachable (not freed) so leak checkers do not flag them. */
-    g_forgotten[g_forgotten_n % 8][0] = atomic_load(&g_tbufs);
+    g_forgotten[g_forgotten_n % 8][0] = cp__tbuf_fork_child();
     g_forgotten[g_forgotten_n % 8][1] = cp__chunk_fork_child();
     g_forgotten_n++;
     pthread_mutex_init(&g_start_mu, NULL);
-    atomic_store(&g_tbufs, NULL);
     atomic_store(&g_lost, 0);
     t_buf = NULL;
     t_guard = 0;

@@ -1,4 +1,4 @@
-// link: build/interpose/record/cp_rec.o build/interpose/record/cp_rec_drain.o build/interpose/record/cp_writer.o build/interpose/record/cp_tfile.o build/interpose/record/cp_wfile.o build/interpose/record/cp_hostmem.o build/interpose/record/cp_hostparse.o build/interpose/record/cp_header.o build/interpose/record/cp_outpath.o build/interpose/record/cp_ownfd.o
+// link: build/interpose/record/cp_rec.o build/interpose/record/cp_rec_tbuf.o build/interpose/record/cp_rec_drain.o build/interpose/record/cp_writer.o build/interpose/record/cp_tfile.o build/interpose/record/cp_wfile.o build/interpose/record/cp_hostmem.o build/interpose/record/cp_hostparse.o build/interpose/record/cp_header.o build/interpose/record/cp_outpath.o build/interpose/record/cp_ownfd.o
 // link: build/interpose/record/cp_env.o build/interpose/record/cp_clock.o build/interpose/lifecycle/cp_lifecycle.o build/interpose/lifecycle/cp_sigchain.o
 // link: build/interpose/record/cp_log.o build/interpose/record/cp_rec_chunk.o build/interpose/record/cp_rec_cb.o build/interpose/hooks/cp_real.o
 // link: build/analyzer/decode/cp_decode.o build/analyzer/decode/cp_decode_fields.o build/analyzer/decode/cp_names.o
