@@ -17,7 +17,6 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -26,6 +25,7 @@
 #include "cp_rec.h"
 #include "cp_rec_int.h"
 #include "cp_spin.h"
+#include "cp_tid.h"
 #include "cp_writer.h"
 
 #define CP_GEN_NONE 0xffffffffu
@@ -64,6 +64,15 @@ static _Atomic uint64_t g_lost;
  * limit still kicks and waits (cp__chunk_get). */
 #define CP_KICK_CHUNKS 8
 static _Atomic unsigned g_fills;
+/* Threads that exited (cp_tbuf_release): the writer is woken at every
+ * CP_KICK_EXITS-th.  A dead thread's chunk and buffer go back to the pools
+ * only when the writer has drained them, and threads that come and go
+ * faster than it flushes by itself (a pool replacing its workers) would
+ * otherwise find the pools empty and take both from malloc.  Not at every
+ * exit (a pass of the writer costs far more than a thread's records): at
+ * every 128th, half the first chunks the pool keeps (cp_rec_chunk.c). */
+#define CP_KICK_EXITS 128
+static _Atomic unsigned g_exits;
 
 /* The timed flush's deadline, set by the consumer (see cp_writer.h). */
 _Atomic uint64_t cp__flush_due = UINT64_MAX;
@@ -88,6 +97,9 @@ static void cp_tbuf_release(void *arg)
     if (t_buf == t)
         t_buf = NULL;
     atomic_store_explicit(&t->state, CP_TB_DEAD, memory_order_release);
+    if (atomic_fetch_add_explicit(&g_exits, 1, memory_order_relaxed) % CP_KICK_EXITS ==
+        CP_KICK_EXITS - 1)
+        g_out->kick();
 }
 
 static struct cp_tbuf *cp_tbuf_attach(void)
@@ -242,7 +254,7 @@ static void cp_rec_announce(struct cp_tbuf *t, uint32_t gen)
     uint8_t *p = cp_rec_open(t, CP_REC_THREAD, CP_REC_BOUND(THREAD));
     if (!p)
         return;
-    cp_rec_commit(cp_enc_thread(p, (uint64_t)syscall(SYS_gettid), name, name_len));
+    cp_rec_commit(cp_enc_thread(p, (uint64_t)cp_tid(), name, name_len));
 }
 
 /* CP_REC_HEADER, first record of a file: cp_header.c encodes it. */
@@ -419,6 +431,7 @@ void cp__rec_init(int enabled, const struct cp__rec_consumer *out)
         g_out = out;
     cp_log_set_trace(cp__rec_may_log, cp_rec_log_put);
     g_pid = getpid();
+    cp_tid_init();      /* not in a thread's first record: it calls dlvsym */
     if (!g_key_ok && pthread_key_create(&g_key, cp_tbuf_release) == 0)
         g_key_ok = 1;
     pthread_mutex_lock(&g_start_mu);
