@@ -5,13 +5,10 @@
 # see the same phases of a shared machine.  Prints, per path, the median
 # plain ns, each shim's added ns and NEW minus OLD.
 #   B (build), ITER (1000000), PAIRS (21); CUPROBE_* pass through.
-B=${B:-build}
+. "$(dirname "$0")/lib.sh"
 OLD=${1:?usage: bench/pair_shims.sh OLD_SHIM [NEW_SHIM]}
 NEW=${2:-$B/libcuprobe.so}
 ITER=${ITER:-1000000}
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
-export LD_LIBRARY_PATH="$B/fakecuda${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 for i in $(seq "${PAIRS:-21}"); do
     "$B/bench/bench_calls" "$ITER" >>"$T/plain" || exit 1
     for s in old new; do
@@ -20,7 +17,6 @@ for i in $(seq "${PAIRS:-21}"); do
         rm -f "$T"/t-*.trace
     done
 done
-med() { grep "^$1 " "$2" | awk '{print $2}' | sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
 printf "%-12s %8s %10s %10s %10s\n" call plain old_added new_added new-old
 for c in $(awk '!seen[$1]++ { print $1 }' "$T/plain"); do
     p=$(med "$c" "$T/plain"); o=$(med "$c" "$T/old"); n=$(med "$c" "$T/new")

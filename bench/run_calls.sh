@@ -6,12 +6,9 @@
 # Usage: B=build sh bench/run_calls.sh [ITER] [PAIRS]
 #   CUPROBE_STACK_DEPTH etc. pass through to the traced runs; BENCH_PAUSE=1
 #   pauses recording in them (the wrappers' pass-through alone).
-B=${B:-build}
 ITER=${1:-1000000}
 PAIRS=${2:-7}
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
-export LD_LIBRARY_PATH="$B/fakecuda${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+. "$(dirname "$0")/lib.sh"
 i=0
 while [ $i -lt "$PAIRS" ]; do
     "$B/bench/bench_calls" "$ITER" >>"$T/plain" || exit 1
@@ -20,7 +17,6 @@ while [ $i -lt "$PAIRS" ]; do
     rm -f "$T"/t-*.trace
     i=$((i + 1))
 done
-med() { grep "^$1 " "$2" | awk '{print $2}' | sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
 printf "%-12s %10s %10s %10s %8s\n" call plain_ns traced_ns added_ns ratio
 for c in $(awk '!seen[$1]++ { print $1 }' "$T/plain"); do
     p=$(med $c "$T/plain"); q=$(med $c "$T/traced")

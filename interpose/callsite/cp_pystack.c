@@ -444,6 +444,8 @@ int cp_pystack_capture(uint64_t *ids, int max, uint64_t *fp, uint64_t *memo)
 {
     const struct cp_pysite *sites[PY_WALK_MAX];
     int n = py_walk_sites(sites, max < PY_WALK_MAX ? max : PY_WALK_MAX, fp, memo);
+    if (n <= 0)
+        return 0;   /* nothing to intern; sites is read only where set */
     int got = cp_pyintern_sites(sites, n, ids);
     if (got != n && fp)
         *fp = 0;    /* a frame not interned: not a walk to repeat */

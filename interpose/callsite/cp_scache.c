@@ -2,16 +2,21 @@
  * cp_scache.c - the per-thread call-site cache (see cp_scache.h for why a
  * hit is exact).
  *
- * One table per thread, allocated on the thread's first capture and freed
- * by a key destructor at thread exit: no lock, no sharing.  A set of eight
- * entries per (stack pointer, hook): stacks that start at the same stack
- * pointer are common (PyTorch's autograd engine calls every operator's
- * backward function from the same frame), and with one entry per stack
- * pointer they evicted each other, so that every capture missed and paid
- * an unwind plus a refill; with four, six such stacks in turn still
- * missed every time (bench_calls' async_fan measures that case).  A forked child
- * inherits its thread's table; the file epoch changes at fork, so every
- * entry misses once there.
+ * One table per thread, no lock, no sharing.  The thread's state (its
+ * scratch memory for a walk, cp_scache_scratch()) is taken at its first
+ * capture, from those of threads that ended when there are some; the table
+ * itself is used from the thread's second walk on, when its stack bounds
+ * are looked up (a system call): a thread that makes one call pays for
+ * neither.  A key destructor hands all of it on at thread exit.
+ *
+ * A set of eight entries per (stack pointer, hook): stacks that start at
+ * the same stack pointer are common (PyTorch's autograd engine calls every
+ * operator's backward function from the same frame), and with one entry
+ * per stack pointer they evicted each other, so that every capture missed
+ * and paid an unwind plus a refill; with four, six such stacks in turn
+ * still missed every time (bench_calls' async_fan measures that case).  A
+ * forked child inherits its thread's table; the file epoch changes at
+ * fork, so every entry misses once there.
  *
  * A miss costs one unw_backtrace, as without the cache: the return-address
  * slots of the new entry are computed from each return address's frame
@@ -33,6 +38,7 @@
 #include <stdlib.h>
 
 #include "cp_rec.h"
+#include "cp_spin.h"
 
 #define CP_SCACHE_ASSOC 8       /* entries per set */
 /* Sets: 16 to start with (128 entries, 68 KiB a thread), doubled up to
@@ -60,11 +66,18 @@ static const char *const g_stat_name[SC_N] = { "finds", "hits", "fills", "refuse
                                                "python walks" };
 
 struct cp_scache {
-    uintptr_t stack_lo, stack_hi;   /* this thread's stack; 0, 0 if unknown */
+    /* This thread's stack, where the table is used; 0, 0 until the table is
+     * armed (scache_arm()), or when the bounds are unknown. */
+    uintptr_t stack_lo, stack_hi;
     unsigned bits;                  /* 1 << bits sets */
+    uint8_t walked;                 /* a fill was asked before the table was armed */
+    uint8_t armed;                  /* scache_arm() ran: set and bounds tried */
+    uint8_t scratch_busy;           /* cp_scache_scratch() is handed out */
     uint32_t stat[SC_N];            /* in the current window (SC_FIND counts it) */
-    struct cp_scache_set *set;
+    struct cp_scache_set *set;      /* NULL until armed; every entry empty then */
     void *aux;                      /* cp_scache_aux(): freed with the table */
+    void *scratch;                  /* cp_scache_scratch(): kept with the table */
+    size_t scratch_len;
 };
 
 /* Process-wide sums, added a window at a time: no shared line is written
@@ -126,10 +139,54 @@ static void ra_learn(uintptr_t ra, int32_t size)
 
 static void scache_stat_flush(struct cp_scache *c)
 {
+    /* Counts of 0 (every count of a thread whose table was never armed)
+     * leave the shared lines alone: threads that exit together contend. */
     for (int i = 0; i < SC_N; i++) {
-        atomic_fetch_add_explicit(&g_stat[i], c->stat[i], memory_order_relaxed);
+        if (c->stat[i])
+            atomic_fetch_add_explicit(&g_stat[i], c->stat[i], memory_order_relaxed);
         c->stat[i] = 0;
     }
+}
+
+/* Tables of threads that ended, kept for the threads that start next (at
+ * most CP_SCACHE_SPARES), every entry empty: a thread that makes a few
+ * calls and exits (a data loader's worker, a pool that keeps replacing its
+ * threads) would otherwise pay for a zeroed table of 68 KiB or more and a
+ * scratch area, their page faults, and the trim of its heap when they are
+ * freed.  The lock is only ever tried for a bounded time: a thread never
+ * waits for another here. */
+#define CP_SCACHE_SPARES 64
+static struct cp_scache *g_spare[CP_SCACHE_SPARES];
+static unsigned g_spare_n;
+static atomic_int g_spare_lock;
+
+/* Tried a bounded number of times (threads that end together contend). */
+static int scache_spare_lock(void)
+{
+    for (unsigned i = 0; i < 256; i++) {
+        if (!atomic_load_explicit(&g_spare_lock, memory_order_relaxed) &&
+            !atomic_exchange_explicit(&g_spare_lock, 1, memory_order_acquire))
+            return 1;
+        cp_cpu_relax();
+    }
+    return 0;
+}
+
+static void scache_spare_unlock(void)
+{
+    atomic_store_explicit(&g_spare_lock, 0, memory_order_release);
+}
+
+/* A kept table, or NULL. */
+static struct cp_scache *scache_spare_get(void)
+{
+    struct cp_scache *c = NULL;
+    if (!scache_spare_lock())
+        return NULL;
+    if (g_spare_n)
+        c = g_spare[--g_spare_n];
+    scache_spare_unlock();
+    return c;
 }
 
 static void scache_free(void *p)
@@ -138,8 +195,31 @@ static void scache_free(void *p)
     scache_stat_flush(c);
     if (t_cache == c)
         t_cache = NULL;
-    free(c->set);
+    /* Its owner's memo of Python walks names this thread's fills. */
     free(c->aux);
+    c->aux = NULL;
+    /* Emptied here, by a thread that used its table, not by the next
+     * thread: most threads that come and go never arm theirs (the spares'
+     * tables are empty). */
+    if (c->armed && c->set) {
+        for (size_t i = 0; i < (size_t)1 << c->bits; i++) {
+            c->set[i].victim = c->set[i].mru = 0;
+            for (unsigned w = 0; w < CP_SCACHE_ASSOC; w++)
+                c->set[i].e[w].sp = 0;
+        }
+    }
+    c->stack_lo = c->stack_hi = 0;
+    c->walked = c->armed = c->scratch_busy = 0;
+    if (scache_spare_lock()) {
+        int kept = g_spare_n < CP_SCACHE_SPARES;
+        if (kept)
+            g_spare[g_spare_n++] = c;
+        scache_spare_unlock();
+        if (kept)
+            return;
+    }
+    free(c->scratch);
+    free(c->set);
     free(c);
 }
 
@@ -218,7 +298,7 @@ __attribute__((no_sanitize("address", "thread")))
 CP_HOT struct cp_scache_ent *cp_scache_find(uintptr_t sp, uintptr_t tag, uint64_t epoch)
 {
     struct cp_scache *c = t_cache;
-    if (!c)
+    if (!c || !c->stack_hi)
         return NULL;
     if (++c->stat[SC_FIND] >= CP_SCACHE_WINDOW)
         scache_window(c);
@@ -258,7 +338,7 @@ void cp_scache_count_py(int repeated)
 
 unsigned cp_scache_sets(void)
 {
-    return t_cache ? 1u << t_cache->bits : 0;
+    return t_cache && t_cache->set ? 1u << t_cache->bits : 0;
 }
 
 /* The entry a new walk from (sp, tag) goes to: an empty one or one of an
@@ -278,8 +358,8 @@ static struct cp_scache_ent *scache_victim(struct cp_scache *c, uintptr_t sp, ui
     return &set->e[w];
 }
 
-/* The calling thread's table, made on first use with its stack's bounds
- * (computed slots are read only inside them). */
+/* The calling thread's state, taken from the spares (or made) on first
+ * use; its table is not armed yet. */
 static struct cp_scache *scache_get(void)
 {
     struct cp_scache *c = t_cache;
@@ -288,14 +368,35 @@ static struct cp_scache *scache_get(void)
     pthread_once(&g_key_once, scache_key_init);
     if (!g_key_ok)
         return NULL;
-    c = calloc(1, sizeof(*c));
+    c = scache_spare_get();
+    if (!c)
+        c = calloc(1, sizeof(*c));
     if (!c)
         return NULL;
-    c->bits = CP_SCACHE_BITS_MIN;
-    c->set = calloc((size_t)1 << c->bits, sizeof(*c->set));
+    pthread_setspecific(g_key, c);
+    t_cache = c;
+    return c;
+}
+
+/* Arm c's table at the thread's second walk: its sets and its stack's
+ * bounds (computed slots are read only inside them; pthread_getattr_np
+ * makes a system call).  A thread's first walk fills nothing, so a thread
+ * that makes one call pays for neither; one that repeats a site pays one
+ * more unwind, once.  @return : 0 when the table may be used. */
+static int scache_arm(struct cp_scache *c)
+{
+    if (c->armed)
+        return c->stack_hi ? 0 : -1;
+    if (!c->walked) {
+        c->walked = 1;
+        return -1;
+    }
+    c->armed = 1;
     if (!c->set) {
-        free(c);
-        return NULL;
+        c->bits = CP_SCACHE_BITS_MIN;
+        c->set = calloc((size_t)1 << c->bits, sizeof(*c->set));
+        if (!c->set)
+            return -1;
     }
     pthread_attr_t a;
     void *lo;
@@ -307,9 +408,35 @@ static struct cp_scache *scache_get(void)
         }
         pthread_attr_destroy(&a);
     }
-    pthread_setspecific(g_key, c);
-    t_cache = c;
-    return c;
+    return c->stack_hi ? 0 : -1;
+}
+
+void *cp_scache_scratch(size_t len)
+{
+    struct cp_scache *c = scache_get();
+    if (!c || c->scratch_busy)
+        return NULL;
+    if (c->scratch_len < len) {
+        void *p = aligned_alloc(64, (len + 63) & ~(size_t)63);
+        if (!p)
+            return NULL;
+        free(c->scratch);
+        c->scratch = p;
+        c->scratch_len = len;
+    }
+    c->scratch_busy = 1;
+    /* Marked before use: a signal handler that captures meanwhile finds it
+     * taken and uses its own stack. */
+    atomic_signal_fence(memory_order_seq_cst);
+    return c->scratch;
+}
+
+void cp_scache_scratch_done(void)
+{
+    struct cp_scache *c = t_cache;
+    atomic_signal_fence(memory_order_seq_cst);
+    if (c)
+        c->scratch_busy = 0;
 }
 
 /* Fills on this thread: an entry's serial, so that a memo of Python walks
@@ -359,7 +486,8 @@ struct cp_scache_ent *cp_scache_fill(uintptr_t sp, uintptr_t tag, uint64_t epoch
     *unknown = 0;
     /* Only on the thread's own stack (not a signal handler's alternate
      * one), and only walks an entry can hold. */
-    if (!c || sp < c->stack_lo || sp >= c->stack_hi || got < 2 || got - 1 > CP_SCACHE_FRAMES)
+    if (!c || scache_arm(c) < 0 || sp < c->stack_lo || sp >= c->stack_hi || got < 2 ||
+        got - 1 > CP_SCACHE_FRAMES)
         return NULL;
     sps[0] = 0;
     sps[1] = sp;

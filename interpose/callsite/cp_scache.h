@@ -25,6 +25,7 @@
 #ifndef CP_SCACHE_H
 #define CP_SCACHE_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #define CP_SCACHE_FRAMES 40     /* longest walk an entry can hold */
@@ -88,6 +89,20 @@ void **cp_scache_aux(void);
  *  chain found repeated (repeated != 0: cp_stack.c's walk memo answered)
  *  or walked in full at a cache hit; summed into the exit line. */
 void cp_scache_count_py(int repeated);
+
+/*! cp_scache_scratch() : len bytes of memory, 64-aligned, for the
+ *  calling thread's walk (its buffers, libunwind's cursor and
+ *  context), kept with its table: a thread takes them from one that ended,
+ *  whose pages are in memory, where its own stack's next pages may not be
+ *  (a new thread's first walk would fault them in).  Give it back with
+ *  cp_scache_scratch_done() before returning.
+ *  @return : it, or NULL when it is in use (a signal handler interrupted
+ *  a walk of this thread) or out of memory: use the stack. */
+void *cp_scache_scratch(size_t len);
+
+/*! cp_scache_scratch_done() : the calling thread is done with the memory
+ *  cp_scache_scratch() gave it. */
+void cp_scache_scratch_done(void);
 
 /*! cp_scache_enabled() : whether the calling thread looks up its cache. */
 int cp_scache_enabled(void);

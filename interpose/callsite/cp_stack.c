@@ -18,6 +18,7 @@
 #include <libunwind.h>
 #include <link.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -42,6 +43,7 @@ struct cp_stack_cfg {
 
 static struct cp_stack_cfg g_cfg;
 static pthread_once_t g_cfg_once = PTHREAD_ONCE_INIT;
+static _Atomic int g_cfg_ready;     /* g_cfg is set (release), no call needed */
 /* The executable segment of the shared object this code is linked into
  * (libcuprobe.so), or [0, 0) when it is linked into a program (unit tests). */
 static uintptr_t g_self_lo, g_self_hi;
@@ -79,11 +81,16 @@ static void stack_cfg_init(void)
     unw_set_caching_policy(unw_local_addr_space, UNW_CACHE_PER_THREAD);
     unw_set_cache_size(unw_local_addr_space, 1024, 0);
     dl_iterate_phdr(stack_self_cb, NULL);
+    atomic_store_explicit(&g_cfg_ready, 1, memory_order_release);
 }
 
-static const struct cp_stack_cfg *stack_cfg(void)
+/* Once set, without a call: a call from cp_stack_capture pushes below its
+ * large frame, and in a thread's first capture that is a page of stack
+ * never touched, a page fault even when stacks are off. */
+static inline const struct cp_stack_cfg *stack_cfg(void)
 {
-    pthread_once(&g_cfg_once, stack_cfg_init);
+    if (!atomic_load_explicit(&g_cfg_ready, memory_order_acquire))
+        pthread_once(&g_cfg_once, stack_cfg_init);
     return &g_cfg;
 }
 
@@ -95,41 +102,54 @@ static const struct cp_stack_cfg *stack_cfg(void)
 #endif
 #endif
 
+/* What one capture works in: the thread's scratch memory
+ * (cp_scache_scratch()), or the stack of stack_capture_local() when that
+ * is taken.  Not on the capture's own frame: libunwind's cursor and
+ * context alone are 2 KiB, and stack pages below what a new thread's
+ * program touched cost a page fault each. */
+struct stack_work {
+    unw_context_t uc;
+    unw_cursor_t cursor;
+    void *ips[CP_STACK_MAX_NATIVE + 64 + CP_STACK_SELF_SLACK + 1];  /* + stack_capture_local */
+    uint64_t key[CP_STACK_MAX_NATIVE + CP_STACK_MAX_PY + 2];
+    void *wips[CP_SCACHE_FRAMES + 1];       /* the cursor walk that learns */
+    uintptr_t sps[CP_SCACHE_FRAMES + 1];
+};
+
 /* A cursor walk that also reports each frame's stack pointer (for the
  * cache; sps may be NULL).  ips[0] is in the caller's own frame (this is
  * inlined), then the return addresses, as unw_backtrace gives them. */
-static inline __attribute__((always_inline)) int stack_walk(void **ips, uintptr_t *sps,
-                                                            int want)
+static inline __attribute__((always_inline)) int stack_walk(struct stack_work *w, void **ips,
+                                                            uintptr_t *sps, int want)
 {
-    unw_context_t uc;
-    unw_cursor_t c;
     int n = 0;
-    if (unw_getcontext(&uc) != 0 || unw_init_local(&c, &uc) != 0)
+    if (unw_getcontext(&w->uc) != 0 || unw_init_local(&w->cursor, &w->uc) != 0)
         return 0;
     do {
         unw_word_t ip, sp = 0;
-        if (unw_get_reg(&c, UNW_REG_IP, &ip) != 0 || !ip)
+        if (unw_get_reg(&w->cursor, UNW_REG_IP, &ip) != 0 || !ip)
             break;
-        if (sps && unw_get_reg(&c, UNW_REG_SP, &sp) != 0)
+        if (sps && unw_get_reg(&w->cursor, UNW_REG_SP, &sp) != 0)
             sps = NULL;     /* no SPs: the walk is not cached */
         if (sps)
             sps[n] = (uintptr_t)sp;
         ips[n++] = (void *)ip;
-    } while (n < want && unw_step(&c) > 0);
+    } while (n < want && unw_step(&w->cursor) > 0);
     return sps ? n : -n;
 }
 
-/* unw_backtrace, or under ThreadSanitizer the cursor walk: libunwind's fast
- * path keeps a per-thread cache freed by a pthread key destructor that takes
- * a mutex, and TSan crashes on that lock at thread exit.  Both fill ips the
- * same way: ips[0] in this function's frame, then the return addresses. */
-static inline __attribute__((always_inline)) int stack_unwind(void **ips, int want)
+/* unw_backtrace into w->ips, or under ThreadSanitizer the cursor walk:
+ * libunwind's fast path keeps a per-thread cache freed by a pthread key
+ * destructor that takes a mutex, and TSan crashes on that lock at thread
+ * exit.  Both fill ips the same way: ips[0] in this function's frame, then
+ * the return addresses. */
+static inline __attribute__((always_inline)) int stack_unwind(struct stack_work *w, int want)
 {
 #ifdef CP_STACK_TSAN
-    int n = stack_walk(ips, NULL, want);
+    int n = stack_walk(w, w->ips, NULL, want);
     return n < 0 ? -n : n;
 #else
-    return unw_backtrace(ips, want);
+    return unw_backtrace_in(w->ips, want, &w->cursor, &w->uc);
 #endif
 }
 
@@ -227,12 +247,84 @@ static struct py_memo_ent *py_memo_slot(uint64_t fp)
     return &t[(fp >> 17) & (PY_MEMO_SLOTS - 1)];
 }
 
+/* A cache hit whose id is not known yet, or whose Python frames must be
+ * walked: the same native frames as the walk that filled e.  The key is
+ * rebuilt from the slots (no module sync: done in this epoch at fill).
+ * Out of cp_stack_capture's frame, with its key: a thread gets here from
+ * its third capture on.  py: Python frames are wanted, and fp, memo and m
+ * are what cp_stack_capture found of them. */
+static __attribute__((noinline)) uint64_t stack_hit(const struct cp_stack_cfg *cfg,
+                                                   struct cp_scache_ent *e, uint64_t epoch,
+                                                   int py, uint64_t fp, uint64_t memo,
+                                                   struct py_memo_ent *m)
+{
+    uint64_t key[CP_STACK_MAX_NATIVE + CP_STACK_MAX_PY + 2];
+    uint64_t id, wfp = 0, wmemo = 0;
+    const void *stored = NULL;
+    size_t len;
+    int n_py = py ? cp_pystack_capture(&key[2 + e->n_native], cfg->py_depth, &wfp, &wmemo) : 0;
+    if (n_py < 0)
+        n_py = 0;
+    if (n_py == 0 && e->id)
+        return e->id;
+    for (int k = 0; k < e->n_native; k++)
+        key[1 + k] = e->ret[e->first + k] - 1;
+    key[0] = (uint64_t)e->n_native;
+    key[1 + e->n_native] = (uint64_t)n_py;
+    len = (size_t)(2 + e->n_native + n_py) * sizeof(uint64_t);
+    /* The same Python frames as last time here: one memcmp against
+     * the interned key instead of hashing ~90 words. */
+    int same = n_py && e->py_key && e->py_len == len && memcmp(e->py_key, key, len) == 0;
+    id = same ? e->py_id : stack_intern(key, e->n_native, n_py, 0, &stored);
+    /* Only a walk that saw the frames the fingerprint was taken of,
+     * under the same code-watcher epoch, may answer for it. */
+    if (m && id && n_py && wfp == fp && wmemo == memo) {
+        m->fp = fp;
+        m->ent = (uintptr_t)e;
+        m->serial = e->serial;
+        m->memo = memo;
+        m->epoch = epoch;
+        m->id = id;
+    }
+    if (same)
+        return id;
+    if (n_py == 0) {
+        e->id = id;
+    } else if (stored) {
+        e->py_key = stored;
+        e->py_len = len;
+        e->py_id = id;
+    }
+    return id;
+}
+
+/* A capture without the cache, in w: unwind, keep, add Python frames,
+ * intern.  Inlined: the walk starts in the caller's frame. */
+static inline __attribute__((always_inline)) uint64_t stack_plain(
+    struct stack_work *w, const struct cp_stack_cfg *cfg, int skip, int want, int with_python,
+    int *got, int *n_native, int *first, int *n_py)
+{
+    *got = stack_unwind(w, want);
+    *n_native = stack_keep(w->ips, *got, skip, cfg->depth, w->key, first);
+    return stack_finish(cfg, w->key, *n_native, with_python, n_py);
+}
+
+/* The capture when the thread's scratch is taken (a signal handler
+ * interrupted one): on this function's stack, without the cache, and one
+ * frame deeper than cp_stack_capture (skip and want count it). */
+static __attribute__((noinline)) uint64_t stack_capture_local(const struct cp_stack_cfg *cfg,
+                                                             int skip, int want, int with_python)
+{
+    struct stack_work w;
+    int got, n_native, first, n_py;
+    return stack_plain(&w, cfg, skip, want, with_python, &got, &n_native, &first, &n_py);
+}
+
 CP_HOT __attribute__((noinline)) uint64_t cp_stack_capture(int skip, int with_python)
 {
     const struct cp_stack_cfg *cfg = stack_cfg();
-    void *ips[CP_STACK_MAX_NATIVE + 64 + CP_STACK_SELF_SLACK];
-    uintptr_t sps[CP_SCACHE_FRAMES + 1];
-    uint64_t key[CP_STACK_MAX_NATIVE + CP_STACK_MAX_PY + 2];
+    struct cp_scache_ent *e = NULL;
+    uint64_t epoch = 0;
     int want, got, n_native, n_py, first;
 
     if (cfg->depth == 0 || !cp_rec_on())
@@ -246,28 +338,26 @@ CP_HOT __attribute__((noinline)) uint64_t cp_stack_capture(int skip, int with_py
      * stack_unwind are inlined), and this function is noinline and not a
      * tail caller, so exactly one frame is ours. */
     want = cfg->depth + skip + 1 + CP_STACK_SELF_SLACK;
-    if (want <= CP_SCACHE_FRAMES && cp_scache_enabled()) {
-        /* Our CFA (frame pointer + 16: this file is built with frame
-         * pointers; cp_scache_put() checks it against libunwind's) and
-         * where we return to key the per-thread cache. */
-        uintptr_t sp = (uintptr_t)__builtin_frame_address(0) + 16;
-        uintptr_t tag = (uintptr_t)__builtin_return_address(0) ^ (uintptr_t)skip;
-        uint64_t epoch = cp_itab_epoch();
-        struct cp_scache_ent *e = cp_scache_find(sp, tag, epoch);
+    int cached = want <= CP_SCACHE_FRAMES && cp_scache_enabled();
+    /* Our CFA (frame pointer + 16: this file is built with frame
+     * pointers; cp_scache_put() checks it against libunwind's) and
+     * where we return to key the per-thread cache. */
+    uintptr_t sp = (uintptr_t)__builtin_frame_address(0) + 16;
+    uintptr_t tag = (uintptr_t)__builtin_return_address(0) ^ (uintptr_t)skip;
+    if (cached) {
+        epoch = cp_itab_epoch();
+        e = cp_scache_find(sp, tag, epoch);
         if (e) {
             /* Same frames as the walk that filled it: only Python frames
-             * can differ.  The key is rebuilt from the slots (no module
-             * sync: done in this epoch at fill). */
-            uint64_t id, fp = 0, memo = 0, wfp = 0, wmemo = 0;
-            const void *stored = NULL;
+             * can differ. */
+            int py = with_python && cfg->python && cfg->py_depth > 0;
+            uint64_t fp = 0, memo = 0;
             struct py_memo_ent *m = NULL;
-            size_t len;
-            n_py = 0;
-            if (with_python && cfg->python && cfg->py_depth > 0) {
-                /* A repeated Python call chain: its fingerprint (the frames'
-                 * own lines only) finds the stack id the last full walk
-                 * made, without the two cache lines per frame that a site
-                 * lookup reads. */
+            if (py) {
+                /* A repeated Python call chain: its fingerprint (the
+                 * frames' own lines only) finds the stack id the last full
+                 * walk made, without the two cache lines per frame that a
+                 * site lookup reads. */
                 int seen = cp_pystack_fp(cfg->py_depth, &fp, &memo);
                 if (seen == 0 && e->id)
                     return e->id;
@@ -278,73 +368,44 @@ CP_HOT __attribute__((noinline)) uint64_t cp_stack_capture(int skip, int with_py
                     return m->id;
                 }
                 cp_scache_count_py(0);
-                n_py = cp_pystack_capture(&key[2 + e->n_native], cfg->py_depth, &wfp, &wmemo);
-            }
-            if (n_py < 0)
-                n_py = 0;
-            if (n_py == 0 && e->id)
+            } else if (e->id) {
                 return e->id;
-            for (int k = 0; k < e->n_native; k++)
-                key[1 + k] = e->ret[e->first + k] - 1;
-            key[0] = (uint64_t)e->n_native;
-            key[1 + e->n_native] = (uint64_t)n_py;
-            len = (size_t)(2 + e->n_native + n_py) * sizeof(uint64_t);
-            /* The same Python frames as last time here: one memcmp against
-             * the interned key instead of hashing ~90 words. */
-            int same = n_py && e->py_key && e->py_len == len && memcmp(e->py_key, key, len) == 0;
-            id = same ? e->py_id : stack_intern(key, e->n_native, n_py, 0, &stored);
-            /* Only a walk that saw the frames the fingerprint was taken of,
-             * under the same code-watcher epoch, may answer for it. */
-            if (m && id && n_py && wfp == fp && wmemo == memo) {
-                m->fp = fp;
-                m->ent = (uintptr_t)e;
-                m->serial = e->serial;
-                m->memo = memo;
-                m->epoch = epoch;
-                m->id = id;
             }
-            if (same)
-                return id;
-            if (n_py == 0) {
-                e->id = id;
-            } else if (stored) {
-                e->py_key = stored;
-                e->py_len = len;
-                e->py_id = id;
-            }
-            return id;
+            return stack_hit(cfg, e, epoch, py, fp, memo, m);
         }
-        /* A miss costs what a capture without the cache costs: the fast
-         * unwind, then the entry's slots placed by learned frame sizes.
-         * Only a return address never seen before pays a cursor walk
-         * (once per process: libunwind's step path makes system calls). */
-        got = stack_unwind(ips, want);
-        n_native = stack_keep(ips, got, skip, cfg->depth, key, &first);
-        uint64_t id = stack_finish(cfg, key, n_native, with_python, &n_py);
-        if (id && n_native) {
-            int unknown = 0;
-            e = cp_scache_fill(sp, tag, epoch, (const uintptr_t *)ips, got, first, n_native,
-                               &unknown);
-            if (!e && unknown) {
-                void *wips[CP_SCACHE_FRAMES + 1];
-                int wgot = stack_walk(wips, sps, want);
-                int same = (wgot < 0 ? -wgot : wgot) == got;
-                for (int k = 1; same && k < got; k++)
-                    same = wips[k] == ips[k];
-                /* A different walk (it should not happen) teaches nothing
-                 * and the frames are marked never to be walked for. */
-                cp_scache_learn(sp, (const uintptr_t *)ips, wgot > 0 && same ? sps : NULL, got);
-                e = cp_scache_fill(sp, tag, epoch, (const uintptr_t *)ips, got, first, n_native,
-                                   &unknown);
-            }
-            if (e && n_py == 0)
-                e->id = id;
-        }
+    }
+    struct stack_work *w = cp_scache_scratch(sizeof *w);
+    if (!w) {
+        uint64_t id = stack_capture_local(cfg, skip + 1, want + 1, with_python);
+        __asm__ volatile("" ::: "memory");  /* not a tail call: the walk counts our frame */
         return id;
     }
-    got = stack_unwind(ips, want);
-    n_native = stack_keep(ips, got, skip, cfg->depth, key, &first);
-    return stack_finish(cfg, key, n_native, with_python, &n_py);
+    /* A miss costs what a capture without the cache costs: the fast
+     * unwind, then the entry's slots placed by learned frame sizes.
+     * Only a return address never seen before pays a cursor walk
+     * (once per process: libunwind's step path makes system calls). */
+    uint64_t id = stack_plain(w, cfg, skip, want, with_python, &got, &n_native, &first, &n_py);
+    if (cached && id && n_native) {
+        int unknown = 0;
+        e = cp_scache_fill(sp, tag, epoch, (const uintptr_t *)w->ips, got, first, n_native,
+                           &unknown);
+        if (!e && unknown) {
+            int wgot = stack_walk(w, w->wips, w->sps, want);
+            int same = (wgot < 0 ? -wgot : wgot) == got;
+            for (int k = 1; same && k < got; k++)
+                same = w->wips[k] == w->ips[k];
+            /* A different walk (it should not happen) teaches nothing
+             * and the frames are marked never to be walked for. */
+            cp_scache_learn(sp, (const uintptr_t *)w->ips, wgot > 0 && same ? w->sps : NULL,
+                            got);
+            e = cp_scache_fill(sp, tag, epoch, (const uintptr_t *)w->ips, got, first, n_native,
+                               &unknown);
+        }
+        if (e && n_py == 0)
+            e->id = id;
+    }
+    cp_scache_scratch_done();
+    return id;
 }
 
 uint64_t cp_stack_intern(const uint64_t *ips, int n_native, const uint64_t *py, int n_py)

@@ -17,7 +17,6 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -26,6 +25,7 @@
 #include "cp_rec.h"
 #include "cp_rec_int.h"
 #include "cp_spin.h"
+#include "cp_tid.h"
 #include "cp_writer.h"
 
 #define CP_GEN_NONE 0xffffffffu
@@ -55,7 +55,6 @@ static pid_t g_pid;
 static pthread_key_t g_key;
 static int g_key_ok;
 
-static _Atomic(struct cp_tbuf *) g_tbufs;
 static _Atomic uint32_t g_next_tid = 1;
 static _Atomic uint64_t g_lost;
 /* Chunks filled (cp_rec_open_slow): the writer is woken at every
@@ -65,6 +64,15 @@ static _Atomic uint64_t g_lost;
  * limit still kicks and waits (cp__chunk_get). */
 #define CP_KICK_CHUNKS 8
 static _Atomic unsigned g_fills;
+/* Threads that exited (cp_tbuf_release): the writer is woken at every
+ * CP_KICK_EXITS-th.  A dead thread's chunk and buffer go back to the pools
+ * only when the writer has drained them, and threads that come and go
+ * faster than it flushes by itself (a pool replacing its workers) would
+ * otherwise find the pools empty and take both from malloc.  Not at every
+ * exit (a pass of the writer costs far more than a thread's records): at
+ * every 128th, half the first chunks the pool keeps (cp_rec_chunk.c). */
+#define CP_KICK_EXITS 128
+static _Atomic unsigned g_exits;
 
 /* The timed flush's deadline, set by the consumer (see cp_writer.h). */
 _Atomic uint64_t cp__flush_due = UINT64_MAX;
@@ -81,11 +89,6 @@ static __thread int t_guard;         /* inside the recorder's slow path */
 
 /* ---- thread buffers ----------------------------------------------------- */
 
-struct cp_tbuf *cp__tbuf_list(void)
-{
-    return atomic_load_explicit(&g_tbufs, memory_order_acquire);
-}
-
 /* pthread key destructor: the thread is exiting.  The writer frees the
  * chunks once it has drained them and then lets a new thread reuse it. */
 static void cp_tbuf_release(void *arg)
@@ -94,46 +97,20 @@ static void cp_tbuf_release(void *arg)
     if (t_buf == t)
         t_buf = NULL;
     atomic_store_explicit(&t->state, CP_TB_DEAD, memory_order_release);
+    if (atomic_fetch_add_explicit(&g_exits, 1, memory_order_relaxed) % CP_KICK_EXITS ==
+        CP_KICK_EXITS - 1)
+        g_out->kick();
 }
 
 static struct cp_tbuf *cp_tbuf_attach(void)
 {
-    struct cp_chunk *c = cp__chunk_get(CP_CHUNK_BYTES, 0, NULL, NULL);
+    struct cp_chunk *c = cp__chunk_get(CP_CHUNK_FIRST_BYTES, 0, NULL, NULL);
     if (!c)
         return NULL;
-    struct cp_tbuf *t;
-    for (t = cp__tbuf_list(); t; t = t->next) {
-        int expect = CP_TB_FREE;
-        if (atomic_compare_exchange_strong(&t->state, &expect, CP_TB_INIT))
-            break;
-    }
-    int fresh = !t;
-    if (fresh) {
-        t = aligned_alloc(64, sizeof *t);
-        if (t)
-            memset(t, 0, sizeof *t);
-        if (!t) {
-            cp__chunk_put(c);
-            return NULL;
-        }
-    }
-    atomic_store_explicit(&t->lock, 0, memory_order_relaxed);
-    t->first = c;
-    t->rd = 0;
-    atomic_store_explicit(&t->last, c, memory_order_relaxed);
-    t->open = NULL;
-    t->gen = 0;
-    t->tid = atomic_fetch_add(&g_next_tid, 1);
-    if (fresh) {
-        atomic_store_explicit(&t->state, CP_TB_ACTIVE, memory_order_relaxed);
-        struct cp_tbuf *head = atomic_load(&g_tbufs);
-        do {
-            t->next = head;
-        } while (!atomic_compare_exchange_weak_explicit(&g_tbufs, &head, t,
-                                                        memory_order_release,
-                                                        memory_order_relaxed));
-    } else {
-        atomic_store_explicit(&t->state, CP_TB_ACTIVE, memory_order_release);
+    struct cp_tbuf *t = cp__tbuf_claim(c, atomic_fetch_add(&g_next_tid, 1));
+    if (!t) {
+        cp__chunk_put(c);
+        return NULL;
     }
     if (g_key_ok)
         pthread_setspecific(g_key, t);
@@ -277,7 +254,7 @@ static void cp_rec_announce(struct cp_tbuf *t, uint32_t gen)
     uint8_t *p = cp_rec_open(t, CP_REC_THREAD, CP_REC_BOUND(THREAD));
     if (!p)
         return;
-    cp_rec_commit(cp_enc_thread(p, (uint64_t)syscall(SYS_gettid), name, name_len));
+    cp_rec_commit(cp_enc_thread(p, (uint64_t)cp_tid(), name, name_len));
 }
 
 /* CP_REC_HEADER, first record of a file: cp_header.c encodes it. */
@@ -454,6 +431,7 @@ void cp__rec_init(int enabled, const struct cp__rec_consumer *out)
         g_out = out;
     cp_log_set_trace(cp__rec_may_log, cp_rec_log_put);
     g_pid = getpid();
+    cp_tid_init();      /* not in a thread's first record: it calls dlvsym */
     if (!g_key_ok && pthread_key_create(&g_key, cp_tbuf_release) == 0)
         g_key_ok = 1;
     pthread_mutex_lock(&g_start_mu);
@@ -537,11 +515,10 @@ void cp__rec_fork_child(void)
     g_pid = getpid();
     cp__image_forked = 1;
     /* Kept reachable (not freed) so leak checkers do not flag them. */
-    g_forgotten[g_forgotten_n % 8][0] = atomic_load(&g_tbufs);
+    g_forgotten[g_forgotten_n % 8][0] = cp__tbuf_fork_child();
     g_forgotten[g_forgotten_n % 8][1] = cp__chunk_fork_child();
     g_forgotten_n++;
     pthread_mutex_init(&g_start_mu, NULL);
-    atomic_store(&g_tbufs, NULL);
     atomic_store(&g_lost, 0);
     t_buf = NULL;
     t_guard = 0;

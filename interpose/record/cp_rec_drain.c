@@ -139,7 +139,7 @@ static void cp_release_consumed(struct cp_tbuf *t)
         t->first = NULL;
         atomic_store_explicit(&t->last, NULL, memory_order_relaxed);
         cp__chunk_put(c);
-        atomic_store_explicit(&t->state, CP_TB_FREE, memory_order_release);
+        cp__tbuf_free(t);
     }
 }
 

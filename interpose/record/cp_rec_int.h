@@ -1,6 +1,7 @@
 /*
  * cp_rec_int.h - per-thread record buffers, shared by cp_rec.c (producers,
- * state machine) and cp_rec_drain.c (the writer's cut-and-merge).
+ * state machine), cp_rec_tbuf.c (their registry), cp_rec_chunk.c (their
+ * chunks) and cp_rec_drain.c (the writer's cut-and-merge).
  *
  * Each thread owns a cp_tbuf: a FIFO of chunks.  The thread appends records
  * to the last chunk and publishes each with a release store of the chunk's
@@ -23,6 +24,11 @@
 #include "cp_spin.h"
 
 #define CP_CHUNK_BYTES (64u << 10)
+/* A thread's first chunk: most threads that come and go record a few
+ * events, and a pooled 64 KiB chunk is often not at hand for them (the
+ * writer returns chunks once per flush), when a fresh one costs its
+ * arena's growth and trim; a busy thread moves on to CP_CHUNK_BYTES. */
+#define CP_CHUNK_FIRST_BYTES (4u << 10)
 
 struct cp_chunk {
     _Atomic(struct cp_chunk *) next;
@@ -32,8 +38,7 @@ struct cp_chunk {
 };
 
 enum cp_tb_state {
-    CP_TB_FREE = 0,     /* drained, chunks returned, reusable by a new thread */
-    CP_TB_INIT = 1,     /* being claimed by a new thread */
+    CP_TB_FREE = 0,     /* drained, chunks returned, on the free list (cp_rec_tbuf.c) */
     CP_TB_ACTIVE = 2,   /* owned by a live thread */
     CP_TB_DEAD = 3,     /* its thread exited; records may remain */
 };
@@ -46,6 +51,7 @@ struct cp_tbuf {
     uint32_t tid;                       /* small index, never 0 */
     uint32_t gen;                       /* generation its THREAD record went to */
     struct cp_tbuf *next;               /* global list, push-only */
+    struct cp_tbuf *next_free;          /* free list (cp_rec_tbuf.c) */
     /* writer-only, on its own cache line: the merge updates the cursor for
      * every record and must not bounce the producer's line. */
     _Alignas(64) struct cp_chunk *first;
@@ -75,10 +81,27 @@ extern const struct cp__rec_consumer cp__rec_none;
 /*! cp__tbuf_list() : head of the list of every buffer ever registered. */
 struct cp_tbuf *cp__tbuf_list(void);
 
+/*! cp__tbuf_claim() : a buffer for the calling new thread, ACTIVE, with c
+ *  as its first chunk and tid as its index: one a drained exited thread
+ *  left (cp__tbuf_free), else a new one put on the list.
+ *  @return : it, or NULL when out of memory (c is the caller's then). */
+struct cp_tbuf *cp__tbuf_claim(struct cp_chunk *c, uint32_t tid);
+
+/*! cp__tbuf_free() : t's thread exited and the writer drained and freed
+ *  all its chunks: t is FREE, for the next thread.  Writer only. */
+void cp__tbuf_free(struct cp_tbuf *t);
+
+/*! cp__tbuf_fork_child() : in a fork child: forget every buffer (threads
+ *  that do not exist here owned them) and re-initialise the free list's
+ *  lock.  @return : the old list (kept reachable by the caller). */
+struct cp_tbuf *cp__tbuf_fork_child(void);
+
 /*! cp__chunk_put() : return a drained chunk (pool or free); writer only. */
 void cp__chunk_put(struct cp_chunk *c);
 
-/*! cp__chunk_get() : a chunk for `need` bytes, counted as pending.  wait != 0:
+/*! cp__chunk_get() : a chunk for `need` bytes (CP_CHUNK_FIRST_BYTES is
+ *  given as asked; any other need gets at least CP_CHUNK_BYTES), counted
+ *  as pending.  wait != 0:
  *  when the writer is more than CUPROBE_BACKLOG_MB behind, call kick() and
  *  wait for it (up to a second, while *on) rather than grow without bound;
  *  past that return NULL: the caller drops and counts the record.

@@ -1,8 +1,9 @@
 """thread_churn.py N - N Python threads one after the other, each making
-and freeing three allocations from the same line on the fake driver (so
-each gets a stack-cache hit and a walk-memo table, cp_stack.c), with the
-companion's code watcher on (CPython 3.12+).  Prints the process's peak
-RSS: tests/sh/pystack_threads.sh compares two N."""
+and freeing four allocations from the same line on the fake driver (a
+thread's stack cache is armed at its second walk, so the third hits and
+fills a walk-memo table, cp_stack.c, and the fourth finds its chain
+repeated), with the companion's code watcher on (CPython 3.12+).  Prints
+the process's peak RSS: tests/sh/pystack_threads.sh compares two N."""
 import ctypes
 import os
 import resource
@@ -24,7 +25,7 @@ assert cuda.cuCtxCreate_v2(ctypes.byref(ctx), 0, dev) == 0
 def work():
     assert cuda.cuCtxSetCurrent(ctx) == 0
     p = ctypes.c_uint64()
-    for _ in range(3):
+    for _ in range(4):
         assert cuda.cuMemAlloc_v2(ctypes.byref(p), 1024) == 0
         assert cuda.cuMemFree_v2(p) == 0
 

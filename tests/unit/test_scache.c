@@ -4,9 +4,10 @@
  * fresh unwind gives: for sites that share a long prefix and differ only
  * deep down (a changed caller at frame 20 of 24, reached at the same stack
  * pointer), for recursion at every depth, for threads, after a new trace
- * file and in a forked child; and the cache really serves repeated sites
- * (no unwind: the hit rate shows in the cost), also a cycle of sites longer
- * than its first table.  Default depth (24 frames).
+ * file, in a forked child and while the thread's scratch memory is taken;
+ * and the cache really serves repeated sites (no unwind: the hit rate
+ * shows in the cost), also a cycle of sites longer than its first table.
+ * Default depth (24 frames).
  */
 #include <sys/wait.h>
 #include <unistd.h>
@@ -162,6 +163,30 @@ static void test_new_file_and_fork(void)
     int st = 0;
     waitpid(pid, &st, 0);
     CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+}
+
+/* While the thread's scratch memory is taken (a signal handler that
+ * interrupted a walk), a capture walks on a frame of its own: the same
+ * stacks, cached or not. */
+static void test_scratch_taken(void)
+{
+    uint64_t ids[2][36];
+    int bad[2] = { 0 };
+    void *held = NULL;
+    memset(ids, 0, sizeof(ids));
+    /* One call site for both passes, so the same stacks. */
+    for (volatile int pass = 0; pass < 2; pass++) {
+        if (pass == 1)
+            held = cp_scache_scratch(1);
+        bad[pass] = scenarios(1, ids[pass]);
+    }
+    CHECK(held != NULL && cp_scache_scratch(1) == NULL);
+    cp_scache_scratch_done();
+    CHECK(bad[0] == 0 && bad[1] == 0);
+    CHECK(memcmp(ids[0], ids[1], sizeof(ids[0])) == 0);
+    check_distinct(ids[1]);
+    CHECK(cp_scache_scratch(1) != NULL);    /* given back */
+    cp_scache_scratch_done();
 }
 
 static void *thread_main(void *arg)
@@ -379,6 +404,7 @@ int main(int argc, char **argv)
     test_default_on();
     test_exact();
     test_new_file_and_fork();
+    test_scratch_taken();
     test_threads();
     test_hits_are_cheap();
     test_cycle_grows();
