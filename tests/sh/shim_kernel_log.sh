@@ -46,6 +46,22 @@ assert det["verdict"] == "this GPU" and ev["class"] == "hardware" and ev["gpu"].
 assert 0.9 <= ev["seconds_before_error"] < 5, ev
 PY
 
+# only the driver's cleanup (Xid 45) in the log: information without a
+# verdict of its own, neither "your code" nor "this GPU"
+: >"$TMP/kmsg45"
+LD_PRELOAD="$PRELOAD" CUPROBE_OUTPUT="$TMP/x45.trace" CUPROBE_KMSG="$TMP/kmsg45" "$PROG" 45 >/dev/null 2>&1
+"$ANA" report --no-progress "$TMP/x45.trace" >"$TMP/x45.report" 2>&1 || true
+expect_grep '^info +\[kernel-log\] Xid 45 on GPU 1 \(PCI 0000:28:00\.0\) at [0-9:]+, 1\.[0-9] s before the error: preemptive cleanup; it follows an earlier error$' "$TMP/x45.report"
+expect_grep '^ +Verdict: not known from the kernel log \(the Xid only follows an earlier error\)\.$' "$TMP/x45.report"
+expect_no_grep 'your code' "$TMP/x45.report"
+"$ANA" report --json --no-progress "$TMP/x45.trace" >"$TMP/x45.json" 2>&1 || true
+python3 - "$TMP/x45.json" <<'PY' || die "kernel-log JSON, Xid 45"
+import json, sys
+d = json.load(open(sys.argv[1]))
+det = [f for f in d["findings"] if f["check"] == "kernel-log"][0]["details"]
+assert det["verdict"] == "unknown" and det["events"][0]["class"] == "aftermath", det
+PY
+
 # the log unreadable: said once, as info
 LD_PRELOAD="$PRELOAD" CUPROBE_OUTPUT="$TMP/nolog.trace" CUPROBE_KMSG="$TMP/nodir/kmsg" "$PROG" >/dev/null 2>&1
 "$ANA" dump "$TMP/nolog.trace" | grep -q '^KMSG .* trigger=999 source=2 err=2 ' || die "no KMSG record with ENOENT"
