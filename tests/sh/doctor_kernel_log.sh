@@ -22,6 +22,10 @@ expect_grep '^layer 3  runtime: not checked \(--kernel-log\)$' "$out"
 run_doctor json --kernel-log "$DR_LOGS/node3.syslog" --json
 expect_json mode kernel-log
 expect_json failed_layer 1
+# a log whose findings are notes only passes, but does not claim to be
+# clean: the verdict names them
+run_doctor few --kernel-log "$DR_LOGS/aerstorm.dmesg"
+expect_verdict "PASS: nothing in $DR_LOGS/aerstorm.dmesg needs action; 1 note: 3 correctable PCIe errors at PCIe device 0000:27:00.0" 0
 # an unreadable file is a usage problem of its own: said, not hidden
 run_doctor missing --kernel-log "$TMP/nonexistent.log"
 expect_grep "^  · kernel log not readable: .*--kernel-log $TMP/nonexistent.log: not present" "$out"
