@@ -95,9 +95,11 @@ struct cp_dr_aer {
     struct cp_dr_aer_name lname[8], sname[8]; /* errors by name: kernel log, sysfs */
     int nl, ns;
     int gpu;                    /* index in ctx->pci of the GPU below it, -1 unknown */
+    bool nvidia;                /* the nvidia driver logged its errors: it is a GPU */
     int role;                   /* enum cp_dr_aer_role */
     char above[16], below[16];  /* its neighbours on the GPU's path, "" none */
-    char root[16];              /* the root port of that path, "" unknown */
+    char root[16];              /* the root port of that path (sysfs, or the port that logged
+                                 * "error received" for it), "" unknown */
 };
 
 enum cp_dr_aer_role { CP_DR_AER_GPU, CP_DR_AER_BRIDGE, CP_DR_AER_ROOT, CP_DR_AER_OTHER };
