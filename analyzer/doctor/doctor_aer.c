@@ -178,7 +178,7 @@ static void gpu_path(struct cp_dr_ctx *ctx, int gi)
         for (int j = ncomp - 1; j >= k; j--)
             cp_dr_fmt(dir + strlen(dir), sizeof(dir) - strlen(dir), "/%s", comp[j]);
         for (int sev = 0; sev < 3; sev++)
-            read_counters(d, dir, sev);
+            ctx->pci[gi].aer_sys |= read_counters(d, dir, sev) == 0;
     }
 }
 
@@ -315,6 +315,40 @@ static void aer_check(struct cp_dr_ctx *ctx, struct cp_dr_aer *d)
     cp_dr_kv_int(c, "fatal", (long long)count(d, 2));
 }
 
+/* The GPUs whose path to the CPU has no AER counters in sysfs: their
+ * links' errors are known only from the kernel log, which is said rather
+ * than passed over as a clean link. */
+static void no_counters(struct cp_dr_ctx *ctx)
+{
+    char names[CP_DR_TEXT / 2] = "", pcis[CP_DR_TEXT / 2] = "";
+    struct cp_dr_check *c;
+    int n = 0;
+
+    for (int i = 0; i < ctx->npci; i++) {
+        char gpu[96];
+        size_t ln = strlen(names), lp = strlen(pcis);
+
+        if (ctx->pci[i].aer_sys)
+            continue;
+        cp_dr_gpu_name(ctx, ctx->pci[i].dom, ctx->pci[i].bus, ctx->pci[i].dev, ctx->pci[i].fn, false, gpu,
+                       sizeof(gpu));
+        snprintf(names + ln, sizeof(names) - ln, "%s%s", n ? ", " : "", gpu);
+        snprintf(pcis + lp, sizeof(pcis) - lp, "%s%s", n ? ", " : "", ctx->pci[i].bdf);
+        n++;
+    }
+    if (!n)
+        return;
+    c = cp_dr_add(&ctx->rep, 1, CP_DR_NOTE, "pcie.aer", "PCIe AER counters not in sysfs for %s", names);
+    cp_dr_ev(c, "no aer_dev_correctable, aer_dev_nonfatal or aer_dev_fatal for the GPU%s or the bridges above "
+                "%s (a kernel before 4.17, AER off with pci=noaer or by the firmware, or a virtual machine's "
+                "bridge without AER): %s PCIe errors are %s",
+             n == 1 ? "" : "s", n == 1 ? "it" : "them", n == 1 ? "its" : "their",
+             ctx->log.readable ? "known only from the kernel log"
+                               : "not checked (the kernel log is not readable either)");
+    cp_dr_kv_int(c, "devices", 0);
+    cp_dr_kv_str(c, "not_in_sysfs", pcis);
+}
+
 int cp_dr_aer_checks(struct cp_dr_ctx *ctx)
 {
     struct cp_dr_klog *log = &ctx->log;
@@ -340,5 +374,7 @@ int cp_dr_aer_checks(struct cp_dr_ctx *ctx)
                  nread, nread == 1 ? "" : "s");
         cp_dr_kv_int(c, "devices", nread);
     }
+    if (!log->foreign)
+        no_counters(ctx);
     return added;
 }

@@ -57,6 +57,7 @@ struct cp_dr_pci {
     double cur_speed, max_speed;    /* GT/s, 0 when unknown */
     char uuid[48];       /* from NVML or the driver probe, "" when unknown */
     int cuda;            /* CUDA ordinal in this process, -1 when not visible or not probed */
+    bool aer_sys;        /* sysfs has AER counters for it or a bridge above it */
 };
 
 /* ---- the kernel log (doctor_log.c, doctor_xid.c, doctor_aer.c) ---------- */
