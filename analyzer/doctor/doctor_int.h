@@ -232,7 +232,8 @@ void cp_dr_hw(struct cp_dr_ctx *ctx);
  *  "physical GPU 1 (PCI 0000:28:00.0, GPU-..., CUDA device 0)" into buf
  *  for the GPU at dom:bus:dev.fn: its place in bus order (nvidia-smi's
  *  numbering), UUID, and CUDA ordinal in this process where known; "GPU at
- *  PCI ..." for one this machine does not have (another machine's log).
+ *  PCI ..." for one sysfs does not list (another machine's log, or a GPU
+ *  of this one gone from the bus: "not on the PCI bus now").
  *  Without full: only "physical GPU 1 (PCI 0000:28:00.0)".
  *  @return : buf. */
 const char *cp_dr_gpu_name(const struct cp_dr_ctx *ctx, unsigned dom, unsigned bus, unsigned dev, unsigned fn,

@@ -20,6 +20,13 @@ run_doctor byuuid CUDA_DEVICE_ORDER=PCI_BUS_ID CUDA_VISIBLE_DEVICES=GPU-a1e6 --b
 expect_grep 'physical GPU 1 \(PCI 0000:28:00\.0, GPU-a1e60b30-557a-9fc4-e90e-33587da2c7ec, CUDA device 0 in this process \(by bus order and CUDA_VISIBLE_DEVICES\)\)' "$out"
 run_doctor hidden CUDA_DEVICE_ORDER=PCI_BUS_ID CUDA_VISIBLE_DEVICES=0 --bw-mib 4
 expect_grep 'physical GPU 1 \(PCI 0000:28:00\.0, GPU-a1e60b30-557a-9fc4-e90e-33587da2c7ec, hidden by CUDA_VISIBLE_DEVICES\)' "$out"
+# the GPU is gone from the bus (it often is after an Xid 79): named by the
+# UUID the driver logged, and said to be gone, not "not on this machine"
+use_tree gpu1
+run_doctor gone FAKECUDA_DEVICES=1 --bw-mib 4
+expect_verdict "FAIL at layer 1 (hardware): Xid 79 on GPU at PCI 0000:28:00.0: the GPU has fallen off the bus (this GPU, not your code)" 1
+expect_grep '^  ✗ Xid 79 on GPU at PCI 0000:28:00\.0: .*; GPU at PCI 0000:28:00\.0 \(GPU-a1e60b30-557a-9fc4-e90e-33587da2c7ec, not on the PCI bus now\); ' "$out"
+use_tree pcie2
 run_doctor json --bw-mib 4 --json
 expect_json failed_layer 1
 expect_json exit 1
