@@ -9,7 +9,10 @@
  *                         "[ 5678.901234] " then maybe "host kernel: "
  *   dmesg -T              "[Tue Mar  4 14:02:11 2025] "
  *   syslog, journalctl    "Mar  4 14:02:11 host kernel: " maybe "[ 5678.9] "
- *   ISO (short-iso, rsyslog)  "2025-03-04T14:02:11.123+0000 host kernel: "
+ *   ISO (short-iso, rsyslog, dmesg --time-format iso)
+ *                         "2025-03-04T14:02:11.123+0000 host kernel: "
+ * each of the last four maybe after dmesg -r's "<3>" (the raw priority) or
+ * dmesg -x's "kern  :err   : " (facility and level).
  * The first two give the kernel log's own clock (microseconds since boot,
  * printk's local_clock); the others a wall-clock time.  /dev/kmsg also
  * prints " KEY=value" continuation lines, which carry no message.
@@ -118,6 +121,37 @@ static inline const char *cp_kmsg_skip_wall(const char *p)
     return NULL;
 }
 
+/* Skips dmesg -r's "<3>" or dmesg -x's "kern  :err   : " at p, which
+ * come before a dmesg line's own prefix.  @return : what follows. */
+static inline const char *cp_kmsg_skip_dmesg(const char *p)
+{
+    static const char *const fac[] = {"kern", "user", "mail", "daemon", "auth", "syslog", "lpr", "news",
+                                      "uucp", "cron", "authpriv", "ftp", "local0", "local1", "local2",
+                                      "local3", "local4", "local5", "local6", "local7"};
+    static const char *const lvl[] = {"emerg", "alert", "crit", "err", "warn", "notice", "info", "debug"};
+    const char *q = p;
+    size_t n;
+    int64_t v;
+    int ok = 0;
+
+    if (*q == '<' && (q++, cp_kmsg_num(&q, &v)) && *q == '>')
+        return q + 1;
+    n = strcspn(p, " :");
+    for (size_t i = 0; i < sizeof(fac) / sizeof(fac[0]) && !ok; i++)
+        ok = strlen(fac[i]) == n && strncmp(p, fac[i], n) == 0;
+    for (q = p + n; *q == ' ';)
+        q++;
+    if (!ok || *q++ != ':')
+        return p;
+    n = strcspn(q, " :");
+    ok = 0;
+    for (size_t i = 0; i < sizeof(lvl) / sizeof(lvl[0]) && !ok; i++)
+        ok = strlen(lvl[i]) == n && strncmp(q, lvl[i], n) == 0;
+    for (q += n; *q == ' ';)
+        q++;
+    return ok && q[0] == ':' && q[1] == ' ' ? q + 2 : p;
+}
+
 /*! cp_kmsg_split() :
  *  Split one line (NUL-terminated, no newline) into its time and message.
  *  @return : 1 for a message, 0 for a line without one (empty, or a
@@ -140,6 +174,8 @@ static inline int cp_kmsg_split(const char *line, struct cp_kmsg_line *out)
         out->text = q + 1;
         return 1;
     }
+    p = cp_kmsg_skip_dmesg(p);
+    out->text = p;
     if (*p == '[') {
         ts = cp_kmsg_bracket_ts(&p);
         if (ts >= 0) {
@@ -192,7 +228,7 @@ static inline int64_t cp_kmsg_wall(const char *wall, time_t now)
         }
         tm.tm_year = (int)v[0] - 1900, tm.tm_mon = (int)v[1] - 1, tm.tm_mday = (int)v[2];
         tm.tm_hour = (int)v[3], tm.tm_min = (int)v[4], tm.tm_sec = (int)v[5];
-        while (*p == '.' || cp_kmsg_digit(*p))
+        while (*p == '.' || *p == ',' || cp_kmsg_digit(*p))
             p++;
         z = p;
         if (*z == 'Z' || strncmp(z, "+0000", 5) == 0 || strncmp(z, "+00:00", 6) == 0)

@@ -8,7 +8,8 @@
  * (https://docs.nvidia.com/deploy/xid-errors/, the "Xid Catalog" table and
  * its resolution buckets), in our words.  The cause class is what decides a
  * verdict: an application Xid is the program's own fault ("your code"), a
- * hardware or driver Xid is the machine's ("this GPU").
+ * hardware or driver Xid is the machine's ("this GPU"), and an aftermath
+ * Xid (45) only follows another error, whose verdict is the one that counts.
  */
 #ifndef CP_XID_H
 #define CP_XID_H
@@ -23,6 +24,7 @@ enum cp_xid_class {
     CP_XID_HW = 1,      /* the GPU, its memory or its link: this GPU */
     CP_XID_DRIVER = 2,  /* the driver or the GPU's firmware: this GPU's software */
     CP_XID_UNKNOWN = 3, /* a code not in the table */
+    CP_XID_AFTER = 4,   /* the driver cleaning up after an earlier error: no verdict of its own */
 };
 
 /* X(code, class, severity, meaning, first action).  severity: 2 the GPU
@@ -39,7 +41,7 @@ enum cp_xid_class {
       "check the PCIe link (AER counters, link width), reseat the card or riser; update the driver if it recurs") \
     X(43, CP_XID_APP, 1, "GPU stopped processing: a program's GPU work was stopped after a fault of its own; the GPU stays healthy", \
       "look for the program's own CUDA error and restart it") \
-    X(45, CP_XID_APP, 0, "preemptive cleanup: the driver ended a program's GPU work because it exited, was killed, or failed earlier", \
+    X(45, CP_XID_AFTER, 0, "preemptive cleanup: the driver ended a program's GPU work because it exited, was killed, or failed earlier", \
       "nothing on its own: look at the Xid logged just before it") \
     X(48, CP_XID_HW, 2, "double-bit ECC error: an uncorrectable error in GPU memory", \
       "reset the GPU (`nvidia-smi -r`) or reboot so the row is remapped; if it recurs, run `dcgmi diag -r 3` and ask the vendor for a replacement") \
@@ -100,20 +102,22 @@ static inline struct cp_xid_info cp_xid_info(int code)
 
 /*! cp_xid_whose() :
  *  @return : the verdict of a class in a few words: "your code" for
- *            application Xids, "this GPU, not your code" for the others. */
+ *            application Xids, "this GPU, not your code" for hardware
+ *            ones, "follows an earlier error" for an aftermath Xid. */
 static inline const char *cp_xid_whose(enum cp_xid_class cls)
 {
     static const char *const w[] = {"your code", "this GPU, not your code",
                                     "this GPU's driver or firmware, not your code",
-                                    "unknown: see the catalogue"};
+                                    "unknown: see the catalogue", "follows an earlier error"};
 
     return w[cls];
 }
 
-/*! cp_xid_class_name() : "application", "hardware", "driver", "unknown". */
+/*! cp_xid_class_name() : "application", "hardware", "driver", "unknown",
+ *  "aftermath". */
 static inline const char *cp_xid_class_name(enum cp_xid_class cls)
 {
-    static const char *const n[] = {"application", "hardware", "driver", "unknown"};
+    static const char *const n[] = {"application", "hardware", "driver", "unknown", "aftermath"};
 
     return n[cls];
 }

@@ -131,16 +131,43 @@ static int kl_group_lines(const kl_state *s, kl_group *g)
 
 /* How bad a group is, from 6 down: hardware and driver Xids by their
  * severity (4..6), uncorrectable AER errors (5), the program's own Xids (3),
- * correctable AER errors (1), an Xid that says nothing on its own (0).
- * From 4 on, the GPU is at fault. */
+ * correctable AER errors (1), an Xid that only follows an earlier error
+ * (0).  From 4 on, the GPU is at fault. */
 static int kl_rank(const kl_group *g)
 {
     if (g->code < 0)
         return g->unc ? 5 : 1;
     struct cp_xid_info x = cp_xid_info(g->code);
+    if (x.cls == CP_XID_AFTER)
+        return 0;
     if (x.cls == CP_XID_APP)
         return x.sev ? 3 : 0;
     return 4 + x.sev;
+}
+
+/* Whose fault the worst group says it is: the title's words, the
+ * "Verdict:" line's, the details' verdict. */
+typedef struct kl_verdict {
+    const char *title, *line, *json;
+} kl_verdict;
+
+static kl_verdict kl_whose(const kl_group *w)
+{
+    static const kl_verdict gpu = { "this is not your code", "this GPU, not your code", "this GPU" };
+    if (w->code < 0)
+        return w->unc ? gpu : (kl_verdict){ "its link loses data", gpu.line, gpu.json };
+    switch (cp_xid_info(w->code).cls) {
+    case CP_XID_APP:
+        return (kl_verdict){ "the program's own fault", "the program's own fault (your code)", "your code" };
+    case CP_XID_AFTER:
+        return (kl_verdict){ "it follows an earlier error",
+                             "not known from the kernel log (the Xid only follows an earlier error)", "unknown" };
+    case CP_XID_UNKNOWN:
+        return (kl_verdict){ "an Xid cuprobe does not know",
+                             "not known: look the Xid up in NVIDIA's catalogue", "unknown" };
+    default:
+        return gpu;
+    }
 }
 
 /* "GPU 1 (PCI 0000:28:00.0)": the device as this process numbered it. */
@@ -211,21 +238,22 @@ static void kl_finish(cp_proc *p, void *st, cp_report *rep)
         return;
     const kl_group *w = &g[worst];
     struct cp_xid_info wx = cp_xid_info(w->code);
-    int mine = w->code >= 0 && wx.cls == CP_XID_APP;
+    kl_verdict v = kl_whose(w);
     size_t sl = strcspn(wx.meaning, ":");
     cp_finding *f;
     kl_gpu(p, w, gpu, sizeof gpu);
     kl_when(s, w->first_us, when, sizeof when);
     if (w->code >= 0)
         f = cp_finding_new(rep, &cp_check_kmsg, p, "Xid %d on %s %s: %.*s; %s", w->code, gpu, when, (int)sl,
-                           wx.meaning, mine ? "the program's own fault" : "this is not your code");
+                           wx.meaning, v.title);
     else
-        f = cp_finding_new(rep, &cp_check_kmsg, p, "PCIe %s errors for %s %s: its link%s",
+        f = cp_finding_new(rep, &cp_check_kmsg, p, "PCIe %s errors for %s %s: %s",
                            w->unc ? "uncorrectable" : "correctable", gpu, when,
-                           w->unc ? " failed; this is not your code" : " loses data");
+                           w->unc ? "its link failed; this is not your code" : v.title);
     if (!f)
         return;
-    f->sev = kl_rank(w) >= 4 ? CP_SEV_ERROR : CP_SEV_WARNING;
+    int rank = kl_rank(w);
+    f->sev = rank >= 4 ? CP_SEV_ERROR : rank ? CP_SEV_WARNING : CP_SEV_INFO;
     f->count = 1;
     if (w->code >= 0)
         f->fix = wx.action;
@@ -268,8 +296,8 @@ static void kl_finish(cp_proc *p, void *st, cp_report *rep)
         cp_jb_close(&f->details, '}');
     }
     cp_jb_close(&f->details, ']');
-    cp_jb_ks(&f->details, "verdict", mine ? "your code" : "this GPU");
-    cp_finding_line(f, "Verdict: %s.", mine ? "the program's own fault (your code)" : "this GPU, not your code");
+    cp_jb_ks(&f->details, "verdict", v.json);
+    cp_finding_line(f, "Verdict: %s.", v.line);
     if (w->code >= 0)
         cp_finding_line(f, "First action: %s (NVIDIA's Xid catalogue: %s).", wx.action, CP_XID_CATALOGUE);
 }

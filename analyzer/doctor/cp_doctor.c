@@ -48,7 +48,7 @@ static void usage(FILE *f)
           "\n"
           "  --json          machine-readable output (schema: docs/doctor.md)\n"
           "  --kernel-log FILE  check only this kernel log, copied off another machine\n"
-          "                  (dmesg, dmesg -T, journalctl or /dev/kmsg format)\n"
+          "                  (dmesg with any of -T, -r, -x; journalctl, syslog or /dev/kmsg format)\n"
           "  --python [PY]   also check the torch (or jax) build of interpreter PY (default python3)\n"
           "  --min-cuda X.Y  fail unless the driver supports CUDA X.Y\n"
           "  --timeout S     limit for each driver step and for the interpreter (default 20)\n"

@@ -65,14 +65,20 @@ int cp_dr_aer_line(struct cp_dr_klog *log, const char *text, int *state)
 
     switch (cp_kmsg_aer(text, &a)) {
     case CP_AER_RECEIVED:
+        /* the port that logs it is the root port the error message went
+         * to: in another machine's log, the only trace of the path */
         d = find_dev(log, a.sdom, a.sbus, a.sdev, a.sfn);
         if (d)
             d->rcv[a.sev]++;
+        if (d && !d->root[0])
+            snprintf(d->root, sizeof(d->root), "%04x:%02x:%02x.%x", a.dom, a.bus, a.dev, a.fn);
         return 1;
     case CP_AER_BUS_ERROR:
         d = find_dev(log, a.dom, a.bus, a.dev, a.fn);
         if (d)
             d->log[a.sev]++;
+        if (d && strncmp(text, "nvidia ", 7) == 0)
+            d->nvidia = true;
         *state = d ? (int)(d - log->aer) : -1;
         return 1;
     case CP_AER_DETAIL:
@@ -165,13 +171,14 @@ static void gpu_path(struct cp_dr_ctx *ctx, int gi)
         d->role = k == 0 ? CP_DR_AER_GPU : k == ncomp - 1 && first ? CP_DR_AER_ROOT : CP_DR_AER_BRIDGE;
         snprintf(d->below, sizeof(d->below), "%s", k ? comp[k - 1] : "");
         snprintf(d->above, sizeof(d->above), "%s", k + 1 < ncomp ? comp[k + 1] : "");
-        snprintf(d->root, sizeof(d->root), "%s", first ? comp[ncomp - 1] : "");
+        if (first)
+            snprintf(d->root, sizeof(d->root), "%s", comp[ncomp - 1]);
         /* the device's own directory: the path's text up to it */
         cp_dr_fmt(dir, sizeof(dir), "%s", real);
         for (int j = ncomp - 1; j >= k; j--)
             cp_dr_fmt(dir + strlen(dir), sizeof(dir) - strlen(dir), "/%s", comp[j]);
         for (int sev = 0; sev < 3; sev++)
-            read_counters(d, dir, sev);
+            ctx->pci[gi].aer_sys |= read_counters(d, dir, sev) == 0;
     }
 }
 
@@ -208,6 +215,22 @@ static void names(struct cp_dr_check *c, const char *what, const struct cp_dr_ae
         cp_dr_ev(c, "%s %s %llu", i ? "," : "", v[i].name, v[i].n);
 }
 
+/* Another machine's device is a GPU when the nvidia driver logged its
+ * errors, or logged an Xid or the UUID for its address. */
+static bool foreign_gpu(const struct cp_dr_klog *log, const struct cp_dr_aer *d)
+{
+    if (d->nvidia)
+        return true;
+    for (int i = 0; i < log->nxid; i++)
+        if (log->xid[i].dom == d->dom && log->xid[i].bus == d->bus && log->xid[i].dev == d->dev &&
+            log->xid[i].fn == d->fn)
+            return true;
+    for (int i = 0; i < log->nuuid; i++)
+        if (log->uuid[i].dom == d->dom && log->uuid[i].bus == d->bus && log->uuid[i].dev == d->dev && !d->fn)
+            return true;
+    return false;
+}
+
 /* "bridge 0000:17:00.0 above physical GPU 0 (PCI 0000:18:00.0)" */
 static void where(const struct cp_dr_ctx *ctx, const struct cp_dr_aer *d, char *buf, size_t n)
 {
@@ -215,6 +238,11 @@ static void where(const struct cp_dr_ctx *ctx, const struct cp_dr_aer *d, char *
     const struct cp_dr_pci *g = d->gpu >= 0 ? &ctx->pci[d->gpu] : NULL;
     char gpu[96];
 
+    if (!g && d->role == CP_DR_AER_GPU) {
+        cp_dr_gpu_name(ctx, d->dom, d->bus, d->dev, d->fn, false, gpu, sizeof(gpu));
+        snprintf(buf, n, "%s itself", gpu);
+        return;
+    }
     if (!g) {
         snprintf(buf, n, "PCIe device %s", d->bdf);
         return;
@@ -226,14 +254,17 @@ static void where(const struct cp_dr_ctx *ctx, const struct cp_dr_aer *d, char *
         snprintf(buf, n, "%s %s above %s", role[d->role], d->bdf, gpu);
 }
 
-static void aer_check(struct cp_dr_ctx *ctx, const struct cp_dr_aer *d)
+static void aer_check(struct cp_dr_ctx *ctx, struct cp_dr_aer *d)
 {
     unsigned long long cor = count(d, 0), unc = count(d, 1) + count(d, 2), nrcv, nlog;
     enum cp_dr_mark m = unc ? CP_DR_FAIL : cor >= CP_DR_AER_STORM ? CP_DR_WARN : CP_DR_NOTE;
     const struct cp_dr_pci *g = d->gpu >= 0 ? &ctx->pci[d->gpu] : NULL;
-    char at[160], link[64] = "";
+    char at[160], link[64] = "", path[96];
+    bool via_root = false;
     struct cp_dr_check *c;
 
+    if (!g && ctx->log.foreign && foreign_gpu(&ctx->log, d))
+        d->role = CP_DR_AER_GPU;
     where(ctx, d, at, sizeof(at));
     if (unc)
         c = cp_dr_add(&ctx->rep, 1, m, "pcie.aer", "%llu uncorrectable PCIe error%s at %s", unc, unc == 1 ? "" : "s",
@@ -255,20 +286,28 @@ static void aer_check(struct cp_dr_ctx *ctx, const struct cp_dr_aer *d)
                  nrcv == 1 ? "" : "s", nlog);
     names(c, "kernel log errors", d->lname, d->nl);
     names(c, "sysfs counters", d->sname, d->ns);
-    if (link[0])
+    if (link[0]) {
         cp_dr_ev(c, "; the link %s%s%s", link, d->root[0] ? ", root port " : "", d->root);
+    } else if (d->root[0] && strcmp(d->root, d->bdf) != 0) {
+        /* no topology (another machine's log): the port it reported to */
+        cp_dr_ev(c, "; reported to root port %s", d->root);
+        via_root = true;
+    }
     if (g && g->max_width)
         cp_dr_ev(c, "; the GPU's link trained at x%d of x%d%s", g->cur_width, g->max_width,
                  g->cur_width < g->max_width ? " (degraded: the same link)" : "");
+    if (via_root)
+        snprintf(path, sizeof(path), "the path from root port %s to %s", d->root, d->bdf);
+    else
+        snprintf(path, sizeof(path), "the link %s", link[0] ? link : d->bdf);
     if (m != CP_DR_NOTE)
-        cp_dr_fix(c, "%sthe link %s loses data: reseat the GPU, check or replace the riser or cable, try another "
+        cp_dr_fix(c, "%s%s loses data: reseat the GPU, check or replace the riser or cable, try another "
                      "slot or a lower PCIe generation in the BIOS; errors that follow the GPU to another slot are "
                      "the GPU's",
-                  unc ? "an uncorrectable error can drop the GPU off the bus (Xid 79); " : "",
-                  link[0] ? link : d->bdf);
+                  unc ? "an uncorrectable error can drop the GPU off the bus (Xid 79); " : "", path);
     cp_dr_kv_str(c, "device", d->bdf);
     cp_dr_kv_str(c, "role", (const char *[]){"gpu", "bridge", "root_port", "other"}[d->role]);
-    cp_dr_kv_str(c, "gpu_pci", g ? g->bdf : "");
+    cp_dr_kv_str(c, "gpu_pci", g ? g->bdf : d->role == CP_DR_AER_GPU ? d->bdf : "");
     cp_dr_kv_str(c, "link", link);
     cp_dr_kv_str(c, "root_port", d->root);
     cp_dr_kv_int(c, "correctable", (long long)cor);
@@ -276,13 +315,47 @@ static void aer_check(struct cp_dr_ctx *ctx, const struct cp_dr_aer *d)
     cp_dr_kv_int(c, "fatal", (long long)count(d, 2));
 }
 
+/* The GPUs whose path to the CPU has no AER counters in sysfs: their
+ * links' errors are known only from the kernel log, which is said rather
+ * than passed over as a clean link. */
+static void no_counters(struct cp_dr_ctx *ctx)
+{
+    char names[CP_DR_TEXT / 2] = "", pcis[CP_DR_TEXT / 2] = "";
+    struct cp_dr_check *c;
+    int n = 0;
+
+    for (int i = 0; i < ctx->npci; i++) {
+        char gpu[96];
+        size_t ln = strlen(names), lp = strlen(pcis);
+
+        if (ctx->pci[i].aer_sys)
+            continue;
+        cp_dr_gpu_name(ctx, ctx->pci[i].dom, ctx->pci[i].bus, ctx->pci[i].dev, ctx->pci[i].fn, false, gpu,
+                       sizeof(gpu));
+        snprintf(names + ln, sizeof(names) - ln, "%s%s", n ? ", " : "", gpu);
+        snprintf(pcis + lp, sizeof(pcis) - lp, "%s%s", n ? ", " : "", ctx->pci[i].bdf);
+        n++;
+    }
+    if (!n)
+        return;
+    c = cp_dr_add(&ctx->rep, 1, CP_DR_NOTE, "pcie.aer", "PCIe AER counters not in sysfs for %s", names);
+    cp_dr_ev(c, "no aer_dev_correctable, aer_dev_nonfatal or aer_dev_fatal for the GPU%s or the bridges above "
+                "%s (a kernel before 4.17, AER off with pci=noaer or by the firmware, or a virtual machine's "
+                "bridge without AER): %s PCIe errors are %s",
+             n == 1 ? "" : "s", n == 1 ? "it" : "them", n == 1 ? "its" : "their",
+             ctx->log.readable ? "known only from the kernel log"
+                               : "not checked (the kernel log is not readable either)");
+    cp_dr_kv_int(c, "devices", 0);
+    cp_dr_kv_str(c, "not_in_sysfs", pcis);
+}
+
 int cp_dr_aer_checks(struct cp_dr_ctx *ctx)
 {
-    const struct cp_dr_klog *log = &ctx->log;
+    struct cp_dr_klog *log = &ctx->log;
     int added = 0, nread = 0;
 
     for (int i = 0; i < log->naer; i++) {
-        const struct cp_dr_aer *d = &log->aer[i];
+        struct cp_dr_aer *d = &log->aer[i];
 
         nread += d->have_sys;
         /* a device on no GPU's path (a disk, a NIC) is not doctor's
@@ -301,5 +374,7 @@ int cp_dr_aer_checks(struct cp_dr_ctx *ctx)
                  nread, nread == 1 ? "" : "s");
         cp_dr_kv_int(c, "devices", nread);
     }
+    if (!log->foreign)
+        no_counters(ctx);
     return added;
 }

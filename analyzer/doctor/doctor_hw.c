@@ -219,8 +219,12 @@ const char *cp_dr_gpu_name(const struct cp_dr_ctx *ctx, unsigned dom, unsigned b
         snprintf(buf + len, n - len, ", hidden by CUDA_VISIBLE_DEVICES");
     else if (full && i >= 0)
         snprintf(buf + len, n - len, ", CUDA index not probed");
-    else if (full && i < 0 && !uuid[0])
-        snprintf(buf + len, n - len, "%s", ctx->log.foreign ? "on the machine that wrote the log" : "not on this machine");
+    else if (full && i < 0 && ctx->log.foreign && !uuid[0])
+        snprintf(buf + len, n - len, "on the machine that wrote the log");
+    else if (full && i < 0 && !ctx->log.foreign)
+        /* this machine's log names it, sysfs no longer does: a GPU that
+         * fell off the bus leaves the PCI tree */
+        snprintf(buf + len, n - len, "%snot on the PCI bus now", uuid[0] ? ", " : "");
     len = strlen(buf);
     if (i >= 0 || full)
         snprintf(buf + len, n - len, ")");

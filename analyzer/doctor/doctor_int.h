@@ -57,6 +57,7 @@ struct cp_dr_pci {
     double cur_speed, max_speed;    /* GT/s, 0 when unknown */
     char uuid[48];       /* from NVML or the driver probe, "" when unknown */
     int cuda;            /* CUDA ordinal in this process, -1 when not visible or not probed */
+    bool aer_sys;        /* sysfs has AER counters for it or a bridge above it */
 };
 
 /* ---- the kernel log (doctor_log.c, doctor_xid.c, doctor_aer.c) ---------- */
@@ -95,9 +96,11 @@ struct cp_dr_aer {
     struct cp_dr_aer_name lname[8], sname[8]; /* errors by name: kernel log, sysfs */
     int nl, ns;
     int gpu;                    /* index in ctx->pci of the GPU below it, -1 unknown */
+    bool nvidia;                /* the nvidia driver logged its errors: it is a GPU */
     int role;                   /* enum cp_dr_aer_role */
     char above[16], below[16];  /* its neighbours on the GPU's path, "" none */
-    char root[16];              /* the root port of that path, "" unknown */
+    char root[16];              /* the root port of that path (sysfs, or the port that logged
+                                 * "error received" for it), "" unknown */
 };
 
 enum cp_dr_aer_role { CP_DR_AER_GPU, CP_DR_AER_BRIDGE, CP_DR_AER_ROOT, CP_DR_AER_OTHER };
@@ -229,7 +232,8 @@ void cp_dr_hw(struct cp_dr_ctx *ctx);
  *  "physical GPU 1 (PCI 0000:28:00.0, GPU-..., CUDA device 0)" into buf
  *  for the GPU at dom:bus:dev.fn: its place in bus order (nvidia-smi's
  *  numbering), UUID, and CUDA ordinal in this process where known; "GPU at
- *  PCI ..." for one this machine does not have (another machine's log).
+ *  PCI ..." for one sysfs does not list (another machine's log, or a GPU
+ *  of this one gone from the bus: "not on the PCI bus now").
  *  Without full: only "physical GPU 1 (PCI 0000:28:00.0)".
  *  @return : buf. */
 const char *cp_dr_gpu_name(const struct cp_dr_ctx *ctx, unsigned dom, unsigned bus, unsigned dev, unsigned fn,

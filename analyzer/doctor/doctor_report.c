@@ -291,28 +291,44 @@ static int first_failed_layer(const struct cp_dr_report *r)
     return 0;
 }
 
+/* A finding of the kernel log itself (not the line saying what was read). */
+static bool log_finding(const struct cp_dr_check *c)
+{
+    return strcmp(c->id, "xid") == 0 || strcmp(c->id, "pcie.aer") == 0;
+}
+
 /* The verdict text after "verdict: ": the heads of the failures of the
- * failed layer, else of all warnings. */
+ * failed layer, else of all warnings; for --kernel-log, whose only checks
+ * are the log's, of its notes when nothing worse was found, so that a log
+ * with findings never reads as clean. */
 static void verdict(const struct cp_dr_ctx *ctx, int failed, char *buf, size_t n)
 {
     const struct cp_dr_report *r = &ctx->rep;
     enum cp_dr_mark want = failed ? CP_DR_FAIL : CP_DR_WARN;
-    int count = 0;
+    int count = 0, notes = 0;
     size_t len;
 
-    for (size_t i = 0; i < r->n; i++)
+    for (size_t i = 0; i < r->n; i++) {
         count += r->v[i].mark == want && (!failed || r->v[i].layer == failed);
+        notes += r->v[i].mark == CP_DR_NOTE && log_finding(&r->v[i]);
+    }
     if (failed)
         snprintf(buf, n, "FAIL at layer %d (%s): ", failed, layer_names[failed]);
     else if (count)
         snprintf(buf, n, "PASS with %d warning%s: ", count, count == 1 ? "" : "s");
+    else if (ctx->kernel_log && notes)
+        snprintf(buf, n, "PASS: nothing in %s needs action; %d note%s: ", ctx->kernel_log, notes,
+                 notes == 1 ? "" : "s");
     else if (ctx->kernel_log)
         snprintf(buf, n, "PASS: no Xid event, no PCIe AER error in %s", ctx->kernel_log);
     else
         snprintf(buf, n, "PASS: all %d layers passed", CP_DR_LAYERS);
+    if (!failed && !count && ctx->kernel_log && notes)
+        want = CP_DR_NOTE;
     len = strlen(buf);
     for (size_t i = 0, k = 0; i < r->n; i++) {
-        if (r->v[i].mark != want || (failed && r->v[i].layer != failed))
+        if (r->v[i].mark != want || (failed && r->v[i].layer != failed) ||
+            (want == CP_DR_NOTE && !log_finding(&r->v[i])))
             continue;
         len += (size_t)snprintf(buf + len, len < n ? n - len : 0, "%s%s", k++ ? "; " : "",
                                 r->v[i].head);

@@ -5,6 +5,7 @@
  * clock now), and a second later the synchronisation returns the sticky
  * error the fake driver was told to inject (FAKECUDA_FAIL_LAUNCH=1,
  * FAKECUDA_FAIL_CODE=999).  Exits 1 with the error, as a program would.
+ * `gpu_lost N` logs Xid N instead, with a channel message and a process.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,7 +16,7 @@
 #include "cp_test.h"
 #include "fake_api.h"
 
-static void log_xid79(void)
+static void log_xid(int code)
 {
     const char *path = getenv("CUPROBE_KMSG");
     int64_t us = cp_kmsg_clock_now();
@@ -29,12 +30,16 @@ static void log_xid79(void)
         us = (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
     }
     fprintf(f, "4,2201,%lld,-;NVRM: GPU at PCI:0000:28:00: GPU-a1e60b30-557a-9fc4-e90e-33587da2c7ec\n", (long long)us);
-    fprintf(f, "3,2202,%lld,-;NVRM: Xid (PCI:0000:28:00): 79, pid='<unknown>', name=<unknown>, GPU has fallen off "
-               "the bus.\n", (long long)us + 12);
+    if (code == 79)
+        fprintf(f, "3,2202,%lld,-;NVRM: Xid (PCI:0000:28:00): 79, pid='<unknown>', name=<unknown>, GPU has fallen "
+                   "off the bus.\n", (long long)us + 12);
+    else
+        fprintf(f, "3,2202,%lld,-;NVRM: Xid (PCI:0000:28:00): %d, pid=%d, name=gpu_lost, Ch 00000010\n",
+                (long long)us + 12, code, (int)getpid());
     fclose(f);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
     CUcontext c;
     CUmodule m;
@@ -47,7 +52,7 @@ int main(void)
     CK(cuModuleLoadData(&m, "lost"));
     CK(cuModuleGetFunction(&noop, m, "fake_noop"));
     CK(cuLaunchKernel(noop, 1, 1, 1, 32, 1, 1, 0, NULL, NULL, NULL));
-    log_xid79();
+    log_xid(argc > 1 ? atoi(argv[1]) : 79);
     sleep(1);
     r = cuCtxSynchronize();
     if (r != CUDA_SUCCESS) {

@@ -1,5 +1,6 @@
 #!/bin/sh
-# doctor and NVML (the fake libnvidia-ml.so.1): absent is "not checked";
+# doctor and NVML (the fake libnvidia-ml.so.1): never linked (readelf);
+# absent is "not checked";
 # an init failure is a warning at the driver layer; hardware thermal
 # throttling and a PCIe replay storm are warnings, a software power cap and
 # persistence mode off are notes.
@@ -7,6 +8,16 @@
 . "$ROOT/tests/doctor/lib_doctor.sh"
 need_fake
 need_nvml
+# NVML and the driver are dlopen'ed, never linked: doctor runs where
+# neither is installed
+if command -v readelf >/dev/null; then
+    for bin in "$ANA" "$B/cuprobe"; do
+        [ -f "$bin" ] || continue
+        readelf -d "$bin" >"$TMP/dyn" || die "readelf -d $bin"
+        grep -q NEEDED "$TMP/dyn" || die "readelf -d $bin lists no NEEDED entry"
+        expect_no_grep 'NEEDED.*(libnvidia-ml|libcuda)' "$TMP/dyn"
+    done
+fi
 use_tree pcie2
 export FAKECUDA_DEVICES=2 CUPROBE_KMSG="$DR_LOGS/clean.kmsg"
 run_doctor absent LD_LIBRARY_PATH="$FAKE_DIR" --bw-mib 4

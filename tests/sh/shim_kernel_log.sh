@@ -12,6 +12,17 @@ PROG="$B/tests/progs/gpu_lost"
 [ -x "$PROG" ] && [ -f "$SHIM" ] && [ -x "$ANA" ] || skip "gpu_lost, the shim or the analyzer not built"
 export LD_LIBRARY_PATH="$FAKE_DIR" FAKECUDA_DEVICES=2 FAKECUDA_FAIL_LAUNCH=1 FAKECUDA_FAIL_CODE=999 TZ=UTC
 unset CUPROBE_KMSG
+# kl_json NAME ASSERTIONS: the details of the kernel-log finding of the JSON
+# report of $TMP/NAME.trace, as `det`, pass the Python ASSERTIONS
+kl_json() {
+    "$ANA" report --json --no-progress "$TMP/$1.trace" >"$TMP/$1.json" 2>&1 || true
+    python3 - "$TMP/$1.json" "$2" <<'PY' || die "kernel-log JSON of $1"
+import json, sys
+d = json.load(open(sys.argv[1]))
+det = [f for f in d["findings"] if f["check"] == "kernel-log"][0]["details"]
+exec(sys.argv[2])
+PY
+}
 # a line from before the run: not part of it
 printf '3,1000,1000,-;NVRM: Xid (PCI:0000:18:00): 48, pid=1, name=old, An uncorrectable double bit error\n' >"$TMP/kmsg"
 cp "$TMP/kmsg" "$TMP/kmsg0"
@@ -36,15 +47,19 @@ expect_grep "The run's error: cuCtxSynchronize returned CUDA_ERROR_UNKNOWN \\(99
 expect_grep '^ +NVRM: Xid \(PCI:0000:28:00\): 79, pid=.<unknown>., name=<unknown>, GPU has fallen off the bus\.$' "$TMP/lost.report"
 expect_grep '^ +Verdict: this GPU, not your code\.$' "$TMP/lost.report"
 expect_grep '^ +First action: reboot the node \(or reset the GPU\)' "$TMP/lost.report"
-"$ANA" report --json --no-progress "$TMP/lost.trace" >"$TMP/lost.json" 2>&1 || true
-python3 - "$TMP/lost.json" <<'PY' || die "kernel-log JSON"
-import json, sys
-d = json.load(open(sys.argv[1]))
-det = [f for f in d["findings"] if f["check"] == "kernel-log"][0]["details"]
-ev = [e for e in det["events"] if e["xid"] == 79][0]
+kl_json lost 'ev = [e for e in det["events"] if e["xid"] == 79][0]
 assert det["verdict"] == "this GPU" and ev["class"] == "hardware" and ev["gpu"].startswith("GPU 1 "), det
-assert 0.9 <= ev["seconds_before_error"] < 5, ev
-PY
+assert 0.9 <= ev["seconds_before_error"] < 5, ev'
+
+# only the driver's cleanup (Xid 45) in the log: information without a
+# verdict of its own, neither "your code" nor "this GPU"
+: >"$TMP/kmsg45"
+LD_PRELOAD="$PRELOAD" CUPROBE_OUTPUT="$TMP/x45.trace" CUPROBE_KMSG="$TMP/kmsg45" "$PROG" 45 >/dev/null 2>&1
+"$ANA" report --no-progress "$TMP/x45.trace" >"$TMP/x45.report" 2>&1 || true
+expect_grep '^info +\[kernel-log\] Xid 45 on GPU 1 \(PCI 0000:28:00\.0\) at [0-9:]+, 1\.[0-9] s before the error: preemptive cleanup; it follows an earlier error$' "$TMP/x45.report"
+expect_grep '^ +Verdict: not known from the kernel log \(the Xid only follows an earlier error\)\.$' "$TMP/x45.report"
+expect_no_grep 'your code' "$TMP/x45.report"
+kl_json x45 'assert det["verdict"] == "unknown" and det["events"][0]["class"] == "aftermath", det'
 
 # the log unreadable: said once, as info
 LD_PRELOAD="$PRELOAD" CUPROBE_OUTPUT="$TMP/nolog.trace" CUPROBE_KMSG="$TMP/nodir/kmsg" "$PROG" >/dev/null 2>&1
