@@ -9,7 +9,8 @@
 # window, which the address keeps, and the address opens the same view
 # again; a double-click and selecting a finding.  On the demo program run
 # by a shell, with another shell's run: the shells, which drew nothing, are
-# one line, and that page fits the window too.  Skips only when no chromium
+# one line, and that page fits the window too.  On the golden OOM trace, an OOM in the first
+# millisecond is timed in µs, not as 0.000 s.  Skips only when no chromium
 # is installed (.ci/run installs it).
 ROOT=${ROOT:-$(cd "$(dirname "$0")/../.." && pwd)}
 . "$ROOT/tests/sh/lib.sh"
@@ -76,4 +77,10 @@ sed -n '/<h2>Memory over time/,/<h2>Call sites/p' "$TMP/shells.dom" | grep '<h3>
     die "one process heading over the charts expected: $(cat "$TMP/heads")"
 [ "$(grep -c '<svg class="chart' "$TMP/shells.dom")" -eq 3 ] || die "the demo's 3 charts expected"
 
+# An OOM 265 µs into the run.
+"$ANA" report --html "$TMP/oom.html" --no-progress tests/golden/report_oom_torch.trace >/dev/null
+[ $? -le 3 ] || die "report --html of the OOM trace failed"
+expect_grep 'At OOM 1 \([0-9.]+ µs\)' "$TMP/oom.html"
+expect_grep "segments at the OOM at [0-9.]+ µs" "$TMP/oom.html"
+! grep -q '0\.000 s' "$TMP/oom.html" || die "a time in the first millisecond reads 0.000 s"
 echo "exploring checks out"
