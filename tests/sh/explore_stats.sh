@@ -4,7 +4,7 @@
 # calls and errors (CSV and JSON) equal those counted from `dump` of the same
 # traces (tests/sh/explore_check.py stats); the site tables name the call
 # site that holds the most at the peak, allocates the most and allocates
-# temporaries; the time blocked in
+# temporaries, and an empty one says "none"; the time blocked in
 # synchronous copies is that of the copy calls that kept their caller
 # waiting, pageable "async" ones included; --csv keeps one header per
 # table; bad options exit 2.
@@ -66,6 +66,9 @@ expect_grep 'cuMemAlloc_v2 +81 +0 +81 ' "$TMP/leak.txt"
 # A free is recorded before the driver frees: counted, never timed.
 expect_grep 'cuMemFree_v2 +[0-9]+ +0 +0 +- +- +- +- +-$' "$TMP/leak.txt"
 expect_grep 'HtoD +pinned +40 +40\.00 MiB' "$TMP/leak.txt"
+# Nothing was freed with no allocation between: the table says so.
+grep -A1 '^Temporary allocations' "$TMP/leak.txt" | tail -n 1 >"$TMP/leak.temp"
+expect_grep '^  none$' "$TMP/leak.temp"
 # The growth run's plateau: 400 activations each freed before the next allocation.
 "$ANA" stats --table temporary --no-progress "$TMP/growth.trace" >"$TMP/growth.txt" ||
     die "stats exit $?"
