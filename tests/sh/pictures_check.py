@@ -1,16 +1,17 @@
 #!/usr/bin/env python3
 """pictures_check.py - assertions of tests/sh/pictures_*.sh.
 
-  pictures_check.py perfetto EXPORT.json REPORT.json NTRACES [TIMES]
+  pictures_check.py perfetto EXPORT.json REPORT.json NTRACES [PAGE.html]
       the export parses; every process has one track (process_name) and
       there is one per trace, under its real pid; its threads are named
       (thread_name) with their real tids; events with a time are in time
       order within each process; the highest "GPU d held" counter of each
       process equals the report's peak_bytes for that device, and a "GPU d by
       holder" counter splits it; OOMs in the report appear as instants;
-      every finding is an instant, and findings are not all at one time
-      when the report has findings of several times (the end of the run is
-      not where every finding goes).
+      every finding is an instant.  PAGE.html, the page of the same traces
+      (one process): each finding the page times is an instant at that
+      time (within 2 us), its range's end too, and they are not all at one
+      time (the end of the run is not where every finding goes).
   pictures_check.py page PAGE.html DOM.html REPORT.json NCHARTS
       the page references nothing outside itself; after its script ran
       (DOM from chromium --dump-dom) the body is data-ready, the charts and
@@ -47,7 +48,7 @@ def fail(msg):
     sys.exit(1)
 
 
-def perfetto(export, report, ntraces, expect_times=False):
+def perfetto(export, report, ntraces, page_path=None):
     with open(export) as f:
         doc = json.load(f)
     with open(report) as f:
@@ -117,8 +118,26 @@ def perfetto(export, report, ntraces, expect_times=False):
     for e in fi:
         if "until_us" in e["args"] and e["args"]["until_us"] < e["ts"]:
             fail("finding %s ends before it starts" % e["args"]["id"])
-    if expect_times and len({e["ts"] for e in fi}) < 2:
-        fail("every finding at one time: %s" % [(e["name"], e["ts"]) for e in fi])
+    if page_path:
+        src = open(page_path, encoding="utf-8").read()
+        when = {"finding-" + i: (float(a), float(b)) for i, a, b in re.findall(
+            r'<div class="finding \w+" id="finding-(\d+)" data-check="[\w-]+" '
+            r'data-from="([\d.]+)" data-to="([\d.]+)"', src)}
+        if len(when) < 2:
+            fail("the page times %d findings; the check wants two or more" % len(when))
+        for e in fi:
+            w = when.get(e["args"]["id"])
+            if not w:
+                continue
+            if abs(e["ts"] / 1e6 - w[0]) > 2e-6:
+                fail("%s at %.6f s in the export, from %.6f s on the page"
+                     % (e["args"]["id"], e["ts"] / 1e6, w[0]))
+            end = e["args"].get("until_us", e["ts"]) / 1e6
+            if w[1] > w[0] and abs(end - w[1]) > 2e-6:
+                fail("%s ends at %.6f s in the export, %.6f s on the page"
+                     % (e["args"]["id"], end, w[1]))
+        if len({e["ts"] for e in fi}) < 2:
+            fail("every finding at one time: %s" % [(e["name"], e["ts"]) for e in fi])
     print("ok perfetto: %d events, %d tracks, %d peak counters match, %d findings"
           % (len(ev), len(names), checked, nf))
 
@@ -308,6 +327,6 @@ if __name__ == "__main__":
     elif sys.argv[1] == "zoom":
         zoom(sys.argv[2])
     elif sys.argv[1] == "perfetto":
-        perfetto(sys.argv[2], sys.argv[3], int(sys.argv[4]), len(sys.argv) > 5)
+        perfetto(sys.argv[2], sys.argv[3], int(sys.argv[4]), sys.argv[5] if len(sys.argv) > 5 else None)
     else:
         page(sys.argv[2], sys.argv[3], sys.argv[4], int(sys.argv[5]))
