@@ -17,7 +17,9 @@
       (DOM from chromium --dump-dom) the body is data-ready, the charts and
       their shapes exist, and every finding of the report is there with its
       check id, in order; every memory chart carries data-peak-bytes and
-      data-ymax-bytes, its scale at most twice the peak.
+      data-ymax-bytes, its scale at most twice the peak, and shows the
+      card's capacity (data-cap-bytes) as a line when its scale reaches
+      it, else as a mark saying it is off the scale.
   pictures_check.py probe DOM.html [SAME.html]
       a page with tests/sh/pictures_probe.js run in it: it fits its window
       (each chart as wide as it is drawn, no sideways scrolling); every
@@ -167,6 +169,11 @@ def page(path, dom_path, report, ncharts):
         peak, ymax = scale(svg)
         if ymax > 2 * max(peak, 1):
             fail("a memory chart's scale %d is over twice its peak %d" % (ymax, peak))
+        cap = re.search(r'data-cap-bytes="(\d+)"', svg[:svg.index(">")])
+        cap = int(cap.group(1)) if cap else 0
+        line, off = '<line class="cap"' in svg, 'class="capoff"' in svg
+        if cap and (line, off) != (ymax >= cap, ymax < cap):
+            fail("capacity %d on a scale of %d: line %s, off-scale mark %s" % (cap, ymax, line, off))
     found = re.findall(r'<div class="finding (\w+)" id="finding-(\d+)" data-check="([\w-]+)"', dom)
     want = [(f["severity"], f["check"]) for f in rep["findings"]]
     got = [(sev, chk) for sev, i, chk in found]
