@@ -3,11 +3,12 @@
 # tests/progs/explore_train: a clean run against a leaking one names the
 # leaking site with its size (peak per site and the leak finding that
 # appeared), exits 0 without a gate and 3 with --fail-on-regression 10%,
-# saying where; a run against itself prints nothing and exits 0, whether
-# given as traces, directories, report summaries or `stats --json`; two
-# runs of one program, loaded at other addresses, match site by site (by
-# file:line and function); the JSON form holds the same, the time blocked
-# in copies of each side included; a gate above the growth passes.
+# saying where, and the other way round the leak went away; a run against
+# itself prints nothing and exits 0, whether given as traces, directories,
+# report summaries or `stats --json`; two runs of one program, loaded at
+# other addresses, match site by site (by file:line and function); the JSON
+# form holds the same, the time blocked in copies of each side included; a
+# gate above the growth passes.
 ROOT=${ROOT:-$(cd "$(dirname "$0")/../.." && pwd)}
 . "$ROOT/tests/sh/lib.sh"
 [ -x "$ANA" ] || skip "analyzer not built"
@@ -31,6 +32,11 @@ expect_grep '\+80\.00 MiB held at the peak .* at keep_buffer \(tests/progs/explo
 expect_grep 'allocations 41 -> 81 \(\+40\)' "$TMP/d.txt"
 expect_grep '^  \+ warning \[leak\] 80\.00 MiB leaked' "$TMP/d.txt"
 expect_grep 'at keep_buffer \(tests/progs/explore_train\.c:[0-9]+\): 80\.00 MiB' "$TMP/d.txt"
+# The other way round the leak went away, and the peak fell.
+"$ANA" diff --no-progress "$TMP/leak/run.trace" "$TMP/clean/run.trace" >"$TMP/r.txt" ||
+    die "diff NEW BASE: exit $?"
+expect_grep '^  - warning \[leak\] 80\.00 MiB leaked' "$TMP/r.txt"
+expect_grep 'peak 152\.00 MiB -> 72\.00 MiB: -80\.00 MiB \(-53%\)' "$TMP/r.txt"
 
 "$ANA" diff --no-progress --fail-on-regression 10% "$TMP/clean" "$TMP/leak" >/dev/null 2>"$TMP/g.err"
 [ $? -eq 3 ] || die "--fail-on-regression 10%: expected exit 3"
