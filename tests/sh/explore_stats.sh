@@ -7,7 +7,7 @@
 # temporaries, and an empty one says "none"; the time blocked in
 # synchronous copies is that of the copy calls that kept their caller
 # waiting, pageable "async" ones included; --csv keeps one header per
-# table; bad options exit 2.
+# table; a directory gives the stats of its traces; bad options exit 2.
 ROOT=${ROOT:-$(cd "$(dirname "$0")/../.." && pwd)}
 . "$ROOT/tests/sh/lib.sh"
 [ -x "$ANA" ] || skip "analyzer not built"
@@ -76,6 +76,13 @@ expect_grep ' 400 +[0-9.]+% +3\.12 GiB +take_activation \(tests/progs/explore_tr
 # The OOM's holders, from the golden OOM trace.
 "$ANA" stats --table oom --no-progress tests/golden/report_oom_torch.trace >"$TMP/oom.txt"
 expect_grep '1\.50 GiB +3\.00 GiB' "$TMP/oom.txt"
+
+# A directory gives the stats of its traces.
+mkdir "$TMP/dir" && cp "$TMP/leak.trace" "$TMP/dir/" || die "cannot copy the trace"
+"$ANA" stats --json --no-progress "$TMP/dir" | sed 's|"file":"[^"]*"||' >"$TMP/dir.json" ||
+    die "stats DIR exit $?"
+sed 's|"file":"[^"]*"||' "$TMP/leak.json" | cmp -s - "$TMP/dir.json" ||
+    die "stats of a directory differ from those of its trace"
 
 # CSV: every table has its header once.
 "$ANA" stats --csv --no-progress "$TMP/leak.trace" >"$TMP/all.csv" || die "stats --csv exit $?"
