@@ -17,19 +17,15 @@ ROOT=${ROOT:-$(cd "$(dirname "$0")/../.." && pwd)}
 [ -x "$ANA" ] || skip "analyzer not built"
 [ -f "$FAKE_DIR/libcuda.so.1" ] || skip "fake driver not built"
 command -v python3 >/dev/null 2>&1 || skip "python3 not found (needed to read the DOM)"
-CHROME=$(command -v chromium || command -v chromium-browser || true)
-[ -n "$CHROME" ] || skip "chromium not installed (apt-get install chromium)"
+. "$ROOT/tests/sh/lib_chrome.sh"
 cd "$ROOT" || die "no $ROOT"
 CHECK="python3 $ROOT/tests/sh/pictures_check.py"
 
-chrome() {
-    # No sandbox: CI runs as root.  A fresh profile, no network use at all.
-    timeout 120 "$CHROME" --headless --no-sandbox --disable-gpu --disable-dev-shm-usage \
-        --no-first-run --disable-extensions --disable-background-networking \
-        --user-data-dir="$TMP/profile" --virtual-time-budget=3000 --enable-logging=stderr \
-        --v=0 --window-size=800,900 --dump-dom "$1" 2>"$TMP/chrome.err" >"$2" ||
+# dom URL OUT: the DOM of URL, in an 800 px window, after its scripts ran.
+dom() {
+    chrome --window-size=800,900 --dump-dom "$1" >"$2" ||
         { cat "$TMP/chrome.err"; die "chromium --dump-dom $1 failed"; }
-    ! grep -E 'CONSOLE.*(Uncaught|Error)|Uncaught ' "$TMP/chrome.err" || die "$1: script errors"
+    js_errors "$1"
 }
 # probed NAME: NAME.html with the probe after the page's script.
 probed() {
@@ -49,13 +45,13 @@ FAKECUDA_MEM=16G LD_LIBRARY_PATH="$FAKE_DIR" LD_PRELOAD="$PRELOAD" \
 "$ANA" report --html "$TMP/growth.html" --no-progress "$TMP/growth.trace" >/dev/null ||
     die "report --html exit $?"
 probed growth
-chrome "file://$TMP/growth.probe.html" "$TMP/growth.dom"
+dom "file://$TMP/growth.probe.html" "$TMP/growth.dom"
 hash=$(python3 -c 'import html, json, re, sys
 d = open(sys.argv[1], encoding="utf-8").read()
 print(json.loads(html.unescape(re.search(r"data-probe=\"([^\"]*)\"", d).group(1)))["drag"]["hash"])' \
     "$TMP/growth.dom") || die "no probe in the page"
 case "$hash" in "#t="*) ;; *) die "after the drag the address is '$hash'" ;; esac
-chrome "file://$TMP/growth.probe.html$hash" "$TMP/growth-link.dom"
+dom "file://$TMP/growth.probe.html$hash" "$TMP/growth-link.dom"
 $CHECK probe "$TMP/growth.dom" "$TMP/growth-link.dom" || die "exploring the growth page"
 
 # The demo started by a shell, and another shell's run: both shells, which
@@ -68,7 +64,7 @@ FAKECUDA_DEVICES=2 LD_LIBRARY_PATH="$FAKE_DIR" "$CUPROBE" run -o "$TMP/sh/run-%p
 "$ANA" report --html "$TMP/shells.html" --no-progress "$TMP"/sh/*.trace >/dev/null
 [ $? -le 3 ] || die "report --html of the shells' run failed"
 probed shells
-chrome "file://$TMP/shells.probe.html" "$TMP/shells.dom"
+dom "file://$TMP/shells.probe.html" "$TMP/shells.dom"
 $CHECK probe "$TMP/shells.dom" || die "exploring the demo page"
 expect_grep '<p class="helpers when">2 processes with nothing to draw' "$TMP/shells.dom"
 [ "$(grep -c '<p class="helpers' "$TMP/shells.dom")" -eq 1 ] || die "the helpers are not one line"
