@@ -139,16 +139,19 @@ static void cp_stats_print(const cp_sopts *o, cp_report *rep)
             continue;
         cp_tab tab;
         cp_stats_table(&tab, t, rep, o->top);
-        /* Empty tables say nothing in text; CSV keeps its header. */
-        if (tab.nrow || o->csv) {
-            if (!first || !o->csv)
-                putchar('\n');
-            if (o->csv)
-                cp_tab_csv(stdout, &tab);
-            else
-                cp_tab_text(stdout, &tab);
-            first = 0;
-        }
+        /* An empty table keeps its title in text, with "none": a run
+         * without temporary allocations or OOMs says so rather than
+         * leaving the reader to wonder whether the table was computed;
+         * CSV keeps its header. */
+        if (!first || !o->csv)
+            putchar('\n');
+        if (o->csv)
+            cp_tab_csv(stdout, &tab);
+        else if (tab.nrow)
+            cp_tab_text(stdout, &tab);
+        else
+            printf("%s\n  none\n", tab.title);
+        first = 0;
         cp_tab_free(&tab);
     }
 }

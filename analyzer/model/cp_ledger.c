@@ -172,7 +172,7 @@ static void cp_lg_copy(cp_ledger *lg, const cp_record *r)
     v->seen = 1;
     v->copies[dir][cls]++;
     v->copy_bytes[dir][cls] += c->bytes;
-    if (!(c->flags & CP_CF_ASYNC)) {
+    if (cp_series_copy_blocks(r)) {
         v->blocked_ns += r->ev.dur_ns;
         v->n_blocking++;
     }

@@ -424,6 +424,12 @@ int cp_series_copy_class(const cp_record *r)
     return -1;
 }
 
+int cp_series_copy_blocks(const cp_record *r)
+{
+    return !(r->u.copy.flags & CP_CF_ASYNC) || r->u.copy.src_class == CP_MC_PAGEABLE ||
+           r->u.copy.dst_class == CP_MC_PAGEABLE;
+}
+
 static void cp_ser_copy(cp_series *s, const cp_record *r)
 {
     int c = cp_series_copy_class(r);
@@ -432,7 +438,7 @@ static void cp_ser_copy(cp_series *s, const cp_record *r)
         b->copies[c]++;
         b->copy_bytes[c] += r->u.copy.bytes;
     }
-    if (!(r->u.copy.flags & CP_CF_ASYNC))
+    if (cp_series_copy_blocks(r))
         b->blocked_ns += r->ev.dur_ns;
 }
 

@@ -165,6 +165,14 @@ uint64_t cp_series_max_in(const cp_series *s, int d, double f0, double f1);
  *  when neither end is host memory nor another GPU (device to device). */
 int cp_series_copy_class(const struct cp_record *r);
 
+/*! cp_series_copy_blocks() : whether COPY record r kept its caller waiting
+ *  for the copy (its duration is time blocked): a synchronous copy, or an
+ *  asynchronous one with pageable host memory, which the driver stages and
+ *  returns from only once staged (host to device) or done (device to host).
+ *  The stats' "blocked in sync copies", the page's black line and `diff`
+ *  all count these. */
+int cp_series_copy_blocks(const struct cp_record *r);
+
 /*! cp_holder_name() : "framework tensors", "CUDA libraries", ... */
 const char *cp_holder_name(int h);
 

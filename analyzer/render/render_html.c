@@ -244,13 +244,14 @@ static void cp_html_finding(const cp_html *h, size_t i)
     cp_html_esc(o, f->title);
     fprintf(o, "</b>");
     if (f->proc) {
+        char w1[32], w2[32];
         fprintf(o, "<div class=\"when\">");
         cp_html_esc(o, h->proc_label[f->proc->index]);
         if (when && b > a)
-            fprintf(o, ", %.3f s to %.3f s", (double)(a - h->T0) / 1e9,
-                    (double)(b - h->T0) / 1e9);
+            fprintf(o, ", %s to %s", cp_html_when(h, a, w1, sizeof w1),
+                    cp_html_when(h, b, w2, sizeof w2));
         else if (when)
-            fprintf(o, ", from %.3f s", (double)(a > h->T0 ? a - h->T0 : 0) / 1e9);
+            fprintf(o, ", from %s", cp_html_when(h, a, w1, sizeof w1));
         fprintf(o, "</div>");
     }
     if (!f->check->sites_first)

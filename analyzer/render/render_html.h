@@ -71,6 +71,12 @@ const char *cp_html_copy_color(int c);
  *  new; 0 out of memory, with h->err set). */
 size_t cp_html_site(cp_html *h, const char *label);
 
+/*! cp_html_when() : t (trace clock, ns) as the time from the page's start
+ *  (h->T0; earlier is 0) in the unit the script's axes use for it: "1.007 s",
+ *  "12.345 ms", "265.0 µs", so that an event in the first millisecond does
+ *  not read as 0.000 s.  @return : buf. */
+const char *cp_html_when(const cp_html *h, uint64_t t, char *buf, size_t cap);
+
 /* --- render_html_sites.c ---------------------------------------------------------------- */
 
 /*! cp_html_sites() : the call-site tables of every memory chart (held at the

@@ -132,7 +132,7 @@ static void cp_hs_table(cp_html *h, int chart, cp_proc *p, int d)
         for (size_t i = 0; i < n; i++)
             if (cp_hs_oom_bytes(p, ooms[k], rows[i].label))
                 show[i] = 1;
-    char dn[192];
+    char dn[192], w[32];
     fprintf(o, "<h3>");
     cp_html_esc(o, h->proc_label[p->index]);
     fprintf(o, ", %s: call sites</h3>\n<table class=\"sites-table\" data-chart=\"%d\">"
@@ -140,8 +140,8 @@ static void cp_hs_table(cp_html *h, int chart, cp_proc *p, int d)
                "<th class=\"num\">Allocations</th><th class=\"num\">Allocated</th>"
                "<th class=\"num\">Temporary</th>", cp_dev_name(p, d, dn, sizeof dn), chart);
     for (int k = 0; k < n_oom; k++)
-        fprintf(o, "<th class=\"num\">At OOM %d (%.3f s)</th>", k + 1,
-                (double)(ooms[k]->ts > h->T0 ? ooms[k]->ts - h->T0 : 0) / 1e9);
+        fprintf(o, "<th class=\"num\">At OOM %d (%s)</th>", k + 1,
+                cp_html_when(h, ooms[k]->ts, w, sizeof w));
     fprintf(o, "</tr></thead><tbody>\n");
     for (size_t j = 0; j < n; j++) {
         const cp_lg_row *r = ord[j];
@@ -191,7 +191,7 @@ void cp_html_sites(cp_html *h)
 static void cp_hs_segs(cp_html *h, cp_proc *p, const cp_lg_oom *oom)
 {
     FILE *o = h->o;
-    char b1[32], b2[32], b3[32];
+    char b1[32], b2[32], b3[32], at[32];
     uint64_t big = 1;
     for (int i = 0; i < oom->n_seg; i++)
         if (oom->seg[i].total > big)
@@ -199,13 +199,13 @@ static void cp_hs_segs(cp_html *h, cp_proc *p, const cp_lg_oom *oom)
     double row = 16, lw = 250, bw = CP_HTML_SEG_W - lw - 10, ht = row * oom->n_seg + 4;
     fprintf(o, "<h3>");
     cp_html_esc(o, h->proc_label[p->index]);
-    fprintf(o, ", GPU %d: PyTorch's segments at the OOM at %.3f s (request %s)</h3>\n"
+    fprintf(o, ", GPU %d: PyTorch's segments at the OOM at %s (request %s)</h3>\n"
                "<p class=\"when\">%d segment%s%s; each bar is a segment, its length its size; "
                "<span class=\"sw alloc\"></span> allocated, <span class=\"sw hole\"></span> "
                "each free block. Where in a segment a block lies is not recorded: the "
                "allocated bytes are drawn together, then the free blocks in address order."
                "</p>\n<svg class=\"segments\" viewBox=\"0 0 %.0f %.0f\">",
-            oom->dev, (double)(oom->ts > h->T0 ? oom->ts - h->T0 : 0) / 1e9,
+            oom->dev, cp_html_when(h, oom->ts, at, sizeof at),
             cp_fmt_bytes(oom->request, b1, sizeof b1), oom->n_seg_all,
             oom->n_seg_all == 1 ? "" : "s",
             oom->n_seg < oom->n_seg_all ? " (the largest shown)" : "", CP_HTML_SEG_W, ht);

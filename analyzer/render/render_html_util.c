@@ -1,6 +1,7 @@
 /*
  * render_html_util.c - what the parts of the HTML page share: escaping,
- * the legend's colours, the list of site labels the data block carries.
+ * the legend's colours, the list of site labels the data block carries,
+ * times as the page writes them.
  *
  * The colours are pairwise at least CIE76 dE 20 apart, marks included
  * (tests/sh/explore_check.py colors): no two of the legend read alike.
@@ -52,6 +53,18 @@ const char *cp_html_holder_color(int h)
 const char *cp_html_copy_color(int c)
 {
     return c >= 0 && c < CP_CC_N ? cp_cc_color[c] : "#000";
+}
+
+const char *cp_html_when(const cp_html *h, uint64_t t, char *buf, size_t cap)
+{
+    double s = (double)(t > h->T0 ? t - h->T0 : 0) / 1e9;
+    if (s >= 1 || s == 0)
+        snprintf(buf, cap, "%.3f s", s);
+    else if (s >= 1e-3)
+        snprintf(buf, cap, "%.3f ms", s * 1e3);
+    else
+        snprintf(buf, cap, "%.1f µs", s * 1e6);
+    return buf;
 }
 
 size_t cp_html_site(cp_html *h, const char *label)

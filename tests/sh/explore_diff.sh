@@ -3,9 +3,12 @@
 # tests/progs/explore_train: a clean run against a leaking one names the
 # leaking site with its size (peak per site and the leak finding that
 # appeared), exits 0 without a gate and 3 with --fail-on-regression 10%,
-# saying where; a run against itself prints nothing and exits 0, whether
-# given as traces, directories, report summaries or `stats --json`; the JSON
-# form holds the same; a gate above the growth passes.
+# saying where, and the other way round the leak went away; a run against
+# itself prints nothing and exits 0, whether given as traces, directories,
+# report summaries or `stats --json`; two runs of one program, loaded at
+# other addresses, match site by site (by file:line and function); the JSON
+# form holds the same, the time blocked in copies of each side included; a
+# gate above the growth passes.
 ROOT=${ROOT:-$(cd "$(dirname "$0")/../.." && pwd)}
 . "$ROOT/tests/sh/lib.sh"
 [ -x "$ANA" ] || skip "analyzer not built"
@@ -13,10 +16,12 @@ ROOT=${ROOT:-$(cd "$(dirname "$0")/../.." && pwd)}
 command -v python3 >/dev/null 2>&1 || skip "python3 not found (needed to read JSON)"
 cd "$ROOT" || die "no $ROOT"
 
-for m in clean leak; do
+for m in clean leak again; do
     mkdir -p "$TMP/$m"
+    mode=$m
+    [ "$m" = again ] && mode=leak
     FAKECUDA_MEM=16G LD_LIBRARY_PATH="$FAKE_DIR" LD_PRELOAD="$PRELOAD" \
-        CUPROBE_OUTPUT="$TMP/$m/run.trace" "$B/tests/progs/explore_train" $m >/dev/null ||
+        CUPROBE_OUTPUT="$TMP/$m/run.trace" "$B/tests/progs/explore_train" $mode >/dev/null ||
         die "explore_train $m failed"
 done
 
@@ -27,6 +32,11 @@ expect_grep '\+80\.00 MiB held at the peak .* at keep_buffer \(tests/progs/explo
 expect_grep 'allocations 41 -> 81 \(\+40\)' "$TMP/d.txt"
 expect_grep '^  \+ warning \[leak\] 80\.00 MiB leaked' "$TMP/d.txt"
 expect_grep 'at keep_buffer \(tests/progs/explore_train\.c:[0-9]+\): 80\.00 MiB' "$TMP/d.txt"
+# The other way round the leak went away, and the peak fell.
+"$ANA" diff --no-progress "$TMP/leak/run.trace" "$TMP/clean/run.trace" >"$TMP/r.txt" ||
+    die "diff NEW BASE: exit $?"
+expect_grep '^  - warning \[leak\] 80\.00 MiB leaked' "$TMP/r.txt"
+expect_grep 'peak 152\.00 MiB -> 72\.00 MiB: -80\.00 MiB \(-53%\)' "$TMP/r.txt"
 
 "$ANA" diff --no-progress --fail-on-regression 10% "$TMP/clean" "$TMP/leak" >/dev/null 2>"$TMP/g.err"
 [ $? -eq 3 ] || die "--fail-on-regression 10%: expected exit 3"
@@ -51,7 +61,7 @@ for pair in "$TMP/leak/run.trace $TMP/leak/run.trace" "$TMP/leak $TMP/leak/run.t
 done
 
 "$ANA" diff --json --no-progress "$TMP/clean" "$TMP/leak" >"$TMP/d.json" || die "diff --json"
-python3 - "$TMP/d.json" <<'PY' || die "diff --json content"
+python3 - "$TMP/d.json" "$TMP/leak.stats.json" <<'PY' || die "diff --json content"
 import json, sys
 d = json.load(open(sys.argv[1]))
 assert d["schema"] == "cuprobe-diff", d
@@ -60,6 +70,24 @@ assert dev["new_peak_bytes"] - dev["base_peak_bytes"] == 80 << 20, dev
 assert "keep_buffer" in dev["sites"][0]["site"], dev["sites"]
 leak = [f for f in d["findings"] if f["check"] == "leak" and f["change"] == "appeared"]
 assert leak and leak[0]["site_bytes"] == 80 << 20, d["findings"]
+st = json.load(open(sys.argv[2]))["processes"][0]["devices"][0]
+assert dev["new_blocked_ns"] == st["blocked_ns"] > 0, (dev, st["blocked_ns"])
+PY
+
+# Another run of the leaking program: its code at other addresses (ASLR),
+# the same sites by file:line and function.  Only the time blocked may move.
+n1=$("$ANA" dump "$TMP/leak/run.trace" | grep -m1 '^STACK')
+n2=$("$ANA" dump "$TMP/again/run.trace" | grep -m1 '^STACK')
+[ "${n1#* id=}" != "${n2#* id=}" ] || echo "note: both runs at the same addresses (no ASLR here)"
+"$ANA" diff --json --no-progress "$TMP/leak" "$TMP/again" >"$TMP/again.json" || die "diff --json"
+python3 - "$TMP/again.json" <<'PY' || die "two runs of one program differ site by site"
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["findings"] == [], d["findings"]
+for dev in d["devices"]:
+    assert dev["sites"] == [], dev
+    assert dev["base_peak_bytes"] == dev["new_peak_bytes"], dev
+    assert dev["base_allocations"] == dev["new_allocations"], dev
 PY
 "$ANA" diff "$TMP/clean" 2>/dev/null
 [ $? -eq 2 ] || die "diff with one run: expected exit 2"

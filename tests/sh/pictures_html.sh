@@ -17,25 +17,11 @@ ROOT=${ROOT:-$(cd "$(dirname "$0")/../.." && pwd)}
 . "$ROOT/tests/sh/lib.sh"
 [ -x "$ANA" ] || skip "analyzer not built"
 command -v python3 >/dev/null 2>&1 || skip "python3 not found (needed to read JSON)"
-CHROME=$(command -v chromium || command -v chromium-browser || true)
-[ -n "$CHROME" ] || skip "chromium not installed (apt-get install chromium)"
+. "$ROOT/tests/sh/lib_chrome.sh"
 cd "$ROOT" || die "no $ROOT"
 CHECK="python3 $ROOT/tests/sh/pictures_check.py"
 SHOTS="$B/test-logs/pictures"
 mkdir -p "$SHOTS" || die "cannot make $SHOTS"
-
-chrome() {
-    # No sandbox: CI runs as root.  A fresh profile, no network use at all.
-    timeout 120 "$CHROME" --headless --no-sandbox --disable-gpu --disable-dev-shm-usage \
-        --no-first-run --disable-extensions --disable-background-networking \
-        --user-data-dir="$TMP/profile" --virtual-time-budget=3000 --enable-logging=stderr \
-        --v=0 "$@" 2>>"$TMP/chrome.err"
-}
-# The page's own errors, as chromium logs its console.
-js_errors() {
-    grep -E 'CONSOLE.*(Uncaught|Error)|Uncaught ' "$TMP/chrome.err" && die "$1: script errors"
-    : >"$TMP/chrome.err"
-}
 
 FAKECUDA_DEVICES=2 LD_LIBRARY_PATH="$FAKE_DIR" \
     "$CUPROBE" run -o "$TMP/demo-%p.trace" -- "$B/tests/progs/demo_train" >/dev/null 2>&1 ||

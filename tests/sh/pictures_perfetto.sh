@@ -4,7 +4,8 @@
 # demo program run on the fake driver: the JSON parses, events are in time
 # order per process, one track per trace, the highest memory counter of
 # each device is the JSON report's peak_bytes, OOMs and findings appear as
-# instants (tests/sh/pictures_check.py).  A cut trace exports what decoded
+# instants, each finding of the demo at the time its page gives it
+# (tests/sh/pictures_check.py).  A cut trace exports what decoded
 # and exits 2; an unwritable output exits 2 naming it.
 ROOT=${ROOT:-$(cd "$(dirname "$0")/../.." && pwd)}
 . "$ROOT/tests/sh/lib.sh"
@@ -25,13 +26,14 @@ one() {
     [ $rc -eq 0 ] || [ $rc -eq 3 ] || die "$name: report exit $rc"
     "$CUPROBE" export --perfetto "$TMP/$name.perfetto.json" --slow-us 1 "$@" ||
         die "$name: export exit $?"
-    $CHECK perfetto "$TMP/$name.perfetto.json" "$TMP/$name.report.json" $# ${TIMES:+times} ||
+    [ -z "${PAGE:-}" ] || "$ANA" report --html "$TMP/$name.html" --no-progress "$@" >/dev/null
+    $CHECK perfetto "$TMP/$name.perfetto.json" "$TMP/$name.report.json" $# ${PAGE:+"$TMP/$name.html"} ||
         die "$name: export check failed"
 }
 one mix tests/golden/report_mix.trace
 one oom_torch tests/golden/report_oom_torch.trace
 one fork tests/golden/report_fork_0.trace tests/golden/report_fork_1.trace
-TIMES=1 one demo "$TMP"/demo-*.trace
+PAGE=1 one demo "$TMP"/demo-*.trace
 
 # Slow calls became slices (the threshold is 1 us here) and the OOM an instant.
 grep -q '"ph":"X"' "$TMP/mix.perfetto.json" || die "no slices in the mix export"
