@@ -27,6 +27,10 @@
  * (reserved rising while allocated does not) is info: the allocator gives
  * that memory back before an allocation fails.
  *
+ * Launch counts written after the last memory event (a thread seen only
+ * through them, at exit) are work done during the run: spread back over it
+ * in proportion to time (cp_gwin_respread()) before the window is judged.
+ *
  * When the whole window fails that rule, its second half is tried: a
  * warm-up whose floors rise and fall (a JIT compiler's first steps) may
  * take up to half of the work; the growth is then measured from the
@@ -104,6 +108,7 @@ static uint64_t cp_rate_u64(double bytes, double secs)
 /* Thread tid is known to have made `total` launches so far. */
 static void gr_work(cp_growth *s, uint64_t tid, uint64_t total, int delta)
 {
+    uint64_t was = s->w;
     cp_growth_thread *t = s->last_thr;
     if (!t || s->last_tid != tid) {
         t = cp_map_put(&s->threads, tid, NULL);
@@ -121,6 +126,8 @@ static void gr_work(cp_growth *s, uint64_t tid, uint64_t total, int delta)
         t->known = total;
     }
     gr_clock(s);
+    if (s->w != was)
+        s->lc_moved = 0;
 }
 
 static void gr_framework(cp_proc *p, cp_growth *s, uint64_t ts)
@@ -199,6 +206,7 @@ gr_rec_full(cp_proc *p, cp_growth *s, const cp_record *r)
             s->started = 1;
             s->w0 = s->w;
         }
+        s->lc_moved = 0;
         uint32_t idx = cp_gwin_event(s, p->held_all, r->ts, 0);
         s->n_alloc++;
         cp_gwin_site(s, &s->sites, r->ev.stack, idx, r->u.alloc.size, 0);
@@ -210,6 +218,7 @@ gr_rec_full(cp_proc *p, cp_growth *s, const cp_record *r)
         return;
     uint64_t total = p->held_all;
     uint64_t stack = l->stack, size = l->size;
+    s->lc_moved = 0;
     uint32_t idx = cp_gwin_event(s, total >= size ? total - size : 0, r->ts, 1);
     cp_gwin_site(s, &s->sites, stack, idx, size, 1);
 }
@@ -221,8 +230,16 @@ cp_check_growth_rec(cp_proc *p, void *st, const cp_record *r)
 {
     cp_growth *s = st;
     if (r->type == CP_REC_LAUNCH_COUNT) {
+        uint64_t was = s->w;
         s->lc_total = u64_sat_add(s->lc_total, r->u.launch_count.count);
         gr_clock(s);
+        if (s->w != was) {
+            if (!s->lc_moved) {
+                s->lc_moved = 1;
+                s->lc_from = was;
+            }
+            s->lc_ts = r->ts;
+        }
         return;
     }
     gr_rec_full(p, s, r);
@@ -377,6 +394,9 @@ static void gr_finish(cp_proc *p, void *st, cp_report *rep)
 {
     cp_growth *s = st;
     cp_growth_win g;
+    uint32_t map[CP_GROWTH_BUCKETS];
+    if (s->started && cp_gwin_respread(s, map))
+        cp_gattr_remap(s->attr, map, CP_GROWTH_BUCKETS, s->width_log);
     if (!s->started || s->n_alloc < CP_GROWTH_SEGS || !cp_gwin_window(s, &g)) {
         /* The driver saw no growth: inside XLA's pool, its own samples may. */
         cp_gpool_finish(s->pool, p, rep, &cp_check_growth, s->w);

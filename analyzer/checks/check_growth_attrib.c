@@ -122,6 +122,20 @@ void cp_gattr_sites(const cp_gattr *g, cp_finding *f, cp_proc *p, uint32_t sb, u
     }
 }
 
+void cp_gattr_remap(cp_gattr *g, const uint32_t *map, uint32_t n, unsigned width_log)
+{
+    if (!g)
+        return;
+    int64_t mask = ((int64_t)1 << width_log) - 1;
+    for (int fw = 0; fw < CP_ATTR_FW_N; fw++)
+        for (size_t i = 0; i < g->n[fw]; i++) {
+            cp_gattr_sample *s = &g->s[fw][i];
+            int64_t b = ga_bucket(s, width_log);
+            if (b >= 0 && b < (int64_t)n)
+                s->w = ((int64_t)map[b] << width_log) | (s->w & mask);
+        }
+}
+
 void cp_gattr_free(cp_gattr *g)
 {
     if (!g)

@@ -58,6 +58,11 @@ int cp_gattr_add(cp_gattr **g, const cp_attrib_sample *a, int64_t w);
 void cp_gattr_sites(const cp_gattr *g, cp_finding *f, cp_proc *p, uint32_t sb, uint32_t eb,
                     unsigned width_log, int teardown, cp_gattr_out *out);
 
+/*! cp_gattr_remap() : the work buckets moved (cp_gwin_respread()): a
+ *  sample taken in old bucket j < n (2^width_log launches wide) is now in
+ *  bucket map[j].  NULL is fine. */
+void cp_gattr_remap(cp_gattr *g, const uint32_t *map, uint32_t n, unsigned width_log);
+
 /*! cp_gattr_free() : free g and its samples (NULL is fine). */
 void cp_gattr_free(cp_gattr *g);
 
