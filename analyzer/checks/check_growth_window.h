@@ -84,6 +84,9 @@ typedef struct cp_growth {
     int torch_seen;
     uint64_t torch_n, torch_pre;    /* samples in all; before the first allocation */
     cp_growth_torch t0, t1;              /* first and last PyTorch allocator sample */
+    cp_growth_torch t_pre;      /* the last sample before the tail of frees, if
+                                 * one is going on (ts 0: none) */
+    uint64_t ts_alloc;          /* when the last allocation was made */
     struct cp_gpool *pool;      /* XLA's pool samples (check_growth_pool.h), NULL: none */
     struct cp_gattr *attr;      /* attribution samples (check_growth_attrib.h), NULL: none */
 } cp_growth;
