@@ -24,8 +24,15 @@
  * total) rises from one eighth to the next at least 6 times of 7, still
  * rises in the last one, by CP_GROWTH_MIN or more in all.  Where the
  * PyTorch companion recorded its allocator, growth of the cache alone
- * (reserved rising while allocated does not) is info: the allocator gives
- * that memory back before an allocation fails.
+ * (reserved rising while allocated does not, and no line that attribution
+ * saw still adding live tensors in the growth's second half) is info: the
+ * allocator gives that memory back before an allocation fails.  Memory
+ * kept by a line to the end of the run is a warning however much the cache
+ * grew around it: a longer run exhausts it.
+ *
+ * Launch counts written after the last memory event (a thread seen only
+ * through them, at exit) are work done during the run: spread back over it
+ * in proportion to time (cp_gwin_respread()) before the window is judged.
  *
  * When the whole window fails that rule, its second half is tried: a
  * warm-up whose floors rise and fall (a JIT compiler's first steps) may
@@ -104,6 +111,7 @@ static uint64_t cp_rate_u64(double bytes, double secs)
 /* Thread tid is known to have made `total` launches so far. */
 static void gr_work(cp_growth *s, uint64_t tid, uint64_t total, int delta)
 {
+    uint64_t was = s->w;
     cp_growth_thread *t = s->last_thr;
     if (!t || s->last_tid != tid) {
         t = cp_map_put(&s->threads, tid, NULL);
@@ -121,6 +129,8 @@ static void gr_work(cp_growth *s, uint64_t tid, uint64_t total, int delta)
         t->known = total;
     }
     gr_clock(s);
+    if (s->w != was)
+        s->lc_moved = 0;
 }
 
 static void gr_framework(cp_proc *p, cp_growth *s, uint64_t ts)
@@ -154,6 +164,8 @@ static void gr_framework(cp_proc *p, cp_growth *s, uint64_t ts)
         s->t0 = t;
     }
     s->t1 = t;
+    if (!s->in_tail)
+        s->t_pre = t;
     s->torch_n++;
     if (!s->started) {
         s->torch_pre++;
@@ -199,6 +211,9 @@ gr_rec_full(cp_proc *p, cp_growth *s, const cp_record *r)
             s->started = 1;
             s->w0 = s->w;
         }
+        s->lc_moved = 0;
+        s->t_pre = s->t1;       /* a tail that ends was no teardown */
+        s->ts_alloc = r->ts;
         uint32_t idx = cp_gwin_event(s, p->held_all, r->ts, 0);
         s->n_alloc++;
         cp_gwin_site(s, &s->sites, r->ev.stack, idx, r->u.alloc.size, 0);
@@ -210,6 +225,7 @@ gr_rec_full(cp_proc *p, cp_growth *s, const cp_record *r)
         return;
     uint64_t total = p->held_all;
     uint64_t stack = l->stack, size = l->size;
+    s->lc_moved = 0;
     uint32_t idx = cp_gwin_event(s, total >= size ? total - size : 0, r->ts, 1);
     cp_gwin_site(s, &s->sites, stack, idx, size, 1);
 }
@@ -221,8 +237,16 @@ cp_check_growth_rec(cp_proc *p, void *st, const cp_record *r)
 {
     cp_growth *s = st;
     if (r->type == CP_REC_LAUNCH_COUNT) {
+        uint64_t was = s->w;
         s->lc_total = u64_sat_add(s->lc_total, r->u.launch_count.count);
         gr_clock(s);
+        if (s->w != was) {
+            if (!s->lc_moved) {
+                s->lc_moved = 1;
+                s->lc_from = was;
+            }
+            s->lc_ts = r->ts;
+        }
         return;
     }
     gr_rec_full(p, s, r);
@@ -275,32 +299,54 @@ static uint64_t gr_torch_from(const cp_growth *s, const cp_growth_win *g, cp_gro
     return s->torch_n - before;
 }
 
-static void gr_torch_lines(cp_finding *f, cp_growth *s, const cp_growth_win *g, uint64_t growth)
+/* What PyTorch's own view says grew (details' torch_cause). */
+enum gr_cause { GR_TENSORS, GR_KEPT, GR_CACHE, GR_OUTSIDE };
+static const char *const gr_cause_names[] = { "tensors", "kept", "cache", "outside" };
+static const char *const gr_cause_words[] = {
+    "live tensors are growing (references are being kept)",
+    "the cache grew more than the live tensors, but the lines below hold more live tensors at "
+    "the end of the growth than at its start, and still added to them in its second half "
+    "(attribution): memory kept, which a longer run keeps adding and PyTorch cannot release",
+    "the cache grows while live tensors do not",
+    "PyTorch's pool grew by less than half of it: what grew is held outside PyTorch's "
+    "allocator, which does not release it",
+};
+
+/* keeps: bytes attribution saw still rising at lines of the program in the
+ * growth's second half (cp_gattr_out). */
+static void gr_torch_lines(cp_finding *f, cp_growth *s, const cp_growth_win *g, uint64_t growth,
+                           uint64_t keeps)
 {
     char b1[32], b2[32], b3[32], b4[32];
-    int tensors;
+    enum gr_cause cause;
     cp_growth_torch t0;
     uint64_t n = gr_torch_from(s, g, &t0);
+    /* The end of the growth: the last sample, or after a teardown the last
+     * one before it (the exit's comes after the program freed what grew and
+     * emptied the cache: Lightning's teardown). */
+    cp_growth_torch t1 = g->teardown && s->t_pre.ts ? s->t_pre : s->t1;
     if (n < 2) {
         /* One record (at exit) has no trend: say what holds the memory. */
-        tensors = s->t1.alloc * 2 >= s->t1.res;
+        cause = t1.alloc * 2 >= t1.res ? GR_TENSORS : GR_CACHE;
         cp_finding_line(f, "PyTorch at the end: %s allocated of %s reserved: %s",
-                        cp_fmt_bytes(s->t1.alloc, b1, sizeof b1),
-                        cp_fmt_bytes(s->t1.res, b2, sizeof b2),
-                        tensors ? "live tensors hold the memory (references are being kept)"
-                                : "most of it is the allocator's cache, not live tensors");
+                        cp_fmt_bytes(t1.alloc, b1, sizeof b1),
+                        cp_fmt_bytes(t1.res, b2, sizeof b2),
+                        cause == GR_TENSORS
+                            ? "live tensors hold the memory (references are being kept)"
+                            : "most of it is the allocator's cache, not live tensors");
     } else {
-        tensors = s->t1.alloc > t0.alloc + growth / 4;
+        cause = t1.alloc > t0.alloc + growth / 4 ? GR_TENSORS
+                : keeps >= CP_GROWTH_MIN          ? GR_KEPT
+                : t1.res >= t0.res + growth / 2  ? GR_CACHE
+                                                 : GR_OUTSIDE;
         cp_finding_line(f, "PyTorch's own timeline (%llu samples%s): allocated %s -> %s, "
                         "reserved %s -> %s: %s", (unsigned long long)n,
                         g->start ? " of the growth" : "",
                         cp_fmt_bytes(t0.alloc, b1, sizeof b1),
-                        cp_fmt_bytes(s->t1.alloc, b2, sizeof b2),
+                        cp_fmt_bytes(t1.alloc, b2, sizeof b2),
                         cp_fmt_bytes(t0.res, b3, sizeof b3),
-                        cp_fmt_bytes(s->t1.res, b4, sizeof b4),
-                        tensors ? "live tensors are growing (references are being kept)"
-                                : "the cache grows while live tensors do not");
-        if (!tensors) {
+                        cp_fmt_bytes(t1.res, b4, sizeof b4), gr_cause_words[cause]);
+        if (cause == GR_CACHE) {
             /* The allocator frees its cache and retries before an
              * allocation fails: memory at risk is not what it holds. */
             f->sev = CP_SEV_INFO;
@@ -308,7 +354,7 @@ static void gr_torch_lines(cp_finding *f, cp_growth *s, const cp_growth_win *g, 
                             "blocks before an allocation would fail (info).");
         }
     }
-    cp_jb_ks(&f->details, "torch_cause", tensors ? "tensors" : "cache");
+    cp_jb_ks(&f->details, "torch_cause", gr_cause_names[cause]);
 }
 
 /* enum cp_fw bits (cp_libs.h) of enum cp_attr_fw bits. */
@@ -377,6 +423,9 @@ static void gr_finish(cp_proc *p, void *st, cp_report *rep)
 {
     cp_growth *s = st;
     cp_growth_win g;
+    uint32_t map[CP_GROWTH_BUCKETS];
+    if (s->started && cp_gwin_respread(s, map))
+        cp_gattr_remap(s->attr, map, CP_GROWTH_BUCKETS, s->width_log);
     if (!s->started || s->n_alloc < CP_GROWTH_SEGS || !cp_gwin_window(s, &g)) {
         /* The driver saw no growth: inside XLA's pool, its own samples may. */
         cp_gpool_finish(s->pool, p, rep, &cp_check_growth, s->w);
@@ -403,7 +452,7 @@ static void gr_finish(cp_proc *p, void *st, cp_report *rep)
      * lines are the sites, and its segments' sites (where the pool was
      * refilled) are left out. */
     cp_gattr_out ga;
-    cp_gattr_sites(s->attr, f, p, sb, eb, s->width_log, g.teardown, &ga);
+    cp_gattr_sites(s->attr, f, p, sb, eb, s->width_log, g.teardown, s->ts_alloc, &ga);
     unsigned drop = ga.sites ? gr_attr_fws(ga.fw) : 0;
     size_t it = 0;
     cp_growth_site *gs;
@@ -501,7 +550,7 @@ static void gr_finish(cp_proc *p, void *st, cp_report *rep)
         cp_jb_ki(&f->details, "card", card);
     }
     if (s->torch_seen)
-        gr_torch_lines(f, s, &g, growth);
+        gr_torch_lines(f, s, &g, growth, ga.keeps);
     cp_jb_ku(&f->details, "growth_bytes", growth);
     cp_jb_ku(&f->details, "start_ns", t_start);    /* trace clock (CLOCK_MONOTONIC) */
     cp_jb_ku(&f->details, "plateau_bytes", g.start ? g.base : 0);

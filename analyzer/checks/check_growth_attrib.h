@@ -38,6 +38,8 @@ typedef struct cp_gattr_out {
     unsigned fw;                /* enum cp_attr_fw bits of the frameworks that gave them */
     unsigned spanned;           /* ... of those with a start and an end sample */
     uint64_t bytes;             /* their bytes */
+    uint64_t keeps;             /* ... of sites that still rose in the growth's
+                                 * second half: memory kept, not a warm-up's */
     uint64_t ts_from, ts_to;    /* the first and last sample used */
     uint64_t unattributed;      /* growth of memory with no frame of the program's own */
 } cp_gattr_out;
@@ -48,15 +50,25 @@ typedef struct cp_gattr_out {
 int cp_gattr_add(cp_gattr **g, const cp_attrib_sample *a, int64_t w);
 
 /*! cp_gattr_sites() : add to f, as sites of p, the lines whose live bytes
- *  grew from the growth's start to the window's end, per framework: from
- *  the last sample taken by the end of work bucket sb (else the first one
- *  after it) to the last one taken by the end of bucket eb, or to the last
- *  of all when the window runs to the end (no teardown: the exit's, with no
- *  step's temporaries live).  Buckets are 2^width_log launches wide.
- *  Sites holding less than 1/64 of what all grew are left out.
+ *  grew from the growth's start to its end, per framework: from the last
+ *  sample taken by the end of work bucket sb (else the first one after it)
+ *  to the more a line held of two ends: the last sample taken by the end
+ *  of bucket eb, or the last of all when the window runs to the end (no
+ *  teardown: the exit's, with no step's temporaries live); and the last
+ *  one taken by t_grown, the growth's last memory event (what the program
+ *  freed after its growth but before it exited).  Buckets are 2^width_log
+ *  launches wide.  Sites holding less than 1/64 of what all grew are left
+ *  out.  A site whose live bytes in the last sample by the middle of the
+ *  work (buckets sb..eb) lie strictly between its start and its end still
+ *  rose in the growth's second half: its bytes count in keeps.
  *  @return : what was added, in *out (sites 0: nothing to say). */
 void cp_gattr_sites(const cp_gattr *g, cp_finding *f, cp_proc *p, uint32_t sb, uint32_t eb,
-                    unsigned width_log, int teardown, cp_gattr_out *out);
+                    unsigned width_log, int teardown, uint64_t t_grown, cp_gattr_out *out);
+
+/*! cp_gattr_remap() : the work buckets moved (cp_gwin_respread()): a
+ *  sample taken in old bucket j < n (2^width_log launches wide) is now in
+ *  bucket map[j].  NULL is fine. */
+void cp_gattr_remap(cp_gattr *g, const uint32_t *map, uint32_t n, unsigned width_log);
 
 /*! cp_gattr_free() : free g and its samples (NULL is fine). */
 void cp_gattr_free(cp_gattr *g);

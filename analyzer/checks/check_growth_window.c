@@ -117,6 +117,109 @@ void cp_gwin_site_full(cp_growth *s, cp_map *m, uint64_t stack, uint32_t idx, ui
         g->count++;
 }
 
+/* Move bucket j's contents to bucket map[j] (map non-decreasing): buckets
+ * that land together merge as in gw_merge(); a history's bucket k ends
+ * where the last old bucket mapped at or below k ended. */
+static void gw_move(cp_growth *s, const uint32_t *map)
+{
+    cp_growth_bucket nb[CP_GROWTH_BUCKETS];
+    cp_growth_torch ntb[CP_GROWTH_BUCKETS];
+    uint64_t ntn[CP_GROWTH_BUCKETS];
+    memset(nb, 0, sizeof nb);
+    memset(ntb, 0, sizeof ntb);
+    memset(ntn, 0, sizeof ntn);
+    for (uint32_t j = 0; j < CP_GROWTH_BUCKETS; j++) {
+        cp_growth_bucket *d = &nb[map[j]], c = s->b[j];
+        if (c.used && d->used) {
+            d->min = u64_min(d->min, c.min);
+            d->last = c.last;
+            d->ts1 = c.ts1;
+        } else if (c.used) {
+            *d = c;
+        }
+        if (s->tn[j] && !ntn[map[j]])
+            ntb[map[j]] = s->tb[j];
+        ntn[map[j]] += s->tn[j];
+    }
+    if (s->in_tail) {
+        uint32_t t = map[s->tail_idx];
+        for (uint32_t j = 0; j < s->tail_idx; j++)
+            if (map[j] == t && s->b[j].used)
+                s->tail_min_pre = u64_min(s->tail_min_pre, s->b[j].min);
+        s->tail_idx = t;
+    }
+    memcpy(s->b, nb, sizeof nb);
+    memcpy(s->tb, ntb, sizeof ntb);
+    memcpy(s->tn, ntn, sizeof ntn);
+    cp_map *maps[2] = { &s->sites, &s->steps };
+    for (int k = 0; k < 2; k++) {
+        size_t it = 0;
+        cp_growth_site *g;
+        while ((g = cp_map_next(maps[k], &it, NULL))) {
+            cp_growth_hist *h = cp_gwin_hist(s, g), o = *h;
+            for (uint32_t j = g->touched; j < CP_GROWTH_BUCKETS; j++) {
+                o.at[j] = g->live;
+                o.n_at[j] = g->count;
+            }
+            uint32_t j = 0;
+            for (uint32_t i = 0; i < CP_GROWTH_BUCKETS; i++) {
+                while (j + 1 < CP_GROWTH_BUCKETS && map[j + 1] <= i)
+                    j++;
+                h->at[i] = o.at[j];
+                h->n_at[i] = o.n_at[j];
+            }
+            g->touched = CP_GROWTH_BUCKETS;     /* every bucket written above */
+        }
+    }
+}
+
+/* Work the program did while memory grew can reach the trace after it all:
+ * the shim writes a thread's launch counts every 4096 of its launches and
+ * at exit, and a thread that makes no other driver event (PyTorch's
+ * autograd thread when it only launches; the main thread when the backward
+ * pass allocates) is seen only there.  Its launches were made during the
+ * loop, not after the last allocation: counted where they arrived, they
+ * put a flat stretch at the end of the work that was never there, and a
+ * growth that ran to the end read as one that had stopped.  The counts say
+ * how many, not when: they are spread over the time from the first memory
+ * event to when they were written, each bucket moving right by their share
+ * of the time up to its first event.  A bucket with no memory event moves
+ * as the one before it: a stretch where the program only waited keeps its
+ * place, so a plateau seen only through its waits stays a plateau. */
+int cp_gwin_respread(cp_growth *s, uint32_t map[CP_GROWTH_BUCKETS])
+{
+    for (uint32_t j = 0; j < CP_GROWTH_BUCKETS; j++)
+        map[j] = j;
+    if (!s->started || !s->lc_moved || s->lc_from < s->w0 || s->w <= s->lc_from)
+        return 0;
+    uint64_t late = s->w - s->lc_from, t0 = s->b[0].ts0, t1 = s->lc_ts;
+    if (late <= (s->w - s->w0) / CP_GROWTH_SEGS || t1 <= t0)
+        return 0;
+    uint32_t end = cp_gwin_index(s, s->w);      /* (may merge) */
+    uint32_t from = (uint32_t)((s->lc_from - s->w0) >> s->width_log);
+    double shift = (double)late / (double)(1ull << s->width_log);
+    uint64_t t = t0;
+    for (uint32_t j = 0; j < CP_GROWTH_BUCKETS; j++) {
+        uint32_t lo = j ? map[j - 1] + (j <= from) : 0;
+        if (j > from) {
+            map[j] = j > lo ? j : lo;
+            continue;
+        }
+        if (s->b[j].used && s->b[j].ts0 > t)
+            t = s->b[j].ts0;
+        double f = t >= t1 ? 1.0 : (double)(t - t0) / (double)(t1 - t0);
+        double at = (double)j + shift * f;      /* compared before it converts */
+        uint32_t hi = end - (from - j);         /* room for the buckets after it */
+        map[j] = at < (double)lo ? lo : at > (double)hi ? hi : (uint32_t)at;
+    }
+    gw_move(s, map);
+    if (s->in_tail) {
+        uint64_t mask = (1ull << s->width_log) - 1;
+        s->tail_w = s->w0 + ((uint64_t)s->tail_idx << s->width_log) + ((s->tail_w - s->w0) & mask);
+    }
+    return 1;
+}
+
 /* The last bucket at or before j with a memory event (bucket 0 has one). */
 static uint32_t gw_used_at(const cp_growth *s, uint32_t j)
 {

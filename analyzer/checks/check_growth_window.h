@@ -61,6 +61,11 @@ typedef struct cp_growth {
     int started;
     uint64_t w0;                /* work clock at the first allocation */
     uint64_t w_thr, lc_total, w;    /* work clock: max(per-thread sum, LAUNCH_COUNT sum) */
+    /* The last launch counts that moved the clock, when nothing else moved
+     * it and no memory event came since (lc_moved): the clock before them
+     * and when they were written (cp_gwin_respread()). */
+    int lc_moved;
+    uint64_t lc_from, lc_ts;
     uint64_t n_alloc;
     int in_tail;                /* frees since the last allocation */
     uint64_t tail_w, tail_ts, tail_min_pre;
@@ -79,6 +84,9 @@ typedef struct cp_growth {
     int torch_seen;
     uint64_t torch_n, torch_pre;    /* samples in all; before the first allocation */
     cp_growth_torch t0, t1;              /* first and last PyTorch allocator sample */
+    cp_growth_torch t_pre;      /* the last sample before the tail of frees, if
+                                 * one is going on (ts 0: none) */
+    uint64_t ts_alloc;          /* when the last allocation was made */
     struct cp_gpool *pool;      /* XLA's pool samples (check_growth_pool.h), NULL: none */
     struct cp_gattr *attr;      /* attribution samples (check_growth_attrib.h), NULL: none */
 } cp_growth;
@@ -168,6 +176,15 @@ cp_gwin_event(cp_growth *s, uint64_t total, uint64_t ts, int is_free)
     b->ts1 = ts;
     return idx;
 }
+
+/*! cp_gwin_respread() : when launch counts written after the last memory
+ *  event moved the clock by more than an eighth of the work, spread that
+ *  work back over the run in proportion to time (see the file's top), by
+ *  moving the buckets (and every site's, step's and PyTorch sample's) to
+ *  the right; map[j] is then the new bucket of old bucket j (the identity
+ *  when nothing moved), for samples kept elsewhere.  May merge buckets.
+ *  @return : 1 when it moved them, else 0. */
+int cp_gwin_respread(cp_growth *s, uint32_t map[CP_GROWTH_BUCKETS]);
 
 /*! cp_gwin_window() : the window (up to the teardown), its eighths' floors and
  *  where the growth starts, into *g (may merge buckets).

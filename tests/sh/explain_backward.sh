@@ -10,15 +10,7 @@
 . "$ROOT/tests/sh/lib.sh"
 need_py_fake
 . "$ROOT/tests/sh/lib_explain.sh"
-CC=${CC:-cc}
-if [ -n "${CUPROBE_TEST_CTHREAD_SO:-}" ] &&
-    nm -D "$CUPROBE_TEST_CTHREAD_SO" 2>/dev/null | grep -q ' cpt_autograd_step$'; then
-    cp "$CUPROBE_TEST_CTHREAD_SO" "$TMP/libcthread.so"    # prebuilt (no compiler here)
-else
-    command -v "$CC" >/dev/null || skip "no C compiler ($CC) for tests/py/cthread.c"
-    $CC -shared -fPIC -o "$TMP/libcthread.so" "$ROOT/tests/py/cthread.c" \
-        -L"$FAKE_DIR" -lcuda -lpthread || die "cannot build tests/py/cthread.c"
-fi
+cthread_lib cpt_autograd_step
 L=$(line_of "BACKWARD CALL")
 
 # 1. The companion on: the site is the line that called backward().

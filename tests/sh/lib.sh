@@ -33,6 +33,20 @@ need_py_fake() {
     [ -f "$FAKE_DIR/libcuda.so.1" ] || skip "fake driver not built"
     [ -x "$ANA" ] || skip "no $ANA"
 }
+# cthread_lib [SYMBOL]: tests/py/cthread.c as $TMP/libcthread.so, a library
+# whose threads start in C; CUPROBE_TEST_CTHREAD_SO is a prebuilt one (a
+# machine with no compiler), used when it exports SYMBOL.  Skips when there
+# is neither.
+cthread_lib() {
+    if [ -n "${CUPROBE_TEST_CTHREAD_SO:-}" ] && { [ -z "${1:-}" ] ||
+        nm -D "$CUPROBE_TEST_CTHREAD_SO" 2>/dev/null | grep -q " $1\$"; }; then
+        cp "$CUPROBE_TEST_CTHREAD_SO" "$TMP/libcthread.so" || die "cannot copy $CUPROBE_TEST_CTHREAD_SO"
+        return
+    fi
+    command -v "${CC:-cc}" >/dev/null || skip "no C compiler (${CC:-cc}) for tests/py/cthread.c"
+    "${CC:-cc}" -shared -fPIC -o "$TMP/libcthread.so" "$ROOT/tests/py/cthread.c" \
+        -L"$FAKE_DIR" -lcuda -lpthread || die "cannot build tests/py/cthread.c"
+}
 # py_traced NAME [VAR=VALUE...] -- SCRIPT ARGS...: run python3 SCRIPT under
 # the shim on the fake driver (1 GiB) with the companion and the stand-in
 # frameworks; trace in $TMP/NAME.trace, stdout/stderr in $TMP/NAME.out/.err,

@@ -14,14 +14,7 @@
 [ -f "$SHIM" ] || skip "$SHIM not built"
 [ -f "$FAKE_DIR/libcuda.so.1" ] || skip "fake driver not built"
 [ -x "$ANA" ] || skip "$ANA not built"
-CC=${CC:-cc}
-if [ -n "${CUPROBE_TEST_CTHREAD_SO:-}" ]; then
-    cp "$CUPROBE_TEST_CTHREAD_SO" "$TMP/libcthread.so"    # prebuilt (no compiler here)
-else
-    command -v "$CC" >/dev/null || skip "no C compiler ($CC) for tests/py/cthread.c"
-    $CC -shared -fPIC -o "$TMP/libcthread.so" "$ROOT/tests/py/cthread.c" \
-        -L"$FAKE_DIR" -lcuda -lpthread || die "cannot build tests/py/cthread.c"
-fi
+cthread_lib
 
 pythons 11 13 >"$TMP/pythons"
 

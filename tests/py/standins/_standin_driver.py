@@ -19,6 +19,11 @@ def alloc(size, what, stream_ordered=False):
     return p.value
 
 
+def free(address):
+    """cuMemFree_v2 of address."""
+    ctypes.CDLL("libcuda.so.1").cuMemFree_v2(ctypes.c_uint64(address))
+
+
 def free_async(address):
     """cuMemFreeAsync of address on the null stream."""
     ctypes.CDLL("libcuda.so.1").cuMemFreeAsync(ctypes.c_uint64(address), None)

@@ -130,7 +130,7 @@ def get_allocator_backend():
 
 from . import memory  # noqa: E402
 from .memory import (  # noqa: E402,F401
-    memory_stats, memory_stats_as_nested_dict, _standin_alloc, _standin_free,
+    empty_cache, memory_stats, memory_stats_as_nested_dict, _standin_alloc, _standin_free,
 )
 
 if os.environ.get("STANDIN_TORCH_NO_LAZY_CALL") == "1":

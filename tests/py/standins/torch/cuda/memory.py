@@ -85,6 +85,12 @@ class _Device:
         keep = [s for s in self.segments
                 if any(b["state"] != "inactive" for b in s["blocks"])]
         self.counters["num_device_free"] += len(self.segments) - len(keep)
+        if os.environ.get("STANDIN_TORCH_DRIVER") == "1":
+            import _standin_driver
+
+            for seg in self.segments:
+                if seg not in keep:
+                    _standin_driver.free(seg["address"])
         self.segments = keep
 
     def _room(self, seg_size, size=None):
@@ -219,6 +225,14 @@ def _standin_alloc(nbytes, device=0):
 
 def _standin_free(address, device=0):
     _device(device).free(address)
+
+
+def empty_cache():
+    """torch.cuda.empty_cache(): every segment that holds no live block
+    goes back to the driver."""
+    if is_initialized():
+        for dev in _devices.values():
+            dev._release_cached()
 
 
 def memory_stats_as_nested_dict(device=None):
