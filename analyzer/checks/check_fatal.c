@@ -26,7 +26,9 @@
  * the message names (cp_curesult.h's classes), not by its wording.
  * A run that exited 0 after catching everything shows nothing here; a
  * worker thread's death in a run that went on is a warning (GPU errors) or
- * info.
+ * info.  A child that died of SIGTERM sent by a process, whose parent then
+ * exited 0, was shut down by it (multiprocessing.Pool's terminate() when
+ * its `with` block ends): info (ft_across).
  */
 #include <signal.h>
 #include <stdio.h>
@@ -43,11 +45,16 @@ extern const cp_check cp_check_fatal;   /* defined at the end of this file */
 
 #define FT_THREADS 4
 
+/* The tag of a death by SIGTERM that a process sent (kill(), not the
+ * kernel), with no GPU error before it: ft_across() looks at the parent. */
+#define FT_TAG_TERM_SENT 1
+
 typedef struct cp_ft {
     cp_exc main;                /* the main thread's uncaught exception */
     cp_exc thr[FT_THREADS];     /* worker threads' */
     int n_thr;
     uint64_t n_thr_all;
+    int have_sig;               /* a SIGNAL record was read */
     int64_t sig_code;
     uint64_t sig_addr;
     uint64_t oom_failures;      /* failed allocations (CUDA_ERROR_OUT_OF_MEMORY) */
@@ -83,6 +90,7 @@ static __attribute__((noinline)) void ft_rec_full(cp_proc *p, void *st, const cp
         cp_sync_rec(p, &s->sync, r);
         return;
     case CP_REC_SIGNAL:
+        s->have_sig = 1;
         s->sig_code = r->u.signal.code;
         s->sig_addr = r->u.signal.addr;
         return;
@@ -469,6 +477,9 @@ static void ft_signal(cp_proc *p, cp_ft *s, cp_report *rep)
     if (!f)
         return;
     f->count = 1;
+    /* si_code <= 0: SI_USER, SI_QUEUE, SI_TKILL...: sent by a process. */
+    if (p->signo == SIGTERM && s->have_sig && s->sig_code <= 0 && !s->async.have)
+        f->tag = FT_TAG_TERM_SENT;
     cp_jb_ku(&f->details, "signal", p->signo);
     cp_jb_ki(&f->details, "si_code", s->sig_code);
     cp_jb_ku(&f->details, "address", s->sig_addr);
@@ -515,6 +526,30 @@ static void ft_finish(cp_proc *p, void *st, cp_report *rep)
         ft_exception(p, s, rep, &s->thr[i], died && !s->main.have && !p->signo);
 }
 
+/* A process that died of a SIGTERM a process sent, whose parent in the
+ * run outlived it and then exited 0, was ended by that parent once its
+ * work was done: a Pool's workers when the `with` block ends (terminate()),
+ * a launcher's when it shuts down.  A parent that went on to succeed lost
+ * nothing by it, so it is not what the run died of: info. */
+static void ft_across(cp_report *rep)
+{
+    for (size_t i = 0; i < rep->n; i++) {
+        cp_finding *f = rep->f[i];
+        const cp_proc *ch = f->proc, *par = ch ? ch->parent : NULL;
+        if (f->check != &cp_check_fatal || f->tag != FT_TAG_TERM_SENT || !par ||
+            !par->complete || par->end_reason != CP_END_EXIT || par->end_status != 0 ||
+            par->t_last < ch->t_last)
+            continue;
+        f->sev = CP_SEV_INFO;
+        cp_finding_line(f, "SIGTERM came from a process (kill), and the parent, pid %llu, "
+                        "outlived this one and exited 0: it ended its worker once the work "
+                        "was done (multiprocessing.Pool's terminate() at the end of its "
+                        "`with` block, a launcher's shutdown), a normal end (info).",
+                        (unsigned long long)par->pid);
+        cp_jb_ku(&f->details, "ended_by_parent", par->pid);
+    }
+}
+
 const cp_check cp_check_fatal = {
     .id = "fatal-error",
     .sev = CP_SEV_ERROR,
@@ -533,4 +568,5 @@ const cp_check cp_check_fatal = {
     .state_size = sizeof(cp_ft),
     .rec = cp_check_fatal_rec,
     .finish = ft_finish,
+    .across = ft_across,
 };

@@ -20,7 +20,12 @@
  * num_ooms), cached memory was released in a retry storm, a pool held the
  * room at an allocation failure, or segments churned (the same large sizes
  * freed and allocated again through the driver, FR_CHURN_MIN_NS or more
- * spent in those calls).  Stream-ordered allocations (cuMemAllocAsync,
+ * spent in those calls).  A failure counts only when the memory the
+ * fragmentation kept from it (reserved but unallocated, released in the
+ * retry, or a pool's reserved but unused) was at least what it asked for:
+ * a request larger than all of it (one larger than the card) fails the
+ * same however the free space lies, as the oom verdict says (capacity).
+ * Stream-ordered allocations (cuMemAllocAsync,
  * cuMemAllocFromPoolAsync) are served from their pool without a driver
  * call or a synchronisation: they are never churn.
  */
@@ -49,6 +54,7 @@ typedef struct cp_frag_dev {
     uint64_t torch_retries, torch_ooms;     /* the highest counters PyTorch reported */
     uint64_t pending_release;   /* freed since the failure, not yet retried */
     uint64_t fail_stack, fail_size;
+    uint64_t fail_min;          /* the smallest request that failed (driver or PyTorch), 0: none */
     int released_now;           /* this failure's release was counted */
     uint64_t released, storms;
     uint64_t churn_count, churn_bytes, churn_ns;
@@ -65,6 +71,14 @@ static void fr_when(cp_frag_dev *d, uint64_t ts)
     if (!d->t_first)
         d->t_first = ts;
     d->t_last = ts;
+}
+
+/* A request of `size` failed on d: the smallest such is what fragmentation
+ * must have kept from the program for the failures to be its cost. */
+static void fr_failed(cp_frag_dev *d, uint64_t size)
+{
+    if (size && (!d->fail_min || size < d->fail_min))
+        d->fail_min = size;
 }
 
 typedef struct cp_fr {
@@ -123,8 +137,15 @@ static void fr_torch(cp_proc *p, cp_fr *s)
     cp_jv v = { p->fw_ready_json, p->fw_ready_len }, devs, o;
     cp_torch_dev td;
     if (strcmp(k, "torch.oom") == 0) {
-        if (cp_torch_dev_parse(v, &td) == 0)
+        cp_torch_oom oom;
+        if (cp_torch_dev_parse(v, &td) == 0) {
             fr_keep(s, &td, p->t_last);
+            /* PyTorch may refuse without a driver failure (a memory
+             * fraction): its request is known from the record only. */
+            if (td.device >= 0 && td.device < CP_MAX_DEV &&
+                cp_torch_oom_parse(p->fw_ready_json, p->fw_ready_len, &oom) == 0)
+                fr_failed(&s->d[td.device], oom.request);
+        }
         return;
     }
     if (cp_json_member(v, "devices", &devs))
@@ -194,6 +215,7 @@ fr_rec_full(cp_proc *p, void *st, const cp_record *r)
     }
     if (r->ev.result == CUDA_ERROR_OUT_OF_MEMORY) {
         d->failures++;
+        fr_failed(d, r->u.alloc.size);
         fr_when(d, r->ts);
         if (!d->in_retry) {
             d->fail_stack = r->ev.stack;
@@ -245,6 +267,8 @@ typedef struct cp_frag_num {
     const char *method, *how;
     uint64_t bytes;
     int hurt;                   /* it cost something (see the file comment) */
+    uint64_t room;              /* what the fragmentation kept from a failed request */
+    int too_big;                /* every failure asked for more than room */
 } cp_frag_num;
 
 static int fr_churned(const cp_devmem *m, const cp_frag_dev *d)
@@ -262,8 +286,17 @@ static int fr_stormed(const cp_frag_dev *d)
 static int fr_number(const cp_proc *p, const cp_frag_dev *d, int dev, cp_frag_num *n)
 {
     const cp_devmem *m = &p->mem[dev];
-    n->hurt = d->failures || d->torch_retries || d->torch_ooms || fr_stormed(d) ||
-              (fr_churned(m, d) && d->churn_ns >= FR_CHURN_MIN_NS);
+    uint64_t pool_room = d->have_pool && d->pool_reserved > d->pool_used
+                         ? d->pool_reserved - d->pool_used : 0;
+    n->room = d->have_torch ? fr_gap(&d->torch) : 0;
+    n->room = d->released > n->room ? d->released : n->room;
+    n->room = pool_room > n->room ? pool_room : n->room;
+    /* Failures, retries and releases are fragmentation's cost only when
+     * the room it kept could have served the smallest request that
+     * failed (unknown size: it may have). */
+    int failed = d->failures || d->torch_retries || d->torch_ooms || fr_stormed(d);
+    n->too_big = failed && d->fail_min > n->room;
+    n->hurt = (failed && !n->too_big) || (fr_churned(m, d) && d->churn_ns >= FR_CHURN_MIN_NS);
     if (d->have_torch && d->torch.free_bytes) {
         uint64_t gap = d->torch.reserved > d->torch.allocated
                            ? d->torch.reserved - d->torch.allocated : 0;
@@ -295,7 +328,7 @@ static int fr_number(const cp_proc *p, const cp_frag_dev *d, int dev, cp_frag_nu
         n->method = "pool";
         n->how = "(pool reserved - pool used) / pool reserved, at the allocation failure";
         n->bytes = d->pool_reserved - d->pool_used;
-        n->hurt = 1;
+        n->hurt = !n->too_big;
         return 1;
     }
     uint64_t vmm = m->held[CP_HOLD_VMM];
@@ -368,7 +401,14 @@ static void fr_finish(cp_proc *p, void *st, cp_report *rep)
                             (unsigned long long)d->torch_retries,
                             d->torch_retries == 1 ? "y" : "ies",
                             (unsigned long long)d->torch_ooms, d->torch_ooms == 1 ? "" : "s");
-        if (!n.hurt)
+        if (n.too_big)
+            cp_finding_line(f, "  The smallest request that failed asked for %s, more than "
+                            "the %s the fragmentation kept free%s: it would have failed in one "
+                            "piece too, so it is not this finding's cost.",
+                            cp_fmt_bytes(d->fail_min, b1, sizeof b1),
+                            cp_fmt_bytes(n.room, b2, sizeof b2),
+                            n.hurt ? "" : " (info)");
+        if (!n.hurt && !n.too_big)
             cp_finding_line(f, "  It cost nothing here: no allocation failed, nothing was "
                             "retried, released in a retry storm or churned for %s or more. "
                             "Free space kept by a caching allocator is its cache.",
@@ -392,6 +432,8 @@ static void fr_finish(cp_proc *p, void *st, cp_report *rep)
         cp_jb_ku(&f->details, "churn_bytes", d->churn_bytes);
         cp_jb_ku(&f->details, "churn_ns", d->churn_ns);
         cp_jb_ku(&f->details, "failed_allocations", d->failures);
+        cp_jb_ku(&f->details, "smallest_failed_request", d->fail_min);
+        cp_jb_ku(&f->details, "room_for_failed", n.room);
         cp_jb_kb(&f->details, "hurt", n.hurt);
         cp_jb_kb(&f->details, "warning", warn);
         cp_jb_close(&f->details, '}');

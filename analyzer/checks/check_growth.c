@@ -419,6 +419,84 @@ static const char *gr_attr_advice(const cp_proc *p, int fwk, const cp_gattr_out 
     }
 }
 
+/* Every site's history up to the last bucket (its live bytes since its
+ * last event). */
+static void gr_hist_fill(cp_growth *s)
+{
+    size_t it = 0;
+    cp_growth_site *gs;
+    while ((gs = cp_map_next(&s->sites, &it, NULL))) {
+        cp_growth_hist *h = cp_gwin_hist(s, gs);
+        for (uint32_t j = gs->touched; j < CP_GROWTH_BUCKETS; j++) {
+            h->at[j] = gs->live;
+            h->n_at[j] = gs->count;
+        }
+        gs->touched = CP_GROWTH_BUCKETS;
+    }
+}
+
+/* Is site stack one of the sites of the leak findings lost[0..n)? */
+static int gr_lost_site(cp_finding *const *lost, size_t n, uint64_t stack)
+{
+    for (size_t i = 0; i < n; i++)
+        for (size_t k = 0; k < lost[i]->n_sites; k++)
+            if (lost[i]->sites[k].stack == stack)
+                return 1;
+    return 0;
+}
+
+/* Growth that a small leak explains is that leak's: memory lost every
+ * step raises the floor of every eighth, and a warm-up in the first steps
+ * then has no plateau and adds its own memory to the amount.  When the
+ * leak's sites rose by less than CP_GROWTH_MIN over the window (too little
+ * to be growth by itself) and the window, judged again with their memory
+ * taken out of each bucket (what they held at its start), no longer shows
+ * growth, the leak finding (a warning: it cost something) gets the growth
+ * as a line and no memory-growth finding is made for the same memory.  A
+ * leak that is growth by itself keeps both: memory-growth's rate, time to
+ * a full card and sites (the backward pass, attribution) say more.  The
+ * leak check finishes first (the registry's order).
+ * @return : 1 when folded. */
+static int gr_leak_fold(cp_proc *p, cp_growth *s, cp_report *rep, const cp_growth_win *w,
+                        uint64_t growth, uint64_t ns)
+{
+    cp_finding *lost[2], *into = NULL;
+    size_t n = 0;
+    for (size_t i = 0; i < rep->n && n < 2; i++) {
+        cp_finding *o = rep->f[i];
+        if (o->check != &cp_check_leak || o->proc != p || o->tag != CP_LEAK_TAG_LOST)
+            continue;
+        lost[n++] = o;
+        if (o->sev >= CP_SEV_WARNING && (!into || o->bytes > into->bytes))
+            into = o;
+    }
+    if (!into)
+        return 0;
+    uint64_t less[CP_GROWTH_BUCKETS] = { 0 }, rise = 0;
+    size_t it = 0;
+    cp_growth_site *gs;
+    gr_hist_fill(s);
+    while ((gs = cp_map_next(&s->sites, &it, NULL))) {
+        if (!gr_lost_site(lost, n, gs->stack))
+            continue;
+        const cp_growth_hist *h = cp_gwin_hist(s, gs);
+        for (uint32_t j = 1; j < CP_GROWTH_BUCKETS; j++)
+            less[j] += h->at[j - 1];
+        rise += h->at[w->end] > h->at[0] ? h->at[w->end] - h->at[0] : 0;
+    }
+    cp_growth_win g;
+    if (rise >= CP_GROWTH_MIN || cp_gwin_window(s, &g, less))
+        return 0;
+    char b1[32], tb[32];
+    cp_finding_line(into, "Memory held rose with it to the end of the run, with no plateau "
+                    "(by %s over %s, a warm-up's memory included). Without the memory this "
+                    "leak lost nothing grows: the leak is that growth, and memory-growth "
+                    "does not report it again.", cp_fmt_bytes(growth, b1, sizeof b1),
+                    cp_fmt_ns(ns, tb, sizeof tb));
+    cp_jb_ku(&into->details, "growth_bytes", growth);
+    return 1;
+}
+
 static void gr_finish(cp_proc *p, void *st, cp_report *rep)
 {
     cp_growth *s = st;
@@ -426,7 +504,7 @@ static void gr_finish(cp_proc *p, void *st, cp_report *rep)
     uint32_t map[CP_GROWTH_BUCKETS];
     if (s->started && cp_gwin_respread(s, map))
         cp_gattr_remap(s->attr, map, CP_GROWTH_BUCKETS, s->width_log);
-    if (!s->started || s->n_alloc < CP_GROWTH_SEGS || !cp_gwin_window(s, &g)) {
+    if (!s->started || s->n_alloc < CP_GROWTH_SEGS || !cp_gwin_window(s, &g, NULL)) {
         /* The driver saw no growth: inside XLA's pool, its own samples may. */
         cp_gpool_finish(s->pool, p, rep, &cp_check_growth, s->w);
         return;
@@ -436,6 +514,8 @@ static void gr_finish(cp_proc *p, void *st, cp_report *rep)
     double secs = t_end > t_start ? (double)(t_end - t_start) / 1e9 : 0;
     double rate = secs > 0 ? (double)growth / secs : 0;
     char b1[32], b2[32], b3[32], tb[32];
+    if (gr_leak_fold(p, s, rep, &g, growth, t_end - t_start))
+        return;
     cp_finding *f = cp_finding_new(rep, &cp_check_growth, p, "g");
     if (!f)
         return;
@@ -457,13 +537,9 @@ static void gr_finish(cp_proc *p, void *st, cp_report *rep)
     size_t it = 0;
     cp_growth_site *gs;
     int backward = 0;
+    gr_hist_fill(s);
     while ((gs = cp_map_next(&s->sites, &it, NULL))) {
-        cp_growth_hist *h = cp_gwin_hist(s, gs);
-        for (uint32_t j = gs->touched; j < CP_GROWTH_BUCKETS; j++) {
-            h->at[j] = gs->live;
-            h->n_at[j] = gs->count;
-        }
-        gs->touched = CP_GROWTH_BUCKETS;
+        const cp_growth_hist *h = cp_gwin_hist(s, gs);
         if (h->at[eb] > h->at[sb] && !(drop & lo_alloc_fw(p, gs->stack))) {
             uint64_t n = h->n_at[eb] - h->n_at[sb];
             cp_finding_site(f, p, gs->stack, n, h->at[eb] - h->at[sb], 0,

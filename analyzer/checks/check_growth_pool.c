@@ -217,7 +217,7 @@ int cp_gpool_finish(struct cp_gpool *g, cp_proc *p, cp_report *rep, const cp_che
     cp_map_init(&t->sites, sizeof(cp_growth_site));
     cp_map_init(&t->steps, sizeof(cp_growth_site));
     cp_growth_win w;
-    int grew = gp_buckets(g, n, t) == 0 && cp_gwin_window(t, &w);
+    int grew = gp_buckets(g, n, t) == 0 && cp_gwin_window(t, &w, NULL);
     if (grew)
         gp_finding(g, n, t, &w, p, rep, check);
     cp_map_free(&t->sites);

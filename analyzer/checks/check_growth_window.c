@@ -295,7 +295,7 @@ static int gw_floors(cp_growth_win *g, const uint64_t *lv, uint32_t from)
 }
 
 /* The floors of the window's eighths.  @return : 1 when they show growth. */
-int cp_gwin_window(cp_growth *s, cp_growth_win *g)
+int cp_gwin_window(cp_growth *s, cp_growth_win *g, const uint64_t *less)
 {
     uint64_t w_end = s->w, stop = w_end;
     g->teardown = s->in_tail && (w_end - s->tail_w) * CP_TEARDOWN_DIV <= w_end - s->w0;
@@ -312,7 +312,7 @@ int cp_gwin_window(cp_growth *s, cp_growth_win *g)
         uint64_t m = b->used ? b->min : level;
         if (g->teardown && j == s->tail_idx)
             m = s->tail_min_pre != UINT64_MAX ? s->tail_min_pre : level;
-        lv[j] = m;
+        lv[j] = less && m != UINT64_MAX ? m - (less[j] < m ? less[j] : m) : m;
         if (b->used)
             level = b->last;
     }

@@ -187,8 +187,11 @@ cp_gwin_event(cp_growth *s, uint64_t total, uint64_t ts, int is_free)
 int cp_gwin_respread(cp_growth *s, uint32_t map[CP_GROWTH_BUCKETS]);
 
 /*! cp_gwin_window() : the window (up to the teardown), its eighths' floors and
- *  where the growth starts, into *g (may merge buckets).
+ *  where the growth starts, into *g (may merge buckets).  less (NULL: none)
+ *  is, per bucket, memory to take out of its level first (what a leak held
+ *  then): it must come from buckets already merged as this call leaves them,
+ *  i.e. from after a call without it.
  *  @return : 1 when the floors show growth, else 0. */
-int cp_gwin_window(cp_growth *s, cp_growth_win *g);
+int cp_gwin_window(cp_growth *s, cp_growth_win *g, const uint64_t *less);
 
 #endif /* CHECK_GROWTH_WINDOW_H */

@@ -329,6 +329,7 @@ static void lk_exit_list(cp_proc *p, cp_lk *s, cp_report *rep)
     cp_finding *f = cp_finding_of_map(rep, &cp_check_leak, p, &s->cls[CL_LEAK],
                                       CP_SEV_OF_CHECK, CP_SORT_BYTES);
     if (f) {
+        f->tag = CP_LEAK_TAG_LOST;
         for (size_t i = 0; i < n_top; i++)
             cp_finding_line(f, CP_ITEM_LEAKED,
                             (unsigned long long)top[i].size,
@@ -394,6 +395,7 @@ static void lk_finish(cp_proc *p, void *st, cp_report *rep)
     cp_finding *f = cp_finding_of_map(rep, &cp_check_leak, p, &s->at_ctx,
                                       CP_SEV_OF_CHECK, CP_SORT_BYTES);
     if (f) {
+        f->tag = CP_LEAK_TAG_LOST;
         cp_finding_line(f, "LEAK SUMMARY: %llu bytes leaked in %llu allocations",
                         (unsigned long long)f->bytes, (unsigned long long)f->count);
         int costly = cp_leak_cost_judge(f, p, &s->ctx_cost, &s->at_ctx, &s->work, s->oom, 0);

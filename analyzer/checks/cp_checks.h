@@ -62,8 +62,14 @@ void cp_check_frag_rec(cp_proc *p, void *st, const cp_record *r);
 void cp_check_leak_rec(cp_proc *p, void *st, const cp_record *r);
 
 /* Checks whose findings another check looks up (check_fatal.c joins the
- * run's fatal error to them); every other check is reached only through the
- * registry. */
-extern const cp_check cp_check_nogpu, cp_check_errors, cp_check_oom;
+ * run's fatal error to them, memory-growth folds into a leak); every other
+ * check is reached only through the registry. */
+extern const cp_check cp_check_nogpu, cp_check_errors, cp_check_oom, cp_check_leak;
+
+/* The tag (cp_finding.tag) of a leak finding about memory the program lost
+ * (at exit, or when its context was destroyed), as opposed to memory an
+ * allocator, a library or a framework held: memory-growth folds growth
+ * that such a leak explains into it (check_growth.c). */
+#define CP_LEAK_TAG_LOST 1
 
 #endif /* CP_CHECKS_H */

@@ -19,7 +19,12 @@ Scenarios:
              the program raises PyTorch's initialisation error
   nccl       rank 1's NCCL watchdog timeout (PyTorch 2.11's message)
   caught     an exception caught by the program: exit 0
+  pool       a multiprocessing Pool of 2 "spawn" workers, each on the GPU;
+             its `with` block ends with terminate(), which kills them with
+             SIGTERM, and the run exits 0
+  poolfail   the same, then the parent dies of an exception (exit 1)
 """
+import multiprocessing
 import ctypes
 import sys
 import threading
@@ -134,10 +139,25 @@ def caught():
         print("caught")
 
 
+def pool_work(i):
+    setup()
+    return alloc(1 << 20)[0] + i
+
+
+def pool(fail=False):
+    setup()
+    assert alloc(1 << 20)[0] == 0
+    with multiprocessing.get_context("spawn").Pool(2) as workers:
+        print("pool", sum(workers.map(pool_work, range(4))))
+    if fail:
+        raise ValueError("after the pool")  # RAISE poolfail
+
+
 def main():
     scenario = sys.argv[1]
     {"mismatch": mismatch, "nocuda": nocuda, "oom": oom, "thread": thread,
-     "async": async_fault, "init": init, "nccl": nccl, "caught": caught}[scenario]()
+     "async": async_fault, "init": init, "nccl": nccl, "caught": caught, "pool": pool,
+     "poolfail": lambda: pool(True)}[scenario]()
 
 
 if __name__ == "__main__":

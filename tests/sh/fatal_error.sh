@@ -8,7 +8,8 @@
 # in the program); the asynchronous one must list the five launches in
 # flight with their sites and the culprit's line.  Output and exit status
 # must be the same as without the companion; a run that caught everything
-# shows nothing.
+# shows nothing, and neither do the workers a Pool ended with SIGTERM in a
+# run that exited 0.
 . "$ROOT/tests/sh/lib.sh"
 need_py_fake
 
@@ -112,7 +113,25 @@ run caught
 rc_is caught 0
 expect_no_grep "fatal-error" "$TMP/caught.report"
 
-# 9. Output and exit status do not depend on the companion.
+# 9. A Pool's spawned workers, each on the GPU, ended with SIGTERM by the
+#    Pool's terminate() when its `with` block ends: the run exited 0, so
+#    their deaths are info; when the parent then dies, they stay errors.
+pool() { # pool NAME: fatal_prog.py NAME, every process's trace reported
+    py_traced "$1" -- "$PROG" "$1"
+    "$ANA" report --no-progress "$TMP/$1".*trace >"$TMP/$1.report" 2>&1
+}
+pool pool
+rc_is pool 0
+[ "$(grep -c '^== pid' "$TMP/pool.report")" -ge 2 ] || die "pool: no worker's trace"
+has "^info +\[fatal-error\] pids? [0-9]+.* died of signal 15 \(SIGTERM\)" pool
+has "SIGTERM came from a process \(kill\), and the parent, pid [0-9]+, outlived this one and exited 0" pool
+expect_no_grep "^(error|warning) +\[fatal-error\]" "$TMP/pool.report"
+pool poolfail
+rc_is poolfail 1
+has "^error +\[fatal-error\] pids? [0-9]+.* died of signal 15 \(SIGTERM\)" poolfail
+has "^info +\[fatal-error\] pid [0-9]+ died of ValueError at .*fatal_prog.py:$(line_of "RAISE poolfail") \(pool\)" poolfail
+
+# 10. Output and exit status do not depend on the companion.
 for s in mismatch async thread; do
     cp "$TMP/$s.out" "$TMP/$s.out1"; cp "$TMP/$s.err" "$TMP/$s.err1"; cp "$TMP/$s.rc" "$TMP/$s.rc1"
     extra=""; [ $s = async ] && extra=FAKECUDA_FAIL_LAUNCH=3

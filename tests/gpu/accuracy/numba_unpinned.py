@@ -4,8 +4,8 @@ stream=s)) and scale it there, so that uploads can overlap the kernels.
 bug: the frames are ordinary numpy arrays (pageable memory): every
 "asynchronous" upload blocks the host while the driver stages it
 (pageable-async-copy at the upload line).  The clean run keeps them in
-cuda.pinned_array.  Where numba cannot compile a kernel the uploads run
-without it (the copies are the point)."""
+cuda.pinned_array; both read the result back into one too (copy_to_host()
+alone copies to new pageable memory, async on the array's stream)."""
 import sys
 
 import numpy as np
@@ -40,5 +40,7 @@ for step in range(200):
     frame.copy_to_device(frames[step % 8], stream=stream)   # EXPECT: pageable-async-copy
     if kernel:
         scale[(n + 255) // 256, 256, stream](frame, np.float32(0.5))
+out = cuda.pinned_array(n, dtype=np.float32)
+frame.copy_to_host(out, stream=stream)
 stream.synchronize()
-print("done", float(frame.copy_to_host()[:4].sum()))
+print("done", float(out[:4].sum()))

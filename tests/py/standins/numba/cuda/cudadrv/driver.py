@@ -23,6 +23,13 @@ _PROTOS = {
     "cuModuleLoadData": (ctypes.POINTER(ctypes.c_void_p), ctypes.c_char_p),
     "cuModuleGetFunction": (ctypes.POINTER(ctypes.c_void_p), ctypes.c_void_p, ctypes.c_char_p),
     "cuLaunchKernel": (ctypes.c_void_p,) + (ctypes.c_uint,) * 7 + (ctypes.c_void_p,) * 3,
+    "cuMemHostAlloc": (ctypes.POINTER(ctypes.c_void_p), ctypes.c_size_t, ctypes.c_uint),
+    "cuStreamCreate": (ctypes.POINTER(ctypes.c_void_p), ctypes.c_uint),
+    "cuStreamSynchronize": (ctypes.c_void_p,),
+    "cuMemcpyHtoD": (ctypes.c_uint64, ctypes.c_void_p, ctypes.c_size_t),
+    "cuMemcpyDtoH": (ctypes.c_void_p, ctypes.c_uint64, ctypes.c_size_t),
+    "cuMemcpyHtoDAsync": (ctypes.c_uint64, ctypes.c_void_p, ctypes.c_size_t, ctypes.c_void_p),
+    "cuMemcpyDtoHAsync": (ctypes.c_void_p, ctypes.c_uint64, ctypes.c_size_t, ctypes.c_void_p),
 }
 _NEWER = ("cuStreamBeginRecaptureToGraph", "cuGraphNodeGetContainingGraph",
           "cuDeviceGetHostAtomicCapabilities")
@@ -64,14 +71,43 @@ class _Driver:
         self.call("cuMemAlloc", ctypes.byref(p), nbytes)
         return p.value
 
-    def launch(self, n):
+    def host_alloc(self, nbytes):
+        """Pinned host memory (numba's cuda.pinned_array: cuMemHostAlloc)."""
+        p = ctypes.c_void_p()
+        self.call("cuMemHostAlloc", ctypes.byref(p), nbytes, 0)
+        return p.value
+
+    def stream(self):
+        s = ctypes.c_void_p()
+        self.call("cuStreamCreate", ctypes.byref(s), 0)
+        return s.value
+
+    def stream_synchronize(self, handle):
+        self.call("cuStreamSynchronize", handle)
+
+    def host_to_device(self, dst, src, nbytes, stream=None):
+        """As numba-cuda's driver.host_to_device: the Async call with a stream."""
+        if stream:
+            self.call("cuMemcpyHtoDAsync", dst, src, nbytes, stream)
+        else:
+            self.call("cuMemcpyHtoD", dst, src, nbytes)
+
+    def device_to_host(self, dst, src, nbytes, stream=None):
+        """As numba-cuda's driver.device_to_host: the Async call with a stream."""
+        if stream:
+            self.call("cuMemcpyDtoHAsync", dst, src, nbytes, stream)
+        else:
+            self.call("cuMemcpyDtoH", dst, src, nbytes)
+
+    def launch(self, n, grid=1, block=128, stream=None):
         if self.kernel is None:
             mod, f = ctypes.c_void_p(), ctypes.c_void_p()
             self.call("cuModuleLoadData", ctypes.byref(mod), b"fake")
             self.call("cuModuleGetFunction", ctypes.byref(f), mod, b"fake_noop")
             self.kernel = f
         for _ in range(n):
-            self.call("cuLaunchKernel", self.kernel, 1, 1, 1, 128, 1, 1, 0, None, None, None)
+            self.call("cuLaunchKernel", self.kernel, grid, 1, 1, block, 1, 1, 0, stream, None,
+                      None)
 
     def synchronize(self):
         self.call("cuCtxSynchronize", None)
