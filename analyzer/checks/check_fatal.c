@@ -21,7 +21,13 @@
  *                    worker's line, and CUDA in a forked worker's cause
  *                    (check_fatal_worker.c), always an error;
  *   NCCL             the collective, sequence number, rank and timeout;
- *   anything else    the exception and the user's frame, at info.
+ *   anything else    the exception and the user's frame: a warning when
+ *                    it ended the process (a crash is never info), else
+ *                    info; but after a sticky CUDA error every CUDA call
+ *                    fails, and a library raises its own error for it
+ *                    (cuBLAS's CUBLAS_STATUS_EXECUTION_FAILED): a process
+ *                    that died of an exception naming no CUDA error after
+ *                    one in the trace died of that error (asynchronous).
  * Synchronous and asynchronous CUDA errors are told apart by the CUresult
  * the message names (cp_curesult.h's classes), not by its wording.
  * A run that exited 0 after catching everything shows nothing here; a
@@ -412,7 +418,10 @@ static void ft_exception(cp_proc *p, cp_ft *s, cp_report *rep, const cp_exc *e, 
     if (!f)
         return;
     f->count = 1;
-    f->sev = !gpu ? CP_SEV_INFO : (died && !thread) ? CP_SEV_ERROR : CP_SEV_WARNING;
+    /* A process that died of any exception crashed: never info (a
+     * KeyboardInterrupt stopped it). */
+    f->sev = gpu ? (died && !thread ? CP_SEV_ERROR : CP_SEV_WARNING)
+                 : died && !thread && e->kind != CP_EXC_INTERRUPT ? CP_SEV_WARNING : CP_SEV_INFO;
     /* A worker process that crashed is an error: its work is lost. */
     if ((thread && died && gpu) || worker)
         f->sev = CP_SEV_ERROR;
@@ -434,6 +443,11 @@ static void ft_exception(cp_proc *p, cp_ft *s, cp_report *rep, const cp_exc *e, 
             ft_point_here(p, rep, &cp_check_errors, 0);
         break;
     case CP_EXC_ASYNC:
+        if (e->kind_from_trace)
+            cp_finding_line(f, "The exception names no CUDA error, but the trace holds one "
+                            "before it: after a sticky error every CUDA call fails, and a "
+                            "library then raises its own error (cuBLAS: "
+                            "CUBLAS_STATUS_EXECUTION_FAILED), so the run died of it.");
         cp_async_explain(p, &s->async, f, 1);
         if (died && s->async.have)
             ft_point_here(p, rep, &cp_check_errors, s->async.code);
@@ -507,6 +521,11 @@ static void ft_finish(cp_proc *p, void *st, cp_report *rep)
                (p->complete && p->end_status != 0 &&
                 (p->end_reason == CP_END_EXIT || p->end_reason == CP_END__EXIT ||
                  p->end_reason == CP_END_QUICK_EXIT));
+    if (s->main.have && s->main.kind == CP_EXC_OTHER && s->async.have &&
+        cp_async_sticky(s->async.code) && s->async.ts <= s->main.ts) {
+        s->main.kind = CP_EXC_ASYNC;
+        s->main.kind_from_trace = 1;
+    }
     if (s->main.have && s->main.kind != CP_EXC_INTERRUPT) {
         ft_exception(p, s, rep, &s->main, 1);
     } else if (p->signo) {
@@ -560,8 +579,10 @@ const cp_check cp_check_fatal = {
                "call than the kernel that caused it; the launches in flight are listed), a "
                "synchronous one (a device that is not visible: the GPUs the process sees are "
                "listed), a worker process's exception (its own line; CUDA in a forked "
-               "worker), an NCCL error or timeout. Other exceptions are shown as info with "
-               "the program's own line.",
+               "worker), an NCCL error or timeout. Other exceptions are shown with the "
+               "program's own line: a warning when one ended the process (a crash is never "
+               "info), info otherwise; after a sticky CUDA error in the trace, one that names "
+               "none (a library's own error, as cuBLAS's) is that error's.",
     .fix = "Follow the fix stated with the finding.",
     .types = CP_TYPE_BIT(CP_REC_FRAMEWORK) | CP_TYPE_BIT(CP_REC_SIGNAL) |
              CP_TYPE_BIT(CP_REC_ALLOC) | CP_ASYNC_TYPES | FS_TYPES,

@@ -50,6 +50,8 @@ typedef struct cp_exc {
     char torch_version[64];
     char torch_cuda[32];    /* "" when torch.version.cuda is None (CPU-only build) */
     int kind;               /* enum cp_exc_kind */
+    int kind_from_trace;    /* kind CP_EXC_ASYNC from the trace's sticky error: the
+                             * message names none (check_fatal.c) */
     uint64_t cuda_code;     /* the CUresult the message names (\"CUDA error: ...\"), 0 */
 } cp_exc;
 

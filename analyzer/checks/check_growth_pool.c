@@ -17,6 +17,22 @@
  * (every 4096 launches of a thread, and at flush points), so that count
  * may lag: between two values seen, the samples are spread in proportion
  * to time (the run's last value, at its end, closes the last stretch).
+ *
+ * A flat top: a program that keeps every step's arrays for a last pass
+ * over them (an average of the kept weights) stops growing before the end
+ * but lets nothing go, and its last eighths are flat.  When the rule fails
+ * over all the samples, or holds only over the second half of the work,
+ * it is tried again without the last of them, from a sixteenth up to a
+ * third of the work: a window that holds it, followed by samples none of
+ * which is below its last floor, is growth kept to the end (taken when it
+ * shows more growth than the whole).
+ *
+ * XLA keeps no allocation stacks.  Each sample names where the program
+ * was when it was taken (the companion's "at": the innermost frame of the
+ * program's own code, and its callers); the growth's sites are the places
+ * whose samples in the window saw bytes in use go up since the sample
+ * before, net (what a step allocates and frees again cancels out): in a
+ * training loop, the line of the step whose results are kept.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,9 +44,25 @@
 #include "cp_fw_jax.h"
 
 #define CP_GPOOL_KEEP 4096          /* samples kept; beyond, every other one */
+#define CP_GPOOL_PLACES 64          /* distinct places kept; later ones count as none */
+/* Ids of the places' stacks and frames: above every id the shim hands out,
+ * apart from attribution's (1 << 61) and the backward pass's (1 << 62). */
+#define CP_GPOOL_ID (1ull << 60)
+#define CP_GPOOL_TAIL_DIV 3         /* a flat top: at most 1/3 of the work, */
+#define CP_GPOOL_TAIL_MIN_DIV 16    /* and at least 1/16 of it */
+#define CP_GPOOL_CUTS 64            /* places a flat top may start, tried */
+#define CP_GPOOL_SITES 3            /* sites named: the first, the next with 1/4 of the growth */
+
+/* A place samples were taken at (cp_jax_at, its strings interned). */
+typedef struct gp_at {
+    int n;
+    const char *file[CP_JAX_AT_FRAMES], *func[CP_JAX_AT_FRAMES];
+    int64_t line[CP_JAX_AT_FRAMES];
+} gp_at;
 
 typedef struct cp_gpool_sample {
     uint64_t w, ts, in_use, limit;
+    uint32_t place;                 /* 1 + its index in places, 0: none named */
 } cp_gpool_sample;
 
 struct cp_gpool {
@@ -39,7 +71,46 @@ struct cp_gpool {
     unsigned stride_log;            /* one sample of every 2^stride_log is kept */
     uint64_t seen;
     uint64_t pool;                  /* the pool's driver memory, most seen (pool_bytes) */
+    gp_at places[CP_GPOOL_PLACES];
+    uint32_t n_places;
+    uint64_t n_ids;                 /* stack and frame ids handed out (CP_GPOOL_ID) */
 };
+
+static int gp_at_same(const gp_at *a, const gp_at *b)
+{
+    if (a->n != b->n)
+        return 0;
+    for (int i = 0; i < a->n; i++)
+        if (a->line[i] != b->line[i] || a->file[i] != b->file[i] || a->func[i] != b->func[i])
+            return 0;
+    return 1;
+}
+
+/* 1 + the index of the place record rec names in g->places (added when
+ * new), or 0 when it names none (or too many came before it). */
+static uint32_t gp_place(struct cp_gpool *g, cp_jv rec)
+{
+    cp_jax_at at;
+    gp_at a = { 0 };
+    cp_jax_at_parse(rec, &at);
+    for (int k = 0; k < at.n; k++) {
+        a.file[k] = cp_sym_intern(at.file[k], strlen(at.file[k]));
+        a.func[k] = cp_sym_intern(at.func[k], strlen(at.func[k]));
+        a.line[k] = at.line[k];
+        if (!a.file[k] || !a.func[k])
+            break;
+        a.n = k + 1;
+    }
+    if (!a.n)
+        return 0;
+    for (uint32_t i = 0; i < g->n_places; i++)
+        if (gp_at_same(&g->places[i], &a))
+            return i + 1;
+    if (g->n_places == CP_GPOOL_PLACES)
+        return 0;
+    g->places[g->n_places++] = a;
+    return g->n_places;
+}
 
 int cp_gpool_add(struct cp_gpool **gp, const cp_proc *p, uint64_t w, uint64_t ts)
 {
@@ -63,7 +134,7 @@ int cp_gpool_add(struct cp_gpool **gp, const cp_proc *p, uint64_t w, uint64_t ts
         g->n = CP_GPOOL_KEEP / 2;
         g->stride_log++;
     }
-    cp_gpool_sample x = { w, ts, 0, 0 };
+    cp_gpool_sample x = { w, ts, 0, 0, gp_place(g, v) };
     uint64_t pool = 0;
     for (int i = 0; i < n; i++) {
         x.in_use += d[i].in_use;
@@ -134,11 +205,93 @@ static size_t gp_window_end(const struct cp_gpool *g)
     return n;
 }
 
-static void gp_finding(struct cp_gpool *g, size_t n, const cp_growth *t, const cp_growth_win *w,
-                       cp_proc *p, cp_report *rep, const cp_check *check)
+/* What gp_sites() found. */
+typedef struct gp_sites_out {
+    int sites;                      /* sites added */
+    uint64_t samples, named;        /* samples of the window; of them, naming a place */
+    uint64_t top_samples, top_bytes;    /* the first site's */
+    uint64_t net;                   /* what the window's samples saw added, net */
+} gp_sites_out;
+
+/* Place i of g as a stack of p's own (Python frames only).  @return : its
+ * id, or 0 when out of memory. */
+static uint64_t gp_stack(struct cp_gpool *g, uint32_t i, cp_proc *p)
+{
+    const gp_at *at = &g->places[i];
+    uint64_t py[CP_JAX_AT_FRAMES];
+    for (int k = 0; k < at->n; k++) {
+        py[k] = CP_GPOOL_ID | ++g->n_ids;
+        if (cp_stacks_pyframe(&p->stacks, py[k], at->file[k], at->func[k], (uint64_t)at->line[k]))
+            return 0;
+    }
+    uint64_t sid = CP_GPOOL_ID | ++g->n_ids;
+    return cp_stacks_add(&p->stacks, sid, 0, NULL, (uint64_t)at->n, py) ? 0 : sid;
+}
+
+/* The places at which the samples of the window [from, n) saw the pool
+ * grow, by the bytes each saw added since the sample before, net (what a
+ * step allocates and frees again cancels out; see the top of the file),
+ * as sites of f: the first, and the next ones with a quarter of the
+ * growth or more. */
+static void gp_sites(struct cp_gpool *g, size_t from, size_t n, cp_finding *f, cp_proc *p,
+                     gp_sites_out *o)
+{
+    int64_t net[CP_GPOOL_PLACES] = { 0 };
+    uint64_t count[CP_GPOOL_PLACES] = { 0 };
+    memset(o, 0, sizeof *o);
+    if (from == 0)
+        from = 1;
+    for (size_t i = from; i < n; i++) {
+        const cp_gpool_sample *x = &g->s[i];
+        o->samples++;
+        if (!x->place)
+            continue;
+        o->named++;
+        /* Bytes in use are far below 2^63: the difference fits. */
+        net[x->place - 1] += (int64_t)(x->in_use - g->s[i - 1].in_use);
+        count[x->place - 1]++;
+    }
+    o->net = from < n && g->s[n - 1].in_use > g->s[from - 1].in_use
+           ? g->s[n - 1].in_use - g->s[from - 1].in_use : 0;
+    unsigned char used[CP_GPOOL_PLACES] = { 0 };
+    for (int k = 0; k < CP_GPOOL_SITES; k++) {
+        int best = -1;
+        for (uint32_t i = 0; i < g->n_places; i++)
+            if (!used[i] && net[i] > 0 && (best < 0 || net[i] > net[best]))
+                best = (int)i;
+        if (best < 0 || (k > 0 && (uint64_t)net[best] * 4 < o->net))
+            break;
+        used[best] = 1;
+        uint64_t sid = gp_stack(g, (uint32_t)best, p);
+        if (!sid)
+            break;
+        cp_finding_site(f, p, sid, count[best], (uint64_t)net[best], 0, "XLA pool samples");
+        if (k == 0) {
+            o->top_samples = count[best];
+            o->top_bytes = (uint64_t)net[best];
+        }
+        o->sites++;
+    }
+}
+
+/* The first sample of the window: the first in its start bucket or after. */
+static size_t gp_first_in(const struct cp_gpool *g, size_t n, const cp_growth *t,
+                          const cp_growth_win *w)
+{
+    uint64_t w_start = t->w0 + ((uint64_t)w->start << t->width_log);
+    size_t i = 0;
+    while (i < n && g->s[i].w < w_start)
+        i++;
+    return i;
+}
+
+/* The finding about the first m samples, of the n before the teardown
+ * (m < n: a flat top followed). */
+static void gp_finding(struct cp_gpool *g, size_t m, size_t n, const cp_growth *t,
+                       const cp_growth_win *w, cp_proc *p, cp_report *rep, const cp_check *check)
 {
     char b1[32], b2[32], b3[32], tb[32];
-    const cp_gpool_sample *last = &g->s[n - 1];
+    const cp_gpool_sample *last = &g->s[m - 1];
     uint64_t growth = w->floor[CP_GROWTH_SEGS - 1] - w->base;
     /* The growth's first sample: its start bucket may hold none. */
     uint32_t j = w->start;
@@ -148,10 +301,11 @@ static void gp_finding(struct cp_gpool *g, size_t n, const cp_growth *t, const c
     double secs = t1 > t0 ? (double)(t1 - t0) / 1e9 : 0;
     double rate = secs > 0 ? (double)growth / secs : 0;
     cp_finding *f = cp_finding_new(rep, check, p, "memory in use in XLA's pool grew by %s while "
-                                   "the program kept working (%s/s over %s)",
+                                   "the program kept working (%s/s over %s)%s",
                                    cp_fmt_bytes(growth, b1, sizeof b1),
                                    cp_fmt_bytes(rate < 1e18 ? (uint64_t)rate : 0, b2, sizeof b2),
-                                   cp_fmt_ns(t1 - t0, tb, sizeof tb));
+                                   cp_fmt_ns(t1 - t0, tb, sizeof tb),
+                                   m < n ? ", and kept it to the end" : "");
     if (!f)
         return;
     f->sort = CP_SORT_BYTES;
@@ -164,13 +318,22 @@ static void gp_finding(struct cp_gpool *g, size_t n, const cp_growth *t, const c
                     "%zu samples of memory_stats() over the run.",
                     cp_fmt_bytes(g->pool, b1, sizeof b1), n);
     cp_finding_line(f, "Lowest in use in each eighth of the %s: from %s to %s, rising to the "
-                    "end.", w->half ? "second half of the work (kernel launches; the first "
+                    "end%s.", w->half ? "second half of the work (kernel launches; the first "
                     "half was its warm-up)" : w->start ? "work after its warm-up plateau "
                     "(kernel launches)" : "work (kernel launches)",
                     cp_fmt_bytes(w->floor[0], b1, sizeof b1),
-                    cp_fmt_bytes(w->floor[CP_GROWTH_SEGS - 1], b2, sizeof b2));
+                    cp_fmt_bytes(w->floor[CP_GROWTH_SEGS - 1], b2, sizeof b2),
+                    m < n ? " of the growth" : "");
+    uint64_t w_all = g->s[n - 1].w - g->s[0].w;
+    double tail_pct = m < n && w_all ? 100.0 * (double)(g->s[n - 1].w - last->w) / (double)w_all
+                                     : 0;
+    if (m < n)
+        cp_finding_line(f, "Then it grew no more but let nothing go: the last %.0f%% of the "
+                        "work (%zu sample%s, to %s in use) ran with all of it still held, as a "
+                        "last pass over every step's kept arrays does.", tail_pct, n - m,
+                        n - m == 1 ? "" : "s", cp_fmt_bytes(g->s[n - 1].in_use, b1, sizeof b1));
     double to_limit = -1;
-    if (last->limit > last->in_use && rate > 0) {
+    if (m == n && last->limit > last->in_use && rate > 0) {
         to_limit = (double)(last->limit - last->in_use) / rate;
         cp_finding_line(f, "Cost: at this rate the pool's limit (%s; %s in use at the end) is "
                         "reached %s after the point this run reached, and XLA then raises "
@@ -178,10 +341,26 @@ static void gp_finding(struct cp_gpool *g, size_t n, const cp_growth *t, const c
                         cp_fmt_bytes(last->in_use, b3, sizeof b3),
                         cp_fmt_ns(to_limit < 1e9 ? (uint64_t)(to_limit * 1e9) : UINT64_MAX,
                                   tb, sizeof tb));
+    } else if (m < n && last->limit) {
+        cp_finding_line(f, "Cost: %s of the pool's %s limit held by the end; a run of more "
+                        "steps keeps more, and XLA raises RESOURCE_EXHAUSTED when it is full.",
+                        cp_fmt_bytes(g->s[n - 1].in_use, b1, sizeof b1),
+                        cp_fmt_bytes(last->limit, b3, sizeof b3));
     }
-    cp_finding_line(f, "XLA's samples name no call site: to see which arrays stay, save "
+    gp_sites_out so;
+    gp_sites(g, gp_first_in(g, m, t, w), m, f, p, &so);
+    if (so.sites)
+        cp_finding_line(f, "XLA keeps no allocation stacks: the sites are where the program "
+                        "was when the samples saw the pool grow (the first: %llu of the "
+                        "window's %llu samples, %s of the %s they saw added, net). The arrays "
+                        "that line makes and the program keeps are the likely ones.",
+                        (unsigned long long)so.top_samples, (unsigned long long)so.samples,
+                        cp_fmt_bytes(so.top_bytes, b1, sizeof b1),
+                        cp_fmt_bytes(so.net, b2, sizeof b2));
+    cp_finding_line(f, "%sTo see which arrays stay, save "
                     "jax.profiler.save_device_memory_profile(\"mem.prof\") at two steps of the "
-                    "loop and compare them (pprof -diff_base).");
+                    "loop and compare them (pprof -diff_base).",
+                    so.sites ? "" : "XLA's samples name no call site. ");
     cp_jb *b = &f->details;
     cp_jb_ks(b, "framework", "jax");
     cp_jb_ks(b, "source", "xla_pool_samples");
@@ -194,6 +373,9 @@ static void gp_finding(struct cp_gpool *g, size_t n, const cp_growth *t, const c
     cp_jb_ku(b, "pool_bytes", g->pool);
     cp_jb_ku(b, "pool_limit_bytes", last->limit);
     cp_jb_kd(b, "seconds_to_limit", to_limit);
+    cp_jb_kb(b, "held_to_end", m < n);
+    cp_jb_kd(b, "held_work_pct", tail_pct);
+    cp_jb_ku(b, "samples_at_sites", so.named);
     cp_jb_key(b, "floor_bytes");
     cp_jb_open(b, '[');
     for (int i = 0; i < CP_GROWTH_SEGS; i++) {
@@ -203,6 +385,41 @@ static void gp_finding(struct cp_gpool *g, size_t n, const cp_growth *t, const c
     cp_jb_close(b, ']');
 }
 
+/* The rule over samples [0, n): t reset and filled, *w its window.
+ * @return : 1 when they grew. */
+static int gp_judge(const struct cp_gpool *g, size_t n, cp_growth *t, cp_growth_win *w)
+{
+    memset(t, 0, sizeof *t);
+    /* cp_gwin_window() may merge buckets, which walks the (empty) site maps. */
+    cp_map_init(&t->sites, sizeof(cp_growth_site));
+    cp_map_init(&t->steps, sizeof(cp_growth_site));
+    return gp_buckets(g, n, t) == 0 && cp_gwin_window(t, w, NULL);
+}
+
+/* A flat top (see the top of the file) after the first m of the n
+ * samples: the most samples m < n whose rule holds, none after them below
+ * the last floor of their window, the work from their last to the end
+ * between 1/CP_GPOOL_TAIL_MIN_DIV and 1/CP_GPOOL_TAIL_DIV of all of it.
+ * t and *w are left as m's.  @return : m, or 0 when there is none. */
+static size_t gp_flat_top(const struct cp_gpool *g, size_t n, cp_growth *t, cp_growth_win *w)
+{
+    uint64_t w_last = g->s[n - 1].w, all = w_last - g->s[0].w;
+    size_t lo = n - 1;
+    while (lo > CP_GROWTH_SEGS && (w_last - g->s[lo - 1].w) * CP_GPOOL_TAIL_DIV <= all)
+        lo--;
+    size_t step = (n - 1 - lo) / CP_GPOOL_CUTS + 1;
+    uint64_t tail_min = UINT64_MAX;
+    for (size_t m = n - 1; m >= lo && m >= CP_GROWTH_SEGS; m--) {
+        if (g->s[m].in_use < tail_min)
+            tail_min = g->s[m].in_use;
+        if ((n - 1 - m) % step || (w_last - g->s[m - 1].w) * CP_GPOOL_TAIL_MIN_DIV < all)
+            continue;
+        if (gp_judge(g, m, t, w) && tail_min + CP_GROWTH_STEP >= w->floor[CP_GROWTH_SEGS - 1])
+            return m;
+    }
+    return 0;
+}
+
 int cp_gpool_finish(struct cp_gpool *g, cp_proc *p, cp_report *rep, const cp_check *check,
                     uint64_t w_end)
 {
@@ -210,16 +427,26 @@ int cp_gpool_finish(struct cp_gpool *g, cp_proc *p, cp_report *rep, const cp_che
     if (n < CP_GROWTH_SEGS)
         return 0;
     gp_spread_work(g->s, g->n, w_end, p->t_last);
-    cp_growth *t = calloc(1, sizeof *t);
+    cp_growth *t = malloc(sizeof *t);
     if (!t)
         return 0;
-    /* cp_gwin_window() may merge buckets, which walks the (empty) site maps. */
-    cp_map_init(&t->sites, sizeof(cp_growth_site));
-    cp_map_init(&t->steps, sizeof(cp_growth_site));
     cp_growth_win w;
-    int grew = gp_buckets(g, n, t) == 0 && cp_gwin_window(t, &w, NULL);
+    size_t m = n;
+    int grew = gp_judge(g, n, t, &w);
+    /* A flat top at the end also fails the rule, or leaves it to the
+     * second half of the work (the top's eighths are flat): the window
+     * before the top, when it holds, shows more of the growth. */
+    if (!grew || w.half) {
+        uint64_t all = grew ? w.floor[CP_GROWTH_SEGS - 1] - w.base : 0;
+        size_t top = gp_flat_top(g, n, t, &w);
+        if (top && w.floor[CP_GROWTH_SEGS - 1] - w.base > all)
+            m = top;
+        else if (grew)
+            gp_judge(g, n, t, &w);
+        grew = grew || m < n;
+    }
     if (grew)
-        gp_finding(g, n, t, &w, p, rep, check);
+        gp_finding(g, m, n, t, &w, p, rep, check);
     cp_map_free(&t->sites);
     cp_map_free(&t->steps);
     free(t->hist);

@@ -53,6 +53,27 @@ int cp_jax_devs_parse(cp_jv rec, cp_jax_dev *out, int cap)
     return n;
 }
 
+int cp_jax_at_parse(cp_jv rec, cp_jax_at *at)
+{
+    cp_jv where, frames, f;
+    size_t it = 0;
+    at->n = 0;
+    if (cp_json_member(rec, "at", &where) || cp_json_member(where, "frames", &frames))
+        return 0;
+    while (at->n < CP_JAX_AT_FRAMES && cp_json_next(frames, &it, &f) == 1) {
+        int k = at->n;
+        int64_t line = 0;
+        if (cp_json_str(f, "file", at->file[k], sizeof at->file[k]) || !at->file[k][0] ||
+            cp_json_i64(f, "line", &line) || line <= 0)
+            continue;
+        if (cp_json_str(f, "func", at->func[k], sizeof at->func[k]))
+            at->func[k][0] = 0;
+        at->line[k] = line;
+        at->n++;
+    }
+    return at->n;
+}
+
 /* The number right after pat in s (digits), or 0 when pat is absent. */
 static uint64_t jx_num_after(const char *s, const char *pat, const char **end)
 {

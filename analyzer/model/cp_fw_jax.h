@@ -43,6 +43,23 @@ typedef struct cp_jax_oom {
  *  rec) into out, at most cap.  @return : how many. */
 int cp_jax_devs_parse(cp_jv rec, cp_jax_dev *out, int cap);
 
+#define CP_JAX_AT_FRAMES 8
+
+/* Where the program was when a jax.periodic sample was taken (its "at"):
+ * the innermost frame of the program's own code first, then its callers. */
+typedef struct cp_jax_at {
+    int n;
+    char file[CP_JAX_AT_FRAMES][512];
+    char func[CP_JAX_AT_FRAMES][128];
+    int64_t line[CP_JAX_AT_FRAMES];
+} cp_jax_at;
+
+/*! cp_jax_at_parse() : the "at" of a jax.periodic record (the JSON object
+ *  rec) into *at, at most CP_JAX_AT_FRAMES frames; frames without a file
+ *  or a line are left out.  @return : the frames read, 0 when it names
+ *  none. */
+int cp_jax_at_parse(cp_jv rec, cp_jax_at *at);
+
 /*! cp_jax_request() : the bytes an XLA out-of-memory message says were
  *  asked for: "Out of memory while trying to allocate N bytes", "... to
  *  allocate 26.21GiB with allocator GPU_0_bfc on device D" (rounded as XLA

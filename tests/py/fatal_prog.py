@@ -15,6 +15,11 @@ Scenarios:
              and exits 0
   async      five kernel launches from three lines, the third faults
              (FAKECUDA_FAIL_LAUNCH=3): the sync after them raises 700
+  assert     five kernel launches, the third trips a device-side assert
+             (FAKECUDA_FAIL_LAUNCH=3 FAKECUDA_FAIL_CODE=710); the next call,
+             cuBLAS's, fails and PyTorch raises cuBLAS's own error, which
+             names no CUDA error
+  other      a GPU program that dies of an ordinary ValueError
   init       the toolkit's stub libcuda (FAKECUDA_STUB=1): cuInit fails and
              the program raises PyTorch's initialisation error
   nccl       rank 1's NCCL watchdog timeout (PyTorch 2.11's message)
@@ -92,7 +97,9 @@ def launch(f, grid):
     return CUDA.cuLaunchKernel(f, grid, 1, 1, 128, 1, 1, 0, None, None, None)
 
 
-def async_fault():
+def five_launches():
+    """Five kernel launches after a synchronisation; the third is the one
+    FAKECUDA_FAIL_LAUNCH=3 makes fault."""
     setup()
     mod, f = ctypes.c_void_p(), ctypes.c_void_p()
     assert CUDA.cuModuleLoadData(ctypes.byref(mod), b"fake") == 0
@@ -103,12 +110,31 @@ def async_fault():
     assert launch(f, 3) == 0  # CULPRIT
     assert launch(f, 4) == 0  # LAUNCH 4
     assert launch(f, 5) == 0  # LAUNCH 5
+
+
+def async_fault():
+    five_launches()
     rc = CUDA.cuCtxSynchronize()
     if rc != 0:
         raise RuntimeError(  # RAISE async
             "CUDA error: an illegal memory access was encountered\nCUDA kernel errors might "
             "be asynchronously reported at some other API call, so the stacktrace below "
             "might be incorrect.\nFor debugging consider passing CUDA_LAUNCH_BLOCKING=1")
+
+
+def device_assert():
+    five_launches()
+    rc = CUDA.cuCtxSynchronize()            # cuBLAS's check of its own launch
+    if rc != 0:
+        raise RuntimeError(  # RAISE assert
+            "CUDA error: CUBLAS_STATUS_EXECUTION_FAILED when calling `cublasSgemm( handle, "
+            "opa, opb, m, n, k, &alpha, a, lda, b, ldb, &beta, c, ldc)`")
+
+
+def other():
+    setup()
+    assert alloc(64 << 20)[0] == 0
+    raise ValueError("unknown optimizer 'adamw2'")  # RAISE other
 
 
 def init():
@@ -156,7 +182,8 @@ def pool(fail=False):
 def main():
     scenario = sys.argv[1]
     {"mismatch": mismatch, "nocuda": nocuda, "oom": oom, "thread": thread,
-     "async": async_fault, "init": init, "nccl": nccl, "caught": caught, "pool": pool,
+     "async": async_fault, "assert": device_assert, "other": other, "init": init,
+     "nccl": nccl, "caught": caught, "pool": pool,
      "poolfail": lambda: pool(True)}[scenario]()
 
 

@@ -323,16 +323,37 @@ class CompanionTest(unittest.TestCase):
         self.assertIn("tools: {}", out)
 
     def test_jax_quick_samples(self):
-        # The default interval (10 s): between summaries, at most a sample a
-        # second (2.4 s of steps here).
+        # The default interval (10 s): between summaries, a sample whenever
+        # the pool's numbers changed, looked at every 20 ms or faster: here
+        # once a step (40 steps 60 ms apart, each keeping 8 MiB), never
+        # twice for one state.
         rc, out, err, recs = self.run_py([JAX_PROG, "growth"], env={"STEP_S": "0.06"})
         self.assertEqual((rc, err), (0, ""))
         per = [r["data"] for r in recs if r["kind"] == "jax.periodic"]
-        self.assertTrue(2 <= len(per) <= 6, per)     # not one a step (40)
+        self.assertTrue(20 <= len(per) <= 41, len(per))
         used = [p["devices"][0]["bytes_in_use"] for p in per]
         self.assertEqual(used, sorted(set(used)))
+        ex = [r["data"] for r in recs if r["kind"] == "jax.exit"][0]
+        self.assertEqual(ex["samples"], len(per))
         info = [r["data"] for r in recs if r["data"].get("event") == "exit"][0]
-        self.assertEqual(info["quick_samples"], len(per))
+        self.assertGreaterEqual(info["quick_samples"], len(per))   # looks, not all written
+        # Each names the program's line it was taken at: the loop's sleep,
+        # where this program spends its time.
+        at = [p["at"]["frames"][0] for p in per if "at" in p]
+        self.assertTrue(len(at) >= len(per) - 2, per)
+        self.assertEqual({(a["file"], a["line"]) for a in at[1:]},
+                         {(JAX_PROG, jax_line("# SLEEP"))})
+        self.assertEqual({p["at"]["thread"] for p in per if "at" in p}, {"MainThread"})
+
+    def test_jax_sample_names_the_step_line(self):
+        # A jitted step runs no Python of the program's after its first
+        # call: the samples of its loop name the line that calls it.
+        rc, out, err, recs = self.run_py([JAX_PROG, "train"],
+                                         env={"STANDIN_JAX_EXEC_S": "0.001"})
+        self.assertEqual((rc, err), (0, ""))
+        lines = [p["data"]["at"]["frames"][0]["line"] for p in recs
+                 if p["kind"] == "jax.periodic" and "at" in p["data"]]
+        self.assertGreater(lines.count(jax_line("# STEP")), len(lines) // 2, lines)
 
     # --- failure and behaviour -------------------------------------------
     def assert_same_behaviour(self, scenario, env):
@@ -581,6 +602,21 @@ class UnitTest(unittest.TestCase):
         self.assertEqual(attempt, 1)
         self.assertTrue(obj["free_blocks_dropped"])
         self.assertEqual(obj["segments"][0]["n_free_blocks"], 1500)
+
+    def test_jax_quick_period(self):
+        from cuprobe_companion._others import JaxCollector
+
+        c = JaxCollector(type(sys)("jax"), lambda kind, obj: None, lambda where, fn, *a: fn(*a))
+        self.assertEqual(c.quick_period(), c.QUICK_MIN_S)
+        c._rising = True                  # the pool fills up: more often
+        self.assertEqual(c.quick_period(), c.QUICK_MIN_S / c.QUICK_GROW_DIV)
+        c._rising = False
+        c.samples = 2 * c.QUICK_BUDGET    # many written: less often, up to QUICK_S
+        self.assertEqual(c.quick_period(), 4 * c.QUICK_MIN_S)
+        c.samples = 100 * c.QUICK_BUDGET
+        self.assertEqual(c.quick_period(), c.QUICK_S)
+        c.samples, c._cost_s = 0, 0.01    # a costly look: at most QUICK_DUTY of the time
+        self.assertEqual(c.quick_period(), 0.01 / c.QUICK_DUTY)
 
     def test_jax_quick_sample_only_when_memory_changed(self):
         from cuprobe_companion._others import JaxCollector

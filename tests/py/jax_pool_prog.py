@@ -15,6 +15,13 @@ Usage: jax_pool_prog.py SCENARIO.  Scenarios:
             executions, keeping an 8 MiB array
   steady    the same steps, keeping nothing
   plateau   30 steps keeping nothing (the plateau), then 30 keeping 8 MiB
+  train     a Flax-like loop: 40 calls of a jitted step (seven 1 MiB
+            temporaries, 8 MiB of new parameters), each call's parameters
+            kept in a list (the line marked "# STEP"), then their mean in
+            eager operations (three a kept array, "# MEAN"); run it with
+            STANDIN_JAX_EXEC_S (device time per execution) so that the loop
+            takes a fraction of a second, as on a GPU
+  train_clean  the same loop keeping a running mean instead
   sysmon    the limit scenario under a RAISE callback of the program's own
             (sys.monitoring, 3.12+, the debugger's tool id), which counts
             the exceptions it sees on the main thread
@@ -81,8 +88,38 @@ def steps(keep_from, n=40):
         out = step(8 * MiB)
         if i >= keep_from:
             kept.append(out)
-        time.sleep(float(os.environ.get("STEP_S", "0.03")))
+        time.sleep(float(os.environ.get("STEP_S", "0.03")))  # SLEEP
     print("steps", n, "kept", len(kept))
+
+
+@jax.jit
+def train_step(params):
+    for _ in range(7):
+        arr(1 * MiB)
+    return arr(params.nbytes)
+
+
+@jax.jit
+def running_mean(avg, params):
+    return arr(avg.nbytes)
+
+
+def scaled_sum(acc, p):
+    return arr(acc.nbytes), arr(acc.nbytes), arr(acc.nbytes)
+
+
+def train(keep, n=40):
+    params = arr(8 * MiB)
+    history, avg = [], arr(8 * MiB)
+    for i in range(n):
+        params = train_step(params)  # STEP
+        if keep:
+            history.append(params)
+        else:
+            avg = running_mean(avg, params)
+    for p in history:
+        avg, _, _ = scaled_sum(avg, p)  # MEAN
+    print("steps", n, "kept", len(history))
 
 
 def sysmon():
@@ -115,6 +152,8 @@ def main(scenario):
         steps(0 if scenario == "growth" else 40)
     elif scenario == "plateau":
         steps(30, 60)
+    elif scenario in ("train", "train_clean"):
+        train(scenario == "train")
     elif scenario == "sysmon":
         sysmon()
     elif scenario == "tools":

@@ -65,27 +65,54 @@ has "^warning +\[fatal-error\] pid [0-9]+: thread 'loader' died of tensors on di
 has "the process went on and exited normally" thread
 expect_grep "^main went on$" "$TMP/thread.out"
 
+# in_flight NAME: NAME's report lists the five launches of five_launches()
+# in flight, each with its site, the culprit's (the third) through its caller.
+in_flight() {
+    has "oldest first \(5;" "$1"
+    for i in 1 2 4 5; do
+        has "^ +$i\. fake_noop grid \($i,1,1\) block \(128,1,1\) stream 0x0, from .*fatal_prog.py:$(line_of "LAUNCH $i") \(five_launches\)" "$1"
+    done
+    has "^ +3\. fake_noop grid \(3,1,1\) block \(128,1,1\) stream 0x0, from .*fatal_prog.py:[0-9]+ \(launch\) <- .*fatal_prog.py:$(line_of CULPRIT) \(five_launches\)" "$1"
+}
+
 # 5. Asynchronous illegal address: surfaced line, the launches in flight with
 #    their sites, the culprit's line among them, the rerun command lines.
 run async FAKECUDA_FAIL_LAUNCH=3
 rc_is async 1
 L=$(line_of "RAISE async")
-C=$(line_of "CULPRIT")
 has "^error +\[fatal-error\] pid [0-9]+ died of an asynchronous CUDA error at .*fatal_prog.py:$L \(async_fault\)" async
 has "where the error surfaced .*not where it happened" async
 has "CUDA_ERROR_ILLEGAL_ADDRESS \(700\)" async
 has "First reported by cuCtxSynchronize at .*fatal_prog.py:[0-9]+ \(async_fault\)" async
-has "oldest first \(5;" async
-for i in 1 2 4 5; do
-    has "^ +$i\. fake_noop grid \($i,1,1\) block \(128,1,1\) stream 0x0, from .*fatal_prog.py:$(line_of "LAUNCH $i") \(async_fault\)" async
-done
-has "^ +3\. fake_noop grid \(3,1,1\) block \(128,1,1\) stream 0x0, from .*fatal_prog.py:[0-9]+ \(launch\) <- .*fatal_prog.py:$C \(async_fault\)" async
+in_flight async
 has "^ +CUDA_LAUNCH_BLOCKING=1 .*python[0-9.]* .*fatal_prog.py async$" async
 has "^ +compute-sanitizer --tool memcheck .*python[0-9.]* .*fatal_prog.py async$" async
 has "^info +\[cuda-errors\] CUDA_ERROR_ILLEGAL_ADDRESS" async
 "$ANA" dump "$TMP/async.trace" >"$TMP/async.dump" || die "dump failed"
 expect_grep "^ASYNC_ERROR .*api=cuCtxSynchronize .*result=700 .*n_inflight=5 overflow=0" "$TMP/async.dump"
 [ "$(grep -c '^INFLIGHT ' "$TMP/async.dump")" -eq 5 ] || die "expected 5 INFLIGHT records"
+
+# 5b. A device-side assert (CUDA_ERROR_ASSERT, sticky), surfacing as cuBLAS's
+#     own error, whose text names no CUDA error: the trace's sticky error is
+#     what the run died of, an error with the launches in flight and the
+#     culprit's line among them, not an "other exception".
+run assert FAKECUDA_FAIL_LAUNCH=3 FAKECUDA_FAIL_CODE=710
+rc_is assert 1
+L=$(line_of "RAISE assert")
+has "^error +\[fatal-error\] pid [0-9]+ died of an asynchronous CUDA error at .*fatal_prog.py:$L \(device_assert\)" assert
+has "RuntimeError: CUDA error: CUBLAS_STATUS_EXECUTION_FAILED when calling" assert
+has "The exception names no CUDA error, but the trace holds one before it" assert
+has "CUDA_ERROR_ASSERT \(710\): a device-side assert fired" assert
+in_flight assert
+has "TORCH_USE_CUDA_DSA" assert
+expect_no_grep "^(info|warning) +\[fatal-error\]" "$TMP/assert.report"
+
+# 5c. An ordinary exception that ends a GPU program: a crash, never info.
+run other
+rc_is other 1
+L=$(line_of "RAISE other")
+has "^warning +\[fatal-error\] pid [0-9]+ died of ValueError at .*fatal_prog.py:$L \(other\)" other
+has "ValueError: unknown optimizer 'adamw2'" other
 
 # 6. The toolkit's stub libcuda: cuInit 34, the driver-library layer and its fix.
 run init FAKECUDA_STUB=1

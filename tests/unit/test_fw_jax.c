@@ -3,7 +3,7 @@
  * test_fw_jax.c - the companion's JAX records as the analyzer reads them
  * (analyzer/model/cp_fw_jax.c): the request and device in XLA's
  * out-of-memory texts as jaxlib 0.4-0.7 words them, a jax.oom record's
- * fields, and which device's pool failed.
+ * fields, which device's pool failed, and where a sample was taken.
  */
 #define CP_UNIT_COUNT
 #include <string.h>
@@ -51,8 +51,29 @@ static const char oom_rec[] =
     "{\"backend\":\"cuda\",\"id\":1,\"local_hardware_id\":3,\"bytes_in_use\":4900,"
     "\"bytes_limit\":5000}]}";
 
+/* A jax.periodic sample's place: a frame without a line is left out. */
+static const char at_rec[] =
+    "{\"v\":1,\"tick\":0,\"at\":{\"thread\":\"MainThread\",\"frames\":["
+    "{\"file\":\"/w/flax_train.py\",\"line\":51,\"func\":\"<module>\"},"
+    "{\"file\":\"/w/x.py\",\"func\":\"f\"},"
+    "{\"file\":\"/w/run.py\",\"line\":7,\"func\":\"main\"}]},"
+    "\"devices\":[{\"id\":0,\"bytes_in_use\":100}]}";
+
+static void test_at(void)
+{
+    cp_jax_at at;
+    cp_jv v = { at_rec, sizeof at_rec - 1 };
+    CHECK(cp_jax_at_parse(v, &at) == 2);
+    CHECK(strcmp(at.file[0], "/w/flax_train.py") == 0 && at.line[0] == 51);
+    CHECK(strcmp(at.func[0], "<module>") == 0);
+    CHECK(strcmp(at.file[1], "/w/run.py") == 0 && at.line[1] == 7);
+    cp_jv none = { "{\"v\":1,\"devices\":[]}", 20 };
+    CHECK(cp_jax_at_parse(none, &at) == 0 && at.n == 0);
+}
+
 int main(void)
 {
+    test_at();
     for (size_t i = 0; i < sizeof texts / sizeof *texts; i++) {
         int64_t ord = 42;
         CHECK(cp_jax_request(texts[i].msg, &ord) == texts[i].request);

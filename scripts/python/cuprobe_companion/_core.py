@@ -173,10 +173,11 @@ class _Companion:
             self.stop.set()
 
     def _quick_period(self):
-        """Seconds between quick samples: the shortest QUICK_S of a
-        collector that has quick(), when shorter than the interval (and
+        """Seconds until the next quick sample: the shortest quick_period()
+        of a collector that has quick(), when shorter than the interval (and
         the periodic summaries are on); else inf."""
-        periods = [c.QUICK_S for c in list(self.collectors.values()) if hasattr(c, "quick")]
+        periods = [c.quick_period() for c in list(self.collectors.values())
+                   if hasattr(c, "quick")]
         best = min(periods) if periods else float("inf")
         return best if 0 < self.interval and best < self.interval else float("inf")
 

@@ -70,6 +70,21 @@ def frames_of(tb, libdirs):
     return out
 
 
+def stack_from_user(frame, is_user, limit):
+    """[{file, line, func}] from the innermost frame of the program's own
+    code outwards (is_user(frame) says which are), at most limit frames; []
+    when no frame of the chain is the program's."""
+    while frame is not None and not is_user(frame):
+        frame = frame.f_back
+    out = []
+    while frame is not None and len(out) < limit:
+        code = frame.f_code
+        out.append({"file": code.co_filename, "line": frame.f_lineno,
+                    "func": getattr(code, "co_qualname", code.co_name)})
+        frame = frame.f_back
+    return out
+
+
 def type_name(etype):
     """module.Qualname of an exception type (builtins bare)."""
     module = getattr(etype, "__module__", "") or ""

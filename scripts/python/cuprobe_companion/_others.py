@@ -13,8 +13,10 @@ Neither collector may start CUDA in the process:
 """
 import os
 import sys
+import threading
 import time
 
+from ._frames import LIBRARY_PACKAGES, is_user_frame, library_dirs, stack_from_user
 from ._sink import VERSION
 
 _JAX_KEYS = ("bytes_in_use", "peak_bytes_in_use", "largest_free_block_bytes",
@@ -96,12 +98,30 @@ class CupyCollector:
 
 class JaxCollector:
     """XLA's pools: jax.periodic at every periodic summary and, between
-    them, at most once a QUICK_S when a device's numbers changed (a
-    preallocated pool never goes back to the driver, so these samples are
-    the only view of what fills it); jax.oom at each out-of-memory error;
-    jax.exit."""
+    them, whenever a device's memory numbers changed (a preallocated pool
+    never goes back to the driver, so these samples are the only view of
+    what fills it); jax.oom at each out-of-memory error; jax.exit.
 
+    How often the pool is looked at between summaries (quick_period()):
+    - every QUICK_MIN_S while the samples written are fewer than
+      QUICK_BUDGET, then less often as they add up (the square of their
+      count over the budget, up to QUICK_S), so that a short training loop
+      still gets enough samples for the growth rule (eight eighths, nearly
+      all rising) and a long run writes a few thousand;
+    - QUICK_GROW_DIV times as often while each sample finds more in use
+      than any before (by QUICK_RISE): the pool is filling up;
+    - never more often than the sample's own CPU time over QUICK_DUTY.
+    Each jax.periodic sample names where the program is when taken (at):
+    XLA keeps no allocation stacks, and the line a training loop stands at
+    while its pool grows is the one whose arrays are kept."""
+
+    QUICK_MIN_S = 0.02
     QUICK_S = 1.0
+    QUICK_BUDGET = 1024
+    QUICK_GROW_DIV = 4
+    QUICK_RISE = 1 << 20
+    QUICK_DUTY = 0.02
+    AT_FRAMES = 8           # frames of a sample's place, from the program's line outwards
 
     def __init__(self, module, record, guarded):
         self._write = record                  # the core's record(), injected
@@ -110,12 +130,61 @@ class JaxCollector:
         self.samples = 0
         self.ooms = 0
         self._last = None                     # the memory numbers of the last sample
+        self._high = -1                       # the most bytes in use a sample saw
+        self._rising = False                  # the last sample saw a new high
+        self._cost_s = 0.0                    # CPU time of a quick look (running mean)
+        self._looks = 0
+        self._user = {}                       # file name -> the program's own code
+        self._libdirs = None
         from ._jaxoom import OomWatch
 
         self.watch = OomWatch(self.oom, guarded)
 
     def attach(self):
         self.watch.install()
+
+    def quick_period(self):
+        """Seconds until the next quick look (see the class)."""
+        over = max(1.0, self.samples / float(self.QUICK_BUDGET))
+        gap = min(self.QUICK_S, self.QUICK_MIN_S * over * over)
+        if self._rising:
+            gap /= self.QUICK_GROW_DIV
+        return max(gap, self._cost_s / self.QUICK_DUTY)
+
+    def _is_user(self, frame):
+        """Whether frame runs the program's own code: not a known
+        framework's module, and a file judged once (is_user_frame)."""
+        module = frame.f_globals.get("__name__")
+        if isinstance(module, str) and module.split(".", 1)[0] in LIBRARY_PACKAGES:
+            return False
+        name = frame.f_code.co_filename
+        user = self._user.get(name)
+        if user is None:
+            if self._libdirs is None:
+                self._libdirs = library_dirs()
+            user = self._user[name] = is_user_frame(name, None, self._libdirs)
+        return user
+
+    def _at(self):
+        """Where the program is: {"thread", "frames"} of the main thread
+        when it runs code of the program's own, else of the first other
+        thread that does (not this one); None when none does."""
+        me = threading.get_ident()
+        main = threading.main_thread().ident
+        frames = sys._current_frames()
+        try:
+            order = [main] + [t for t in frames if t not in (main, me)]
+            for ident in order:
+                stack = stack_from_user(frames.get(ident), self._is_user, self.AT_FRAMES)
+                if stack:
+                    names = {t.ident: t.name for t in threading.enumerate()}
+                    return {"thread": str(names.get(ident, "")), "frames": stack}
+            return None
+        finally:
+            # The dict holds this very frame: a cycle that would keep every
+            # thread's frames, and the arrays their locals hold, alive until
+            # the garbage collector runs.
+            frames.clear()
 
     def _backends(self):
         bridge = sys.modules.get("jax._src.xla_bridge")
@@ -150,13 +219,20 @@ class JaxCollector:
         devices = self._devices(backends) if backends else []
         numbers = [[d.get(k) for k in _JAX_MEMORY] for d in devices]
         if quick and numbers == self._last:
+            self._rising = False
             return
-        if kind == "jax.periodic":
-            self._last = numbers
-            self.samples += 1
         obj = {"v": VERSION, "jax_version": str(getattr(self.jax, "__version__", "")),
                "backends_initialized": bool(backends), "oom_hook": self.watch.how}
         obj.update(extra)
+        if kind == "jax.periodic":
+            self._last = numbers
+            self.samples += 1
+            in_use = sum(d.get("bytes_in_use", 0) for d in devices)
+            self._rising = in_use > self._high + self.QUICK_RISE
+            self._high = max(self._high, in_use)
+            at = self._at()
+            if at is not None:
+                obj["at"] = at
         obj["devices"] = devices
         obj["collect_us"] = round((time.perf_counter() - t0) * 1e6, 1)
         self._write(kind, obj)
@@ -166,7 +242,16 @@ class JaxCollector:
         self._record("jax.periodic", {"tick": self.ticks})
 
     def quick(self):
+        c0 = time.thread_time()
         self._record("jax.periodic", {"tick": self.ticks}, quick=True)
+        cost = time.thread_time() - c0
+        # A running mean from the second look on: the first one also finds
+        # the library directories, and one slow look is no trend.
+        self._looks += 1
+        if self._looks == 2:
+            self._cost_s = cost
+        elif self._looks > 2:
+            self._cost_s += (cost - self._cost_s) / 4
 
     def oom(self, hook, exc, msg, tb):
         """One XLA out-of-memory error (_jaxoom.OomWatch reports it)."""
