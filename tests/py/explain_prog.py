@@ -14,6 +14,10 @@ Scenarios:
   needed    the same, then the program calls a function the driver lacks
             and dies of the bindings' 'Function "cuX" not found'
   setdev    torch.cuda.set_device(3) on a machine that shows one GPU
+  ctxdev    a driver API program: a context on device 3 of a machine that
+            shows one GPU fails, and the program exits 1 (no exception);
+            ctxabort: it aborts instead; ctxretry: it falls back to device
+            0, allocates there, and exits 2 for a reason of its own
   worker    a DataLoader with 2 workers forked after the parent initialised
             CUDA; __getitem__ makes a CUDA tensor
   workerbug the same, and __getitem__ raises a ValueError of its own
@@ -21,6 +25,7 @@ Scenarios:
             Python frames) allocates 8 MiB that the run keeps
 """
 import ctypes
+import os
 import sys
 import time
 
@@ -72,6 +77,33 @@ def needed():
 def setdev():
     setup()
     torch.cuda.set_device(3)  # RAISE setdev
+
+
+def ctx_on(ordinal):
+    ctx = ctypes.c_void_p()
+    return CUDA.cuCtxCreate_v2(ctypes.byref(ctx), 0, ordinal)  # CTX CREATE
+
+
+def ctxdev():
+    assert CUDA.cuInit(0) == 0
+    if ctx_on(3) != 0:
+        sys.stderr.write("cannot use device 3\n")
+        sys.exit(1)
+
+
+def ctxabort():
+    assert CUDA.cuInit(0) == 0
+    if ctx_on(3) != 0:
+        os.abort()
+
+
+def ctxretry():
+    assert CUDA.cuInit(0) == 0
+    if ctx_on(3) != 0:
+        assert ctx_on(0) == 0
+    ptr = ctypes.c_uint64()
+    assert CUDA.cuMemAlloc_v2(ctypes.byref(ptr), 1 << 20) == 0
+    sys.exit(2)
 
 
 class CudaDataset(torch.utils.data.Dataset):
@@ -135,7 +167,8 @@ def main():
     if scenario == "backward":
         backward(sys.argv[2])
         return
-    {"lookups": lookups, "needed": needed, "setdev": setdev, "worker": worker,
+    {"lookups": lookups, "needed": needed, "setdev": setdev, "ctxdev": ctxdev,
+     "ctxabort": ctxabort, "ctxretry": ctxretry, "worker": worker,
      "workerbug": workerbug}[scenario]()
 
 
