@@ -277,6 +277,13 @@ static const char *ft_layer(const cp_proc *p, const cp_exc *e, char *buf, size_t
     return buf;
 }
 
+/* The driver's JIT refused a kernel image (PTX newer than the driver, or
+ * a failed PTX compilation): CUDA itself initialised. */
+static int ft_ptx(const cp_exc *e)
+{
+    return e->kind == CP_EXC_INIT && (e->cuda_code == 218 || e->cuda_code == 222);
+}
+
 static void ft_nocuda(cp_proc *p, cp_finding *f, const cp_exc *e)
 {
     char layer[600];
@@ -292,6 +299,11 @@ static void ft_nocuda(cp_proc *p, cp_finding *f, const cp_exc *e)
         cp_finding_line(f, "Fix: install a CUDA build of PyTorch (pip install torch "
                         "--index-url https://download.pytorch.org/whl/cuXXX, for a CUDA version "
                         "the driver supports); `cuprobe doctor --python` checks every layer.");
+    else if (ft_ptx(e))
+        cp_finding_line(f, "Fix: upgrade the NVIDIA driver (or install cuda-compat), or build "
+                        "the kernels with a toolkit no newer than the driver's CUDA (numba: its "
+                        "NVVM, the cuda-nvcc package; a library: a build with this GPU's "
+                        "architecture as compiled code, so no PTX is JIT-compiled).");
     else if (p->lib_kind == CP_LIB_STUB || p->init_fail_result == 34)
         cp_finding_line(f, "Fix: remove the CUDA toolkit's stubs directory from LD_LIBRARY_PATH "
                         "(and the program's rpath) so that the driver's libcuda.so.1 is found; "
@@ -383,7 +395,9 @@ static void ft_point_here(cp_proc *p, cp_report *rep, const cp_check *c, uint64_
 static void ft_exception(cp_proc *p, cp_ft *s, cp_report *rep, const cp_exc *e, int died)
 {
     char w[800], rk[48] = "", src[256];
-    const char *what = ft_kind_title(e->kind);
+    /* A JIT that refused a kernel image is no failed initialisation. */
+    const char *what = ft_ptx(e) ? "a kernel image this driver cannot compile"
+                                 : ft_kind_title(e->kind);
     const char *env_rank = cp_proc_env(p, "RANK");
     int gpu = e->kind != CP_EXC_OTHER && e->kind != CP_EXC_INTERRUPT;
     int thread = strcmp(e->hook, "threading.excepthook") == 0;
