@@ -21,6 +21,8 @@ Scenarios:
   worker    a DataLoader with 2 workers forked after the parent initialised
             CUDA; __getitem__ makes a CUDA tensor
   workerbug the same, and __getitem__ raises a ValueError of its own
+  workerchain the same, and __getitem__ raises a ValueError while handling
+            a KeyError (a chained traceback: the ValueError is the one raised)
   backward  24 steps whose backward pass (LIB's pt_autograd_0 thread, no
             Python frames) allocates 8 MiB that the run keeps
 """
@@ -122,6 +124,19 @@ class BadDataset(torch.utils.data.Dataset):
         raise ValueError("sample %d is corrupt" % index)  # WORKER BUG
 
 
+class LabelDataset(torch.utils.data.Dataset):
+    labels = {}
+
+    def __len__(self):
+        return 8
+
+    def __getitem__(self, index):
+        try:
+            return self.labels[index]
+        except KeyError:
+            raise ValueError("sample %d has no label" % index)  # WORKER CHAIN
+
+
 def worker():
     setup()
     torch.cuda._standin_alloc(64 * MiB)     # the model, on the GPU
@@ -130,12 +145,16 @@ def worker():
         print(len(batch))
 
 
-def workerbug():
+def workerbug(dataset=BadDataset):
     setup()
     torch.cuda._standin_alloc(64 * MiB)
-    loader = torch.utils.data.DataLoader(BadDataset(), batch_size=2, num_workers=2)
+    loader = torch.utils.data.DataLoader(dataset(), batch_size=2, num_workers=2)
     for batch in loader:  # RAISE workerbug
         print(len(batch))
+
+
+def workerchain():
+    workerbug(LabelDataset)
 
 
 def backward(lib):
@@ -169,7 +188,7 @@ def main():
         return
     {"lookups": lookups, "needed": needed, "setdev": setdev, "ctxdev": ctxdev,
      "ctxabort": ctxabort, "ctxretry": ctxretry, "worker": worker,
-     "workerbug": workerbug}[scenario]()
+     "workerbug": workerbug, "workerchain": workerchain}[scenario]()
 
 
 if __name__ == "__main__":
