@@ -15,14 +15,21 @@
  *     222: cp_curesult.h's CP_CUERR_SYNC_OLD);
  *   - a function whose lookup was refused was then called, and failed;
  *   - the exception the run died of names such a function (the bindings
- *     raise 'Function "cuX" not found' when one is called);
+ *     raise 'Function "cuX" not found' when one is called), or names such a
+ *     code: a kernel image the driver's JIT refused (numba's CudaAPIError
+ *     "[222] Call to cuModuleLoadDataEx results in CUDA_ERROR_UNSUPPORTED_
+ *     PTX_VERSION", PyTorch's "CUDA error: the provided PTX was compiled with
+ *     an unsupported toolchain."), where no driver call the trace shows
+ *     returned it (module loads are not recorded);
  *   - CUDA was never initialised after the refusals: the runtime gave up
  *     (what it reports as cudaErrorInsufficientDriver).
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "check_errors_version.h"
+#include "check_fatal_exc.h"
 #include "cp_curesult.h"
 
 static int ev_ident_char(char c)
@@ -71,6 +78,13 @@ void ev_failure(ev_state *s, const char *api, uint64_t code)
 
 void ev_exception(cp_proc *p, ev_state *s)
 {
+    if (!s->exc_code) {
+        cp_exc *e = malloc(sizeof *e);     /* 6 KiB, for an exception or two a run */
+        if (e && cp_exc_parse(p->fw_ready_json, p->fw_ready_len, e) == 0 &&
+            cp_cuerr_class(e->cuda_code) == CP_CUERR_SYNC_OLD)
+            s->exc_code = e->cuda_code;
+        free(e);
+    }
     for (int i = 0; !s->exc && i < s->n_syms; i++) {
         size_t n = strlen(s->syms[i]);
         const char *t = p->fw_ready_json, *end = t + p->fw_ready_len;
@@ -105,6 +119,11 @@ static int ev_needed(const cp_proc *p, const ev_state *s, char *buf, size_t cap)
     else if (s->exc)
         snprintf(buf, cap, "the exception the run died of names %s, a function this driver "
                  "does not have", s->exc);
+    else if (s->exc_code)
+        snprintf(buf, cap, "the exception the run died of is %s (%llu): %s",
+                 cp_result_name(s->exc_code) ? cp_result_name(s->exc_code) : "a CUDA error",
+                 (unsigned long long)s->exc_code,
+                 cp_result_meaning(s->exc_code) ? cp_result_meaning(s->exc_code) : "");
     else if (!p->init_ok && (s->refused || p->runtime_version > p->driver_version))
         snprintf(buf, cap, "CUDA was never initialised after it: the runtime gave up on this "
                  "driver (the runtime's cudaErrorInsufficientDriver)");

@@ -26,6 +26,7 @@ typedef struct ev_state {
     const char *old_api;
     const char *used;           /* a refused function that was called and failed */
     const char *exc;            /* a refused function named by the exception the run died of */
+    uint64_t exc_code;          /* a "newer driver needed" code that exception names */
 } ev_state;
 
 /*! ev_resolve() : a RESOLVE record (a failed lookup, or a new highest
@@ -36,7 +37,8 @@ void ev_resolve(cp_proc *p, ev_state *s, const cp_record *r);
 void ev_failure(ev_state *s, const char *api, uint64_t code);
 
 /*! ev_exception() : an "exception" record of the companion is current
- *  (p->fw_ready_json): does its text name a function the driver refused? */
+ *  (p->fw_ready_json): does its text name a function the driver refused,
+ *  or a CUresult that asks for a newer driver? */
 void ev_exception(cp_proc *p, ev_state *s);
 
 /*! ev_finish() : when the driver is older than what the process asked for,

@@ -16,7 +16,9 @@
  *   asynchronous     where it surfaced is not where it happened; the
  *                    launches in flight; the exact rerun command lines;
  *   synchronous      a device that is not visible: the failing call, the
- *                    GPUs the process sees (check_fatal_sync.c);
+ *                    GPUs the process sees (check_fatal_sync.c); also for a
+ *                    process that died with no exception to read (a native
+ *                    program's exit or abort) after such a call failed;
  *   worker process   a DataLoader worker's exception re-raised here: the
  *                    worker's line, and CUDA in a forked worker's cause
  *                    (check_fatal_worker.c), always an error;
@@ -64,6 +66,7 @@ typedef struct cp_ft {
     int64_t sig_code;
     uint64_t sig_addr;
     uint64_t oom_failures;      /* failed allocations (CUDA_ERROR_OUT_OF_MEMORY) */
+    uint64_t alloc_ts;          /* the last allocation that succeeded */
     cp_async_state async;             /* the first sticky error and its launches */
     cp_sync_state sync;              /* the last synchronous device error */
 } cp_ft;
@@ -103,6 +106,8 @@ static __attribute__((noinline)) void ft_rec_full(cp_proc *p, void *st, const cp
     case CP_REC_ALLOC:
         if (r->ev.result == CUDA_ERROR_OUT_OF_MEMORY)
             s->oom_failures++;
+        else if (!r->ev.result)
+            s->alloc_ts = r->ts;
         return;
     default:
         cp_async_rec(p, &s->async, r);
@@ -118,6 +123,8 @@ cp_check_fatal_rec(cp_proc *p, void *st, const cp_record *r)
     if (r->type == CP_REC_ALLOC) {
         if (r->ev.result == CUDA_ERROR_OUT_OF_MEMORY)
             ((cp_ft *)st)->oom_failures++;
+        else if (!r->ev.result)
+            ((cp_ft *)st)->alloc_ts = r->ts;
         return;
     }
     ft_rec_full(p, st, r);
@@ -284,6 +291,13 @@ static const char *ft_layer(const cp_proc *p, const cp_exc *e, char *buf, size_t
     return buf;
 }
 
+/* The driver's JIT refused a kernel image (PTX newer than the driver, or
+ * a failed PTX compilation): CUDA itself initialised. */
+static int ft_ptx(const cp_exc *e)
+{
+    return e->kind == CP_EXC_INIT && (e->cuda_code == 218 || e->cuda_code == 222);
+}
+
 static void ft_nocuda(cp_proc *p, cp_finding *f, const cp_exc *e)
 {
     char layer[600];
@@ -299,6 +313,11 @@ static void ft_nocuda(cp_proc *p, cp_finding *f, const cp_exc *e)
         cp_finding_line(f, "Fix: install a CUDA build of PyTorch (pip install torch "
                         "--index-url https://download.pytorch.org/whl/cuXXX, for a CUDA version "
                         "the driver supports); `cuprobe doctor --python` checks every layer.");
+    else if (ft_ptx(e))
+        cp_finding_line(f, "Fix: upgrade the NVIDIA driver (or install cuda-compat), or build "
+                        "the kernels with a toolkit no newer than the driver's CUDA (numba: its "
+                        "NVVM, the cuda-nvcc package; a library: a build with this GPU's "
+                        "architecture as compiled code, so no PTX is JIT-compiled).");
     else if (p->lib_kind == CP_LIB_STUB || p->init_fail_result == 34)
         cp_finding_line(f, "Fix: remove the CUDA toolkit's stubs directory from LD_LIBRARY_PATH "
                         "(and the program's rpath) so that the driver's libcuda.so.1 is found; "
@@ -390,7 +409,9 @@ static void ft_point_here(cp_proc *p, cp_report *rep, const cp_check *c, uint64_
 static void ft_exception(cp_proc *p, cp_ft *s, cp_report *rep, const cp_exc *e, int died)
 {
     char w[800], rk[48] = "", src[256];
-    const char *what = ft_kind_title(e->kind);
+    /* A JIT that refused a kernel image is no failed initialisation. */
+    const char *what = ft_ptx(e) ? "a kernel image this driver cannot compile"
+                                 : ft_kind_title(e->kind);
     const char *env_rank = cp_proc_env(p, "RANK");
     int gpu = e->kind != CP_EXC_OTHER && e->kind != CP_EXC_INTERRUPT;
     int thread = strcmp(e->hook, "threading.excepthook") == 0;
@@ -480,14 +501,40 @@ static void ft_exception(cp_proc *p, cp_ft *s, cp_report *rep, const cp_exc *e, 
                                                         : "went on");
 }
 
+/* A death with no exception to read (a native program's exit or abort, or
+ * the companion off) is the synchronous device error's when that error was
+ * the driver's last word: no asynchronous error, and no allocation
+ * succeeded after it (a program that got device memory after the failure
+ * had dealt with it). */
+static int ft_sync_death(const cp_ft *s)
+{
+    return s->sync.have && !s->async.have && s->sync.ts >= s->alloc_ts;
+}
+
+/* Such a death explained by its failing call: the call's site, the GPUs
+ * the process sees, the fix; the driver-side findings of the same failure
+ * point here. */
+static void ft_sync_lines(cp_proc *p, cp_ft *s, cp_report *rep, cp_finding *f)
+{
+    if (s->sync.stack)
+        cp_finding_site(f, p, s->sync.stack, 1, 0, 0, NULL);
+    cp_sync_explain(p, &s->sync, NULL, NULL, f);
+    ft_point_here(p, rep, &cp_check_errors, s->sync.code);
+    ft_point_here(p, rep, &cp_check_nogpu, 0);
+}
+
 static void ft_signal(cp_proc *p, cp_ft *s, cp_report *rep)
 {
     const char *name = sigabbrev_np((int)p->signo);
+    int sync = !s->async.have && ft_sync_death(s);
+    const char *at = sync && s->sync.stack ? cp_site_label(&p->stacks, s->sync.stack) : NULL;
     cp_finding *f = cp_finding_new(rep, &cp_check_fatal, p,
-                                   "pid %llu died of signal %llu (SIG%s)%s",
+                                   "pid %llu died of signal %llu (SIG%s)%s%s%s",
                                    (unsigned long long)p->pid, (unsigned long long)p->signo,
                                    name ? name : "?",
-                                   s->async.have ? " after an asynchronous CUDA error" : "");
+                                   s->async.have ? " after an asynchronous CUDA error"
+                                   : sync        ? " after a synchronous CUDA error"
+                                                 : "", at ? " at " : "", at ? at : "");
     if (!f)
         return;
     f->count = 1;
@@ -506,6 +553,8 @@ static void ft_signal(cp_proc *p, cp_ft *s, cp_report *rep)
                         "assertion in native code; its message is the last thing on stderr.");
     if (s->async.have)
         cp_async_explain(p, &s->async, f, 0);
+    else if (sync)
+        ft_sync_lines(p, s, rep, f);
 }
 
 static void ft_finish(cp_proc *p, void *st, cp_report *rep)
@@ -539,6 +588,16 @@ static void ft_finish(cp_proc *p, void *st, cp_report *rep)
         if (f) {
             f->count = 1;
             cp_async_explain(p, &s->async, f, 1);
+        }
+    } else if (died && ft_sync_death(s)) {
+        const char *at = s->sync.stack ? cp_site_label(&p->stacks, s->sync.stack) : NULL;
+        cp_finding *f = cp_finding_new(rep, &cp_check_fatal, p, "pid %llu died (status %lld) "
+                                       "after a synchronous CUDA error%s%s",
+                                       (unsigned long long)p->pid, (long long)p->end_status,
+                                       at ? " at " : "", at ? at : "");
+        if (f) {
+            f->count = 1;
+            ft_sync_lines(p, s, rep, f);
         }
     }
     for (int i = 0; i < s->n_thr; i++)

@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "check_fatal_sync.h"
+#include "cp_advice.h"
 #include "cp_curesult.h"
 
 void cp_sync_rec(cp_proc *p, cp_sync_state *s, const cp_record *r)
@@ -29,6 +30,12 @@ void cp_sync_rec(cp_proc *p, cp_sync_state *s, const cp_record *r)
     s->stack = r->ev.stack;
     s->ts = r->ts;
     s->api = n ? cp_sym_intern(n, strlen(n)) : NULL;
+    /* The calls that take a device ordinal from the caller record it. */
+    uint64_t op = r->type == CP_REC_CTX ? r->u.ctx.op : 0;
+    s->dev = op == CP_CTX_CREATE || op == CP_CTX_RETAIN || op == CP_CTX_RELEASE ||
+                     op == CP_CTX_RESET
+                 ? r->u.ctx.target_dev
+                 : -1;
 }
 
 /* The first integer after the pattern pat in src, or -1. */
@@ -103,11 +110,14 @@ static int fs_visible(const cp_proc *p)
 
 void cp_sync_explain(cp_proc *p, const cp_sync_state *s, const cp_exc *e, const char *src, cp_finding *f)
 {
-    uint64_t code = e->cuda_code ? e->cuda_code : s->have ? s->code : 0;
+    uint64_t code = e && e->cuda_code ? e->cuda_code : s->have ? s->code : 0;
     const char *name = code ? cp_result_name(code) : NULL;
     const char *cvd = cp_proc_env(p, "CUDA_VISIBLE_DEVICES");
     char line[512], cv[160];
     int n = fs_visible(p), asked = cp_sync_device_asked(src);
+    int by_line = asked >= 0;
+    if (!by_line && s->have && s->dev >= 0 && s->dev <= INT32_MAX)
+        asked = (int)s->dev;
     if (code)
         cp_finding_line(f, "%s (%llu): %s.", name ? name : "CUDA error", (unsigned long long)code,
                         cp_result_meaning(code) ? cp_result_meaning(code) : "a device error");
@@ -146,8 +156,8 @@ void cp_sync_explain(cp_proc *p, const cp_sync_state *s, const cp_exc *e, const 
             snprintf(have, sizeof have, "only cuda:0 exists");
         else
             snprintf(have, sizeof have, "only cuda:0 to cuda:%d exist", n - 1);
-        cp_finding_line(f, "Your line asks for device %d: it does not exist in this process "
-                        "(%s).", asked, have);
+        cp_finding_line(f, "%s for device %d: it does not exist in this process (%s).",
+                        by_line ? "Your line asks" : "The failing call asked", asked, have);
     }
     if (code == 46)
         cp_finding_line(f, "Fix: the GPU is taken (exclusive-process compute mode with another "
@@ -156,11 +166,16 @@ void cp_sync_explain(cp_proc *p, const cp_sync_state *s, const cp_exc *e, const 
     else if (n == 0)
         cp_finding_line(f, "Fix: make a GPU visible to the process (CUDA_VISIBLE_DEVICES, "
                         "docker --gpus all); `cuprobe doctor` checks every layer.");
-    else
+    else if ((e && e->have_torch) || cp_advice_fw(p) == CP_FWK_TORCH)
         cp_finding_line(f, "Fix: use a device index below torch.cuda.device_count() (%d here), "
                         "e.g. local_rank %% torch.cuda.device_count(), or make that GPU visible "
                         "(CUDA_VISIBLE_DEVICES lists the GPUs a process sees, numbered from 0).",
                         n);
+    else
+        cp_finding_line(f, "Fix: use a device ordinal below the device count (cuDeviceGetCount, "
+                        "cudaGetDeviceCount: %d here), e.g. the local rank modulo that count, or "
+                        "make that GPU visible (CUDA_VISIBLE_DEVICES lists the GPUs a process "
+                        "sees, numbered from 0).", n);
     f->why = "A CUDA call failed by itself, synchronously: it asked for a device this process "
              "does not see (CUDA numbers the visible GPUs from 0 and CUDA_VISIBLE_DEVICES "
              "chooses them), or the device is taken or lost. The failing call is the one at "

@@ -17,6 +17,7 @@ typedef struct cp_sync_state {
     int have;
     uint64_t code, stack, ts;
     const char *api;        /* interned */
+    int64_t dev;            /* the device ordinal it asked for (a CTX record's), -1 */
 } cp_sync_state;
 
 /* The record types cp_sync_rec() reads (failures come as CALL, or as the
@@ -35,9 +36,11 @@ int cp_sync_device_asked(const char *src);
 /*! cp_sync_explain() : the error of exception e (its code, the call that
  *  returned it), the devices this process sees (CUDA_VISIBLE_DEVICES, each
  *  visible ordinal's physical index, name, UUID and PCI address), the
- *  device the source line src (NULL: unknown) asked for, and the fix, as
- *  lines and details of finding f.  No advice for asynchronous errors: the
- *  failing call is the one at the user's line. */
+ *  device the source line src (NULL: unknown) or else the failing call
+ *  asked for, and the fix, as lines and details of finding f.  e is NULL
+ *  for a process that died without an exception (a native program's exit
+ *  or abort): the error is then the failing call's.  No advice for
+ *  asynchronous errors: the failing call is the one at the user's line. */
 void cp_sync_explain(cp_proc *p, const cp_sync_state *s, const cp_exc *e, const char *src, cp_finding *f);
 
 #endif /* CHECK_FATAL_SYNC_H */

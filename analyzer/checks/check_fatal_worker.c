@@ -8,6 +8,11 @@
  *     File "<file>", line <n>, in <func>
  *       <source>            (and, 3.11+, a line of ^~~ markers)
  *   <Type>: <message>
+ * A chained exception (raised while handling another, or "from" it) is
+ * formatted cause first: each cause's traceback and "<Type>: <message>",
+ * a line of prose, then "Traceback (most recent call last):" and the next.
+ * The last exception is the one the worker raised; its line is the last
+ * frame, and the first cause is kept to be named beside it.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,6 +21,7 @@
 #include "check_fatal_worker.h"
 
 #define FW_TB "Original Traceback (most recent call last):"
+#define FW_TB_NEXT "Traceback (most recent call last):"
 
 /* The line at s (up to '\n') into buf. */
 static const char *fw_line(const char *s, char *buf, size_t cap)
@@ -70,7 +76,12 @@ int cp_worker_parse(const char *msg, cp_worker *w)
         s += *s == '\n';
         fw_line(s, l, sizeof l);
         cp_exc_frame f;
-        if (fw_frame(l, &f) == 0) {
+        if (strncmp(l, FW_TB_NEXT, sizeof FW_TB_NEXT - 1) == 0) {
+            /* The next exception of a chain: the one before is its cause. */
+            if (w->type[0] && !w->cause[0])
+                snprintf(w->cause, sizeof w->cause, "%s: %s", w->type, w->msg);
+            w->type[0] = w->msg[0] = 0;
+        } else if (fw_frame(l, &f) == 0) {
             w->raise_at = f;
             if (f.user)
                 w->user = f;
@@ -80,20 +91,21 @@ int cp_worker_parse(const char *msg, cp_worker *w)
             const char *colon = strchr(l, ':');
             snprintf(w->type, sizeof w->type, "%.*s", (int)(colon - l), l);
             snprintf(w->msg, sizeof w->msg, "%s", colon + 1 + (colon[1] == ' '));
+            /* CUDA refusing the fork may be any exception of the chain. */
+            w->fork_cuda |= fw_fork_cuda(w->type, w->msg);
         }
         s += strcspn(s, "\n");
     }
-    if (!w->n_frames)
-        return -1;
-    w->fork_cuda = fw_fork_cuda(w->type, w->msg);
-    return 0;
+    return w->n_frames ? 0 : -1;
 }
 
 void cp_worker_explain(cp_proc *p, const cp_worker *w, cp_finding *f)
 {
     const cp_exc_frame *b = w->user.file[0] ? &w->user : &w->raise_at;
-    cp_finding_line(f, "In %s, at the line above: %s: %s", w->what[0] ? w->what : "the worker",
-                    w->type[0] ? w->type : "an exception", w->msg);
+    cp_finding_line(f, "In %s, at the line above: %s: %s%s%s%s", w->what[0] ? w->what : "the worker",
+                    w->type[0] ? w->type : "an exception", w->msg,
+                    w->cause[0] ? " (raised while handling " : "", w->cause,
+                    w->cause[0] ? ")" : "");
     if (w->fork_cuda) {
         const char *at = p->first_cuda_stack ? cp_site_label(&p->stacks, p->first_cuda_stack)
                                              : NULL;
@@ -124,9 +136,10 @@ void cp_worker_explain(cp_proc *p, const cp_worker *w, cp_finding *f)
      * "function", "fork_after_cuda_init"}, "forks_after_init" */
     cp_jb_key(&f->details, "worker");
     cp_jb_open(&f->details, '{');
-    static const char *const keys[] = { "process", "exception", "message", "file",
+    static const char *const keys[] = { "process", "exception", "message", "cause", "file",
                                         "function" };
-    const char *vals[] = { w->what, w->type, w->msg, b->file, b->func };
+    const char *vals[] = { w->what, w->type, w->msg, w->cause[0] ? w->cause : NULL, b->file,
+                           b->func };
     for (size_t i = 0; i < sizeof keys / sizeof *keys; i++)
         cp_jb_ks(&f->details, keys[i], vals[i]);
     cp_jb_ki(&f->details, "line", b->line);

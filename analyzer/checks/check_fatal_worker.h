@@ -17,6 +17,7 @@ typedef struct cp_worker {
     char what[96];          /* "DataLoader worker process 0" */
     char type[128];         /* the worker's exception type */
     char msg[600];          /* its message, first line */
+    char cause[736];        /* "type: msg" of the first exception of a chain, "" */
     cp_exc_frame user;          /* the innermost frame of the program's own code */
     cp_exc_frame raise_at;      /* the innermost frame: where it was raised */
     int n_frames;

@@ -1,8 +1,9 @@
 /*
  * fk_kernel.c - modules, libraries and kernel launches of the fake driver.
  *
- * Any image loads (cuModuleLoadData / cuLibraryLoadData accept anything)
- * and yields the same built-in kernels, run on the host when launched:
+ * Any image loads (cuModuleLoadData / cuLibraryLoadData accept anything
+ * but PTX newer than the driver, see fk_ptx_too_new()) and yields the same
+ * built-in kernels, run on the host when launched:
  *   fake_fill_u32 (CUdeviceptr dst, unsigned value, size_t n)
  *   fake_add_f32  (CUdeviceptr a, CUdeviceptr b, CUdeviceptr out, size_t n)
  *   fake_scale_f32(CUdeviceptr p, float s, size_t n)
@@ -14,6 +15,7 @@
  * pinned host, managed); unknown memory fails the launch with
  * CUDA_ERROR_ILLEGAL_ADDRESS instead of crashing the process.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -106,11 +108,28 @@ static const struct fk_kdef *fk_kdef_of(const void *h)
     return fh && (fh->magic == FK_MAGIC_FUNC || fh->magic == FK_MAGIC_KERNEL) ? fh->k : NULL;
 }
 
+/* PTX (text: a comment or a directive first) declares its ISA with
+ * ".version M.m"; the driver's JIT takes ISAs up to its own, M = CUDA major
+ * - 4 and m = CUDA minor (CUDA 13.0: PTX ISA 9.0), and refuses a newer one,
+ * as a toolchain newer than the driver writes it. */
+static int fk_ptx_too_new(const void *image)
+{
+    const char *s = image, *v;
+    int maj, min;
+    if ((s[0] != '/' && s[0] != '.') || !(v = strstr(s, ".version ")) ||
+        sscanf(v + 9, "%d.%d", &maj, &min) != 2)
+        return 0;
+    int dmaj = fk_driver_version / 1000 - 4, dmin = fk_driver_version % 1000 / 10;
+    return maj > dmaj || (maj == dmaj && min > dmin);
+}
+
 CUresult cuModuleLoadData(CUmodule *module, const void *image)
 {
     FK_GUARD();
     if (!module || !image)
         return CUDA_ERROR_INVALID_VALUE;
+    if (fk_ptx_too_new(image))
+        return CUDA_ERROR_UNSUPPORTED_PTX_VERSION;
     struct CUctx_st *c;
     if (fk_ctx_current(&c) != CUDA_SUCCESS)
         return CUDA_ERROR_INVALID_CONTEXT;
@@ -172,6 +191,8 @@ CUresult cuLibraryLoadData(CUlibrary *library, const void *code, CUjit_option *j
     (void)numJitOptions, (void)numLibraryOptions;
     if (!library || !code)
         return CUDA_ERROR_INVALID_VALUE;
+    if (fk_ptx_too_new(code))
+        return CUDA_ERROR_UNSUPPORTED_PTX_VERSION;
     struct CUlib_st *l = fk_handle_alloc(sizeof(*l));
     if (!l)
         return CUDA_ERROR_OUT_OF_MEMORY;

@@ -4,7 +4,8 @@
 # `cuprobe run` and reported into OUTDIR:
 #   numba_clean                a clean numba-cuda run on NVIDIA's bindings
 #                              (lookups newer than the driver): no warning,
-#                              no error, memory named after its holder;
+#                              no error, numba's arrays named after numba,
+#                              its JIT-compiled kernel launched;
 #   set_device                 torch.cuda.set_device(3) with one GPU visible
 #                              (CUDA_VISIBLE_DEVICES=0, and unset on a
 #                              machine with fewer than 4 GPUs): a synchronous
@@ -72,6 +73,11 @@ why = []
 if kind == "clean":
     ok = not bad
     why = ["%s %s" % (f["severity"], f["check"]) for f in bad]
+    if "held at exit by numba" not in text:
+        ok = False; why.append("numba's arrays not named after numba")
+    out = open(path[:-len(".json")] + ".out", errors="replace").read()
+    why.append("numba launched its kernel" if "numba ok kernel" in out
+               else "numba copied instead (no kernel compiled)")
 else:
     want = {"sync": "fatal-error", "worker": "fatal-error", "growth": "memory-growth"}[kind]
     hits = [f for f in bad if f["check"] == want]

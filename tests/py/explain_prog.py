@@ -14,13 +14,20 @@ Scenarios:
   needed    the same, then the program calls a function the driver lacks
             and dies of the bindings' 'Function "cuX" not found'
   setdev    torch.cuda.set_device(3) on a machine that shows one GPU
+  ctxdev    a driver API program: a context on device 3 of a machine that
+            shows one GPU fails, and the program exits 1 (no exception);
+            ctxabort: it aborts instead; ctxretry: it falls back to device
+            0, allocates there, and exits 2 for a reason of its own
   worker    a DataLoader with 2 workers forked after the parent initialised
             CUDA; __getitem__ makes a CUDA tensor
   workerbug the same, and __getitem__ raises a ValueError of its own
+  workerchain the same, and __getitem__ raises a ValueError while handling
+            a KeyError (a chained traceback: the ValueError is the one raised)
   backward  24 steps whose backward pass (LIB's pt_autograd_0 thread, no
             Python frames) allocates 8 MiB that the run keeps
 """
 import ctypes
+import os
 import sys
 import time
 
@@ -55,7 +62,7 @@ def lookups():
     from numba import cuda
 
     arr = cuda.device_array(16 * MiB)  # NUMBA ARRAY
-    cuda._standin_launch(4)
+    cuda._standin_launch(4)  # NUMBA LAUNCH
     cuda.synchronize()
     print("numba ok", arr.nbytes)
     return arr
@@ -74,6 +81,33 @@ def setdev():
     torch.cuda.set_device(3)  # RAISE setdev
 
 
+def ctx_on(ordinal):
+    ctx = ctypes.c_void_p()
+    return CUDA.cuCtxCreate_v2(ctypes.byref(ctx), 0, ordinal)  # CTX CREATE
+
+
+def ctxdev():
+    assert CUDA.cuInit(0) == 0
+    if ctx_on(3) != 0:
+        sys.stderr.write("cannot use device 3\n")
+        sys.exit(1)
+
+
+def ctxabort():
+    assert CUDA.cuInit(0) == 0
+    if ctx_on(3) != 0:
+        os.abort()
+
+
+def ctxretry():
+    assert CUDA.cuInit(0) == 0
+    if ctx_on(3) != 0:
+        assert ctx_on(0) == 0
+    ptr = ctypes.c_uint64()
+    assert CUDA.cuMemAlloc_v2(ctypes.byref(ptr), 1 << 20) == 0
+    sys.exit(2)
+
+
 class CudaDataset(torch.utils.data.Dataset):
     def __len__(self):
         return 8
@@ -90,6 +124,19 @@ class BadDataset(torch.utils.data.Dataset):
         raise ValueError("sample %d is corrupt" % index)  # WORKER BUG
 
 
+class LabelDataset(torch.utils.data.Dataset):
+    labels = {}
+
+    def __len__(self):
+        return 8
+
+    def __getitem__(self, index):
+        try:
+            return self.labels[index]
+        except KeyError:
+            raise ValueError("sample %d has no label" % index)  # WORKER CHAIN
+
+
 def worker():
     setup()
     torch.cuda._standin_alloc(64 * MiB)     # the model, on the GPU
@@ -98,12 +145,16 @@ def worker():
         print(len(batch))
 
 
-def workerbug():
+def workerbug(dataset=BadDataset):
     setup()
     torch.cuda._standin_alloc(64 * MiB)
-    loader = torch.utils.data.DataLoader(BadDataset(), batch_size=2, num_workers=2)
+    loader = torch.utils.data.DataLoader(dataset(), batch_size=2, num_workers=2)
     for batch in loader:  # RAISE workerbug
         print(len(batch))
+
+
+def workerchain():
+    workerbug(LabelDataset)
 
 
 def backward(lib):
@@ -135,8 +186,9 @@ def main():
     if scenario == "backward":
         backward(sys.argv[2])
         return
-    {"lookups": lookups, "needed": needed, "setdev": setdev, "worker": worker,
-     "workerbug": workerbug}[scenario]()
+    {"lookups": lookups, "needed": needed, "setdev": setdev, "ctxdev": ctxdev,
+     "ctxabort": ctxabort, "ctxretry": ctxretry, "worker": worker,
+     "workerbug": workerbug, "workerchain": workerchain}[scenario]()
 
 
 if __name__ == "__main__":

@@ -7,7 +7,9 @@
 # the three functions newer than the driver are not found), in a process
 # that also imported PyTorch (a 48 MiB segment, FAKECUDA's own address via
 # STANDIN_TORCH_DRIVER) and in a virtualenv named "torch"; numba holds a
-# 16 MiB array at exit.
+# 16 MiB array at exit.  Its kernels are PTX (STANDIN_NUMBA_PTX): at the
+# driver's ISA they load; at a newer one the driver's JIT refuses them and
+# the run dies of it: then the mismatch is an error.
 . "$ROOT/tests/sh/lib.sh"
 need_py_fake
 . "$ROOT/tests/sh/lib_explain.sh"
@@ -35,4 +37,19 @@ explain needed FAKECUDA_GPA_NEWER=1 STANDIN_TORCH_DRIVER=1 -- needed
 rc_is needed 1
 has "^error +\[cuda-errors\] the driver \(CUDA 13\.0\) is older than the CUDA runtime \(CUDA 13\.3\)" needed
 has "What failed because of it: the exception the run died of names cuStreamBeginRecaptureToGraph" needed
+
+# 5. Kernels in PTX newer than the driver (ISA 9.1 on CUDA 13.0): refused.
+explain ptx FAKECUDA_GPA_NEWER=1 STANDIN_TORCH_DRIVER=1 STANDIN_NUMBA_PTX=9.1 -- lookups
+rc_is ptx 1
+has "^error +\[fatal-error\] pid [0-9]+ died of a kernel image this driver cannot compile at .*explain_prog\.py:$(line_of "NUMBA LAUNCH") \(lookups\)" ptx
+has "CudaAPIError: \[222\] Call to cuModuleLoadData results in CUDA_ERROR_UNSUPPORTED_PTX_VERSION" ptx
+has "Fix: upgrade the NVIDIA driver \(or install cuda-compat\), or build the kernels with a toolkit no newer" ptx
+has "\[cuda-errors\] the driver \(CUDA 13\.0\) is older than the CUDA runtime \(CUDA 13\.3\)" ptx
+has "What failed because of it: the exception the run died of is CUDA_ERROR_UNSUPPORTED_PTX_VERSION \(222\)" ptx
+has_not "initialisation failed|nothing failed because of it" ptx
+expect_grep '"condition": *"driver-too-old"' "$TMP/ptx.json"
+# ... at the driver's own ISA (9.0) they load: as clean as run 1.
+explain ptx90 FAKECUDA_GPA_NEWER=1 STANDIN_TORCH_DRIVER=1 STANDIN_NUMBA_PTX=9.0 -- lookups
+rc_is ptx90 0
+has_not "^(error|warning) " ptx90
 echo "ok"

@@ -7,7 +7,9 @@
 # re-raises "Caught RuntimeError in DataLoader worker process 0" in the
 # parent with the worker's traceback in the text.  The report must be an
 # error at __getitem__'s line naming the fork, where the parent initialised
-# CUDA, and the fix; a worker's own bug is an error at its line too.
+# CUDA, and the fix; a worker's own bug is an error at its line too, and
+# of a chained traceback (an exception raised while handling another) the
+# exception named is the one raised at that line.
 . "$ROOT/tests/sh/lib.sh"
 need_py_fake
 . "$ROOT/tests/sh/lib_explain.sh"
@@ -32,4 +34,12 @@ has "^error +\[fatal-error\] pid [0-9]+ died of an exception in a worker process
 rc_is bug 1
 has "In DataLoader worker process [01], at the line above: ValueError: sample [0-9] is corrupt" bug
 has_not "Cause: |spawn" bug
+
+# 3. A chained traceback: the ValueError raised while handling a KeyError.
+C=$(line_of "WORKER CHAIN")
+explain chain STANDIN_TORCH_DRIVER=1 -- workerchain
+rc_is chain 1
+has "^error +\[fatal-error\] pid [0-9]+ died of an exception in a worker process at .*explain_prog\.py:$C \(__getitem__\)" chain
+has "In DataLoader worker process [01], at the line above: ValueError: sample [0-9] has no label \(raised while handling KeyError: [0-9]\)" chain
+expect_grep '"exception": *"ValueError", *"message": *"sample [0-9] has no label", *"cause": *"KeyError: [0-9]"' "$TMP/chain.json"
 echo "ok"

@@ -38,6 +38,8 @@ static const struct {
     { "RuntimeError", "CUDA error: CUDA driver version is insufficient for CUDA runtime version"
       TORCH_TAIL, 35, CP_EXC_INIT },
     { "RuntimeError", "CUDA driver error: invalid device ordinal", 101, CP_EXC_SYNC },
+    { "CudaAPIError", "[222] Call to cuModuleLoadDataEx results in "
+      "CUDA_ERROR_UNSUPPORTED_PTX_VERSION", 222, CP_EXC_INIT },
     { "XlaRuntimeError", "INTERNAL: Failed call: CUDA_ERROR_INVALID_DEVICE: invalid device "
       "ordinal", 101, CP_EXC_SYNC },
     { "CUDADriverError", "CUDA_ERROR_ILLEGAL_ADDRESS: an illegal memory access was encountered",
@@ -68,7 +70,7 @@ int main(void)
     CHECK(cp_curesult_of_name("CUDA_ERROR_INVALID_DEVICE: x") == 101);
     CHECK(cp_curesult_of_name("CUDA_ERROR_INVALID_VALUE") == 1);
     CHECK(cp_curesult_of_name("CUDA_SUCCESS") == 0);
-    /* Every class has the codes the issue names, and the sticky ones. */
+    /* Each class holds the codes it is named for, and the sticky ones. */
     CHECK(cp_cuerr_class(101) == CP_CUERR_SYNC_DEVICE);
     CHECK(cp_cuerr_class(222) == CP_CUERR_SYNC_OLD);
     CHECK(cp_cuerr_class(999) == CP_CUERR_ASYNC);

@@ -131,6 +131,10 @@ WORKLOADS = [
       ["torch"]),
     W("dataloader_fork_cuda", "../explain/fork_worker.py", "DataLoader workers, fork",
       ["torch"], crash=True),
+    W("backward_growth", "../explain/backward_growth.py", "PyTorch, kept in the backward pass",
+      ["torch"]),
+    W("lightning_backward_growth", "../explain/backward_growth_lightning.py",
+      "Lightning, kept in the backward pass", ["torch", "lightning|pytorch_lightning"]),
     W("dataloader_spawn_unpinned", "dataloader_spawn.py", "DataLoader workers, spawn",
       ["torch"]),
     # 2 ranks on one GPU (gloo: NCCL refuses two ranks on one device)
