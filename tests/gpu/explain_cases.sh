@@ -19,6 +19,11 @@
 # Needs python3 with a CUDA torch and one GPU (numba and lightning cases are
 # skipped without them).  About 3 minutes.  Prints the findings and a
 # verdict per case; exits 1 when a case fails.
+#   tests/gpu/explain_cases.sh --again OUTDIR  reports and judges the traces
+# an earlier run left in OUTDIR again, with this build's analyzer: no GPU,
+# no program run (a case without traces there is skipped).
+AGAIN=0
+[ "$1" = --again ] && { AGAIN=1; shift; }
 OUT=${1:-${OUT:-explain-cases-out}}
 mkdir -p "$OUT"
 OUT=$(cd "$OUT" && pwd)
@@ -26,20 +31,25 @@ ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 HERE="$ROOT/tests/gpu/explain"
 CP="$ROOT/build/cuprobe"
 [ -x "$CP" ] || { echo "SKIP: $CP not built"; exit 0; }
-if ! python3 -c 'import torch, sys; sys.exit(0 if torch.cuda.is_available() else 1)' 2>/dev/null; then
+if [ $AGAIN = 1 ]; then
+    NGPU=1
+elif ! python3 -c 'import torch, sys; sys.exit(0 if torch.cuda.is_available() else 1)' 2>/dev/null; then
     echo "SKIP: python3 with a CUDA torch is not available"
     exit 0
+else
+    NGPU=$(python3 -c 'import torch; print(torch.cuda.device_count())')
 fi
-NGPU=$(python3 -c 'import torch; print(torch.cuda.device_count())')
 
 # run NAME SCRIPT [VAR=VALUE...]: OUT/NAME.{txt,json,out}, exit status in OUT/NAME.rc
 run() {
     name=$1; script=$2; shift 2
-    rm -rf "${OUT:?}/$name" && mkdir -p "$OUT/$name"
     start=$(date +%s)
-    env "$@" PYTHONUNBUFFERED=1 timeout 300 "$CP" run -o "$OUT/$name/t.%p.trace" -- \
-        python3 "$HERE/$script" >"$OUT/$name.out" 2>&1
-    echo $? >"$OUT/$name.rc"
+    if [ $AGAIN = 0 ]; then
+        rm -rf "${OUT:?}/$name" && mkdir -p "$OUT/$name"
+        env "$@" PYTHONUNBUFFERED=1 timeout 300 "$CP" run -o "$OUT/$name/t.%p.trace" -- \
+            python3 "$HERE/$script" >"$OUT/$name.out" 2>&1
+        echo $? >"$OUT/$name.rc"
+    fi
     timeout 120 "$CP" report --no-progress "$OUT/$name"/*.trace >"$OUT/$name.txt" 2>&1
     timeout 120 "$CP" report --no-progress --json "$OUT/$name"/*.trace >"$OUT/$name.json" 2>&1
     echo "=== $name ($script $*): exit $(cat "$OUT/$name.rc"), $(( $(date +%s) - start )) s"
@@ -105,8 +115,13 @@ print("%-26s %s  %s" % (name, "PASS" if ok else "FAIL", "; ".join(why)))
 PY
 }
 
+# can NAME CHECK: whether to run case NAME: with --again, when its traces
+# are in OUT; else when the python3 command CHECK succeeds.
+can() {
+    if [ $AGAIN = 1 ]; then ls "$OUT/$1"/*.trace >/dev/null 2>&1; else python3 -c "$2" 2>/dev/null; fi
+}
 rm -f "$OUT/verdicts"
-if python3 -c 'import numba.cuda' 2>/dev/null; then
+if can numba_clean 'import numba.cuda'; then
     run numba_clean numba_clean.py
     judge numba_clean numba_clean.py clean
 else
@@ -114,7 +129,7 @@ else
 fi
 run set_device set_device.py CUDA_VISIBLE_DEVICES=0
 judge set_device set_device.py sync
-if [ "$NGPU" -lt 4 ]; then
+if [ "$NGPU" -lt 4 ] && can set_device_unset 'pass'; then
     run set_device_unset set_device.py
     judge set_device_unset set_device.py sync
 fi
@@ -122,7 +137,7 @@ run fork_worker fork_worker.py
 judge fork_worker fork_worker.py worker
 run backward_growth backward_growth.py
 judge backward_growth backward_growth.py growth
-if python3 -c 'import lightning' 2>/dev/null || python3 -c 'import pytorch_lightning' 2>/dev/null; then
+if can backward_growth_lightning 'import importlib.util as u, sys; sys.exit(not (u.find_spec("lightning") or u.find_spec("pytorch_lightning")))'; then
     run backward_growth_lightning backward_growth_lightning.py
     judge backward_growth_lightning backward_growth_lightning.py growth
 else
