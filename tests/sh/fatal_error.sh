@@ -156,7 +156,7 @@ expect_no_grep "^(error|warning) +\[fatal-error\]" "$TMP/pool.report"
 pool poolfail
 rc_is poolfail 1
 has "^error +\[fatal-error\] pids? [0-9]+.* died of signal 15 \(SIGTERM\)" poolfail
-has "^info +\[fatal-error\] pid [0-9]+ died of ValueError at .*fatal_prog.py:$(line_of "RAISE poolfail") \(pool\)" poolfail
+has "^warning +\[fatal-error\] pid [0-9]+ died of ValueError at .*fatal_prog.py:$(line_of "RAISE poolfail") \(pool\)" poolfail
 
 # 10. Output and exit status do not depend on the companion.
 for s in mismatch async thread; do
