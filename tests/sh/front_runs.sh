@@ -51,7 +51,8 @@ mkdir "$TMP/f" && cd "$TMP/f" || die "cd"
 "$CUPROBE" run -f -o one.trace -- "$R" rank 0 2>"$TMP/f.err" || die "-f: run 2 failed"
 [ "$(ls)" = "one.trace" ] || { ls; die "-f: expected one.trace alone"; }
 expect_no_grep 'exists' "$TMP/f.err"
-id=$(sed -n 's/^run-id //p' .cuprobe-last-run)
+# The manifest writes the run id as 16 hex digits; dump drops leading zeros.
+id=$(sed -n 's/^run-id 0*\(.\)/\1/p' .cuprobe-last-run)
 "$ANA" dump one.trace | head -1 | grep -q "run_id=0x$id\$" || die "-f: one.trace is not the last run's"
 
 # A process that changes directory writes where the run started.
