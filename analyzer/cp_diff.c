@@ -496,10 +496,8 @@ static int cp_diff_args(int argc, char **argv, cp_dopts *o)
           "sets how much a peak may grow", 0, 0, 0, 0, NULL },
         { "--top", NULL, CP_ARG_INT, &o->top, 1, 100000, NULL,
           "sets the changed sites listed per device", 0, 0, 0, 0, NULL },
-        { "--no-symbolize", NULL, CP_ARG_NONE, &o->symbolize, 0, 0, NULL,
-          "names call sites by module+offset", 0, 0, 0, 0, NULL },
-        { "--no-progress", NULL, CP_ARG_NONE, &o->progress, 0, 0, NULL,
-          "hides the progress bar", 0, 0, 0, 0, NULL },
+        CP_OPT_NO_SYMBOLIZE(&o->symbolize),
+        CP_OPT_NO_PROGRESS(&o->progress),
     };
     const cp_optset set = { "diff", opts, sizeof opts / sizeof *opts, NULL, 0, 1,
                             cp_diff_usage };

@@ -58,8 +58,7 @@ int cp_export_main(int argc, char **argv)
           0, CP_OPT_ONCE, NULL },
         { "--slow-us", NULL, CP_ARG_LONG, &slow_us, 0, 3600000000l, NULL,
           "sets the calls shown as slices", 0, 0, 0, 0, NULL },
-        { "--no-progress", NULL, CP_ARG_NONE, &progress, 0, 0, NULL, "hides the progress bar",
-          0, 0, 0, 0, NULL },
+        CP_OPT_NO_PROGRESS(&progress),
         CP_OPT_PROCS(&filter, 0),
         CP_OPT_WINDOW(&filter, 0),
     };

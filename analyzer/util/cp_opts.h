@@ -156,4 +156,14 @@ int cp_filter_check(const cp_filter *f, const char *who);
     { "--rank", NULL, CP_ARG_LONG, &(f)->rank, 0, 1048576, NULL,                          \
       "keeps the process of one rank", 0, 0, (acts_), CP_OPT_ONCE, NULL }
 
+/* The rows of the reading commands' switches: --no-progress clears *flag;
+ * --no-symbolize clears *flag, for every output (the stats command, whose
+ * sites show only in some tables, has its own row). */
+#define CP_OPT_NO_PROGRESS(flag)                                                          \
+    { "--no-progress", NULL, CP_ARG_NONE, (flag), 0, 0, NULL, "hides the progress bar",  \
+      0, 0, 0, 0, NULL }
+#define CP_OPT_NO_SYMBOLIZE(flag)                                                         \
+    { "--no-symbolize", NULL, CP_ARG_NONE, (flag), 0, 0, NULL,                           \
+      "names call sites by module+offset", 0, 0, 0, 0, NULL }
+
 #endif /* CP_OPTS_H */
