@@ -71,6 +71,20 @@ def history_ours():
     return _history_ours
 
 
+def at_cuda_init(cuda, start, start_guarded):
+    """start() now when torch.cuda (the module cuda) is initialised; else
+    start_guarded() from inside torch.cuda._lazy_init, where an exception
+    would become the program's DeferredCudaCallError, so it must never
+    raise.  A torch without _lazy_call gets neither: the caller starts
+    later, from its periodic tick.  Shared with _torch's OOM observer."""
+    if cuda.is_initialized():
+        start()
+        return
+    lazy_call = getattr(cuda, "_lazy_call", None)
+    if lazy_call is not None:
+        lazy_call(start_guarded)
+
+
 class TorchAttrib:
     """PyTorch: the Python stacks PyTorch keeps per live block."""
 
@@ -90,15 +104,9 @@ class TorchAttrib:
         self.sites.safe(self._attach)
 
     def _attach(self):
-        if self.cuda.is_initialized():
-            self._start()
-            return
-        lazy_call = getattr(self.cuda, "_lazy_call", None)
-        if lazy_call is not None:
-            # Runs inside torch.cuda._lazy_init, where an exception would
-            # become the program's DeferredCudaCallError: never raises.
-            lazy_call(self._start_guarded)
-        # Otherwise periodic() starts it once CUDA is initialised.
+        # Without torch.cuda._lazy_call, periodic() starts it once CUDA is
+        # initialised.
+        at_cuda_init(self.cuda, self._start, self._start_guarded)
 
     def _start_guarded(self):
         self._guarded("torch.attrib", self.sites.safe, self._start)

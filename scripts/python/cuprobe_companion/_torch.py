@@ -194,16 +194,10 @@ class TorchCollector:
 
     # --- attaching -------------------------------------------------------
     def attach(self):
-        """At torch.cuda's import: defer the OOM observer to CUDA's init."""
-        if self.cuda.is_initialized():
-            self._on_cuda_init()
-            return
-        lazy_call = getattr(self.cuda, "_lazy_call", None)
-        if lazy_call is not None:
-            # Runs inside torch.cuda._lazy_init; guarded() never raises, so
-            # it cannot turn into PyTorch's DeferredCudaCallError.
-            lazy_call(self._on_cuda_init_guarded)
-        # Otherwise periodic() attaches once CUDA is initialised.
+        """At torch.cuda's import: defer the OOM observer to CUDA's init
+        (without torch.cuda._lazy_call, periodic() attaches it once CUDA is
+        initialised)."""
+        _attrib_torch.at_cuda_init(self.cuda, self._on_cuda_init, self._on_cuda_init_guarded)
 
     def _on_cuda_init_guarded(self):
         self._guarded("torch.attach", self._on_cuda_init)
