@@ -11,7 +11,9 @@ backend:cudaMallocAsync):
   mlp   a launch-bound MLP (8 Linear(256, 256) + ReLU, batch 64, SGD):
         thousands of small kernels and allocations a second;
 and, once, CuPy (a loop of small elementwise and matmul work through its
-memory pool) with and without the companion's memory hook.
+memory pool) with and without the companion's memory hook; and, once, Flax
+(flax_train.py's MLP: Dense(2048) + Dense(10) on 1024 x 512, optax Adam,
+jitted) with and without the companion's look at XLA's pool (JaxCollector).
 
 Each worker runs under `cuprobe run` (build/cuprobe; --no-shim: without
 it), warms up, then times blocks of a fixed number of steps (about 2 s
@@ -24,7 +26,11 @@ companion asks, when the allocator grows all the time), which its throttle
 turns into at most one per max(0.25 s, 100 x its cost); records are encoded
 as the companion encodes them and dropped.  "Off" turns the history off
 (and the CuPy hook out) again.  A steady training loop asks far less often
-(the 10 s tick), so the sampler's share here is an upper bound.
+(the 10 s tick), so the sampler's share here is an upper bound.  Flax's
+"on" drives JaxCollector.quick() from a thread of its own on the
+collector's own schedule (quick_period()), held at its densest: every look
+writes a full sample with the program's line, as while the pool grows
+(every QUICK_MIN_S / QUICK_GROW_DIV, capped at QUICK_DUTY of its CPU).
 
 Prints a markdown table: per workload and mode the median steps/s of the
 blocks off and on, the median of the per-pair ratios on/off and the cost
@@ -46,7 +52,7 @@ SCRIPTS = os.path.join(ROOT, "scripts", "python")
 CUPROBE = os.path.join(ROOT, "build", "cuprobe")
 MODES = (("native", ""), ("expandable", "expandable_segments:True"),
          ("cudaMallocAsync", "backend:cudaMallocAsync"))
-BLOCK_S = {"gpt2": 2.0, "mlp": 1.5, "cupy": 1.0}
+BLOCK_S = {"gpt2": 2.0, "mlp": 1.5, "cupy": 1.0, "flax": 1.5}
 WORKER_TIMEOUT_S = 150
 BUDGET_S = 330            # the whole run; workers past it are skipped
 ASK_EVERY_S = 0.05
@@ -243,9 +249,97 @@ def worker_cupy(reps):
     return out
 
 
+class Looker:
+    """Looks at XLA's pool through collector c as the companion's thread
+    does (c.quick(), then sleep c.quick_period()) while on, each look forced
+    to be a growing pool's: a full sample with the program's line, and the
+    next one soonest.  Counts the looks and their wall time."""
+
+    def __init__(self, c):
+        self.c = c
+        self.looks, self.spent = 0, 0.0
+        self.on = threading.Event()
+        self.t = threading.Thread(target=self._run, daemon=True)
+        self.t.start()
+
+    def _run(self):
+        c = self.c
+        while True:
+            if not self.on.wait(0.1):
+                continue
+            c._last, c.samples = None, 0        # every look writes; the budget never runs out
+            t0 = time.perf_counter()
+            c.quick()
+            self.spent += time.perf_counter() - t0
+            self.looks += 1
+            c._rising = True                    # the pool grows: the shortest gap
+            time.sleep(c.quick_period())
+
+
+def worker_flax(reps):
+    try:
+        import jax
+        import jax.numpy as jnp
+        import optax
+        import flax.linen as nn
+    except Exception as exc:
+        return {"skip": "jax, flax or optax cannot be imported: %s" % exc}
+    if not any(d.platform == "gpu" for d in jax.devices()):
+        return {"skip": "JAX sees no GPU"}
+    _others, record = _companion("_others")
+
+    class MLP(nn.Module):
+        @nn.compact
+        def __call__(self, x):
+            return nn.Dense(10)(nn.relu(nn.Dense(2048)(x)))
+
+    model = MLP()
+    k1, k2, k3 = jax.random.split(jax.random.PRNGKey(0), 3)
+    x = jax.random.normal(k1, (1024, 512))
+    y = jax.random.randint(k2, (1024,), 0, 10)
+    tx = optax.adam(1e-3)
+    state = [model.init(k3, x)]
+    state.append(tx.init(state[0]))
+
+    @jax.jit
+    def train_step(params, opt_state):
+        def loss_fn(p):
+            return optax.softmax_cross_entropy_with_integer_labels(model.apply(p, x), y).mean()
+        loss, grads = jax.value_and_grad(loss_fn)(params)
+        updates, opt_state = tx.update(grads, opt_state, params)
+        return optax.apply_updates(params, updates), opt_state, loss
+
+    def step():
+        state[0], state[1], _ = train_step(state[0], state[1])
+
+    written = [0]
+
+    def count(kind, obj, shrink=None):
+        written[0] += 1
+        return record(kind, obj, shrink)
+
+    c = _others.JaxCollector(jax, count, lambda where, fn, *a: fn(*a))
+    looker = Looker(c)
+
+    def switch(on):
+        if on:
+            looker.on.set()
+        else:
+            looker.on.clear()
+            time.sleep(0.05)                    # a look in flight ends
+
+    per, off, on = _timed_blocks(step, lambda: jax.block_until_ready(state[0]), "flax",
+                                 reps, switch)
+    return {"steps_per_block": per, "off": off, "on": on, "attribution": "on",
+            "backend": "XLA BFC pool", "jax": jax.__version__,
+            "gpu": str(jax.devices()[0].device_kind), "samples": written[0],
+            "sample_us_mean": looker.spent / max(1, looker.looks) * 1e6}
+
+
 def worker(kind, reps):
     try:
-        res = worker_cupy(reps) if kind == "cupy" else worker_torch(kind, reps)
+        res = {"cupy": worker_cupy, "flax": worker_flax}.get(kind)
+        res = res(reps) if res else worker_torch(kind, reps)
     except ImportError as exc:
         res = {"skip": "cannot import: %s" % exc}
     print("RESULT " + json.dumps(res), flush=True)
@@ -259,6 +353,8 @@ def run_worker(kind, mode, conf, reps, shim, tmp):
     if conf:
         env["PYTORCH_CUDA_ALLOC_CONF"] = conf
     env["CUPROBE_ATTRIBUTE"] = "0"      # the companion's own stays off: we drive ours
+    if kind == "flax":
+        env["CUPROBE_FRAMEWORK"] = "0"  # its own looks at XLA's pool too
     env["CUPROBE_LOG"] = "0"
     cmd = [sys.executable, os.path.abspath(__file__), "--worker", kind, str(reps)]
     if shim:
@@ -283,7 +379,8 @@ def run_worker(kind, mode, conf, reps, shim, tmp):
 
 def row(kind, mode, r):
     name = {"gpt2": "GPT-2 124M (b8 x 256, AdamW, bf16)",
-            "mlp": "MLP 8 x Linear(256) (b64, SGD)", "cupy": "CuPy loop (256^2 matmul+tanh)"}
+            "mlp": "MLP 8 x Linear(256) (b64, SGD)", "cupy": "CuPy loop (256^2 matmul+tanh)",
+            "flax": "Flax MLP (1024 x 512, Adam, jit)"}
     if "skip" in r or "error" in r:
         return "| %s | %s | - | - | - | - | %s |" % (
             name[kind], mode, ("skipped: " + r["skip"]) if "skip" in r else "FAILED: " + r["error"])
@@ -294,8 +391,9 @@ def row(kind, mode, r):
     if r.get("attribution") != "on":
         note += "; attribution unavailable (%s)" % (r.get("why") or r.get("backend"))
     else:
-        note += "; %d samples, %d us mean, %d us max" % (
-            r.get("samples", 0), r.get("sample_us_mean", 0), r.get("sample_us_max", 0))
+        note += "; %d samples, %d us mean" % (r.get("samples", 0), r.get("sample_us_mean", 0))
+        if "sample_us_max" in r:
+            note += ", %d us max" % r["sample_us_max"]
     return "| %s | %s | %.2f | %.2f | %.4f | %+.2f%% | %s |" % (
         name[kind], mode, statistics.median(off), statistics.median(on), ratio,
         (1 - ratio) * 100, note)
@@ -311,7 +409,7 @@ def main(argv):
         a = args.pop(0)
         if a == "--no-shim":
             shim = False
-        elif a == "--only":             # gpt2, mlp or cupy: those rows alone
+        elif a == "--only":             # gpt2, mlp, cupy or flax: those rows alone
             only = args.pop(0)
         elif a == "--reps":
             reps = int(args.pop(0))
@@ -321,7 +419,7 @@ def main(argv):
         print("note: %s not built: workers run without the shim" % CUPROBE, file=sys.stderr)
         shim = False
     t_start = time.monotonic()
-    jobs = [(k, m, c) for k in ("gpt2", "mlp") for m, c in MODES] + [("cupy", "pool", "")]
+    jobs = [(k, m, c) for k in ("gpt2", "mlp") for m, c in MODES] + [("cupy", "pool", ""), ("flax", "XLA pool", "")]
     jobs = [j for j in jobs if only in (None, j[0])]
     rows, failed, seen = [], 0, {}
     with tempfile.TemporaryDirectory(prefix="attribution-cost-") as tmp:
@@ -331,16 +429,16 @@ def main(argv):
             else:
                 r = run_worker(kind, mode, conf, reps, shim, tmp)
             failed += "error" in r
-            for key in ("gpu", "torch", "cupy"):
+            for key in ("gpu", "torch", "cupy", "jax"):
                 if r.get(key) and not seen.get(key):
                     seen[key] = r[key]
             rows.append(row(kind, mode, r))
             print(rows[-1], file=sys.stderr, flush=True)
     head = ["# What attribution costs", "",
-            "`tests/gpu/attribution_cost.sh`, %s, %s (torch %s, cupy %s), %s the shim; %d "
+            "`tests/gpu/attribution_cost.sh`, %s, %s (torch %s, cupy %s, jax %s), %s the shim; %d "
             "pairs of blocks per row, alternating off/on; %d s in all." % (
                 time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), seen.get("gpu") or "no GPU",
-                seen.get("torch") or "-", seen.get("cupy") or "-",
+                seen.get("torch") or "-", seen.get("cupy") or "-", seen.get("jax") or "-",
                 "under" if shim else "without", reps, time.monotonic() - t_start),
             "", "| workload | allocator | steps/s off | steps/s on | on/off (median of pairs) "
             "| cost | notes |", "|---|---|---|---|---|---|---|"]
