@@ -32,7 +32,9 @@
  *
  * Launch counts written after the last memory event (a thread seen only
  * through them, at exit) are work done during the run: spread back over it
- * in proportion to time (cp_gwin_respread()) before the window is judged.
+ * in proportion to time (cp_gwin_respread()) before the window is judged,
+ * up to the companion's exit record when there is one (the program's code
+ * had returned; the interpreter's teardown launches nothing of its).
  *
  * When the whole window fails that rule, its second half is tried: a
  * warm-up whose floors rise and fall (a JIT compiler's first steps) may
@@ -133,14 +135,31 @@ static void gr_work(cp_growth *s, uint64_t tid, uint64_t total, int delta)
         s->lc_moved = 0;
 }
 
+/* The companion's records written as the interpreter exits ("torch.exit",
+ * "jax.exit", "cupy.exit", companion.info's "exit" event): the program's
+ * own code has returned. */
+static int gr_is_exit_record(const cp_proc *p)
+{
+    const char *k = p->fw_ready_kind;
+    size_t n = k ? strlen(k) : 0;
+    if (n > 5 && strcmp(k + n - 5, ".exit") == 0)
+        return 1;
+    char ev[16];
+    cp_jv v = { p->fw_ready_json, p->fw_ready_len };
+    return n && strcmp(k, "companion.info") == 0 && cp_json_str(v, "event", ev, sizeof ev) == 0 &&
+           strcmp(ev, "exit") == 0;
+}
+
 static void gr_framework(cp_proc *p, cp_growth *s, uint64_t ts)
 {
+    if (!s->py_exit_ts && gr_is_exit_record(p))
+        s->py_exit_ts = ts;
     if (cp_gpool_add(&s->pool, p, s->w, ts))
         return;
     const cp_attrib_sample *as = cp_attrib_current(p);
     if (as) {
         /* Out of memory loses this sample; the others still span the growth. */
-        (void)cp_gattr_add(&s->attr, as, s->started ? (int64_t)(s->w - s->w0) : -1);
+        (void)cp_gattr_add(&s->attr, as, s->started ? (int64_t)(s->w - s->w0) : -1, p->held_all);
         return;
     }
     if (!p->fw_ready_kind || strncmp(p->fw_ready_kind, "torch.", 6) != 0 ||
@@ -164,6 +183,8 @@ static void gr_framework(cp_proc *p, cp_growth *s, uint64_t ts)
         s->t0 = t;
     }
     s->t1 = t;
+    if (!s->py_exit_ts)
+        s->t_run = t;
     if (!s->in_tail)
         s->t_pre = t;
     s->torch_n++;
@@ -325,6 +346,12 @@ static void gr_torch_lines(cp_finding *f, cp_growth *s, const cp_growth_win *g, 
      * one before it (the exit's comes after the program freed what grew and
      * emptied the cache: Lightning's teardown). */
     cp_growth_torch t1 = g->teardown && s->t_pre.ts ? s->t_pre : s->t1;
+    /* The exit's sample comes after the program's code returned, which
+     * may have let go of what grew (predictions gathered on the GPU, then
+     * moved to the host): the last sample taken while it ran says what
+     * grew, when it held more live tensors. */
+    if (s->t_run.ts >= t0.ts && s->t_run.ts < t1.ts && s->t_run.alloc > t1.alloc)
+        t1 = s->t_run;
     if (n < 2) {
         /* One record (at exit) has no trend: say what holds the memory. */
         cause = t1.alloc * 2 >= t1.res ? GR_TENSORS : GR_CACHE;
@@ -335,7 +362,13 @@ static void gr_torch_lines(cp_finding *f, cp_growth *s, const cp_growth_win *g, 
                             ? "live tensors hold the memory (references are being kept)"
                             : "most of it is the allocator's cache, not live tensors");
     } else {
-        cause = t1.alloc > t0.alloc + growth / 4 ? GR_TENSORS
+        /* Live tensors that grew by a quarter of it, or by a sixteenth
+         * and 64 MiB or more: tensors gathered by concatenation (each
+         * step a bigger copy) grow the cache many times faster than
+         * themselves, and they are what cannot be released. */
+        uint64_t live = t1.alloc > t0.alloc ? t1.alloc - t0.alloc : 0;
+        cause = live > growth / 4 || (live >= growth / 16 && live >= 4 * CP_GROWTH_MIN)
+                                                 ? GR_TENSORS
                 : keeps >= CP_GROWTH_MIN          ? GR_KEPT
                 : t1.res >= t0.res + growth / 2  ? GR_CACHE
                                                  : GR_OUTSIDE;
@@ -532,7 +565,8 @@ static void gr_finish(cp_proc *p, void *st, cp_report *rep)
      * lines are the sites, and its segments' sites (where the pool was
      * refilled) are left out. */
     cp_gattr_out ga;
-    cp_gattr_sites(s->attr, f, p, sb, eb, s->width_log, g.teardown, s->ts_alloc, &ga);
+    cp_gattr_sites(s->attr, f, p, sb, eb, s->width_log,
+                   g.teardown && s->b[eb].used ? s->b[eb].last : 0, s->ts_alloc, &ga);
     unsigned drop = ga.sites ? gr_attr_fws(ga.fw) : 0;
     size_t it = 0;
     cp_growth_site *gs;

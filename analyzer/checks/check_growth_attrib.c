@@ -15,7 +15,7 @@
 
 #include "check_growth_attrib.h"
 
-int cp_gattr_add(cp_gattr **gp, const cp_attrib_sample *a, int64_t w)
+int cp_gattr_add(cp_gattr **gp, const cp_attrib_sample *a, int64_t w, uint64_t held)
 {
     if (a->fw < 0 || a->fw >= CP_ATTR_FW_N)
         return 0;
@@ -40,7 +40,7 @@ int cp_gattr_add(cp_gattr **gp, const cp_attrib_sample *a, int64_t w)
         return -ENOMEM;
     if (a->n)
         memcpy(rows, a->rows, a->n * sizeof *rows);
-    s[(*n)++] = (cp_gattr_sample){ w, a->ts, rows, a->n, a->unattributed_bytes };
+    s[(*n)++] = (cp_gattr_sample){ w, a->ts, held, rows, a->n, a->unattributed_bytes };
     return 0;
 }
 
@@ -69,17 +69,22 @@ typedef struct ga_pick_out {
 /* Framework fw's samples for the growth from bucket sb to bucket eb.
  * @return : 1 with *o set, else 0 (fewer than two samples span it). */
 static int ga_pick(const cp_gattr *g, int fw, uint32_t sb, uint32_t eb, unsigned width_log,
-                   int teardown, uint64_t t_grown, ga_pick_out *o)
+                   uint64_t held_end, uint64_t t_grown, ga_pick_out *o)
 {
     size_t n = g->n[fw], end = n, start = n;
     const cp_gattr_sample *s = g->s[fw];
     if (n < 2)
         return 0;
-    if (!teardown)
+    if (!held_end)
         end = n - 1;
     else
+        /* A sample taken while the process still held all but a sixteenth
+         * of the growth's last level is part of it, even in the teardown's
+         * bucket: the exit's sample of a pool that frees its segments only
+         * as the interpreter ends, after a library's small buffer. */
         for (size_t i = n; i-- > 0;)
-            if (ga_bucket(&s[i], width_log) <= (int64_t)eb) {
+            if (s[i].held >= held_end - held_end / 16 ||
+                ga_bucket(&s[i], width_log) <= (int64_t)eb) {
                 end = i;
                 break;
             }
@@ -174,7 +179,8 @@ static void ga_add(const cp_gattr_sample *s, const ga_pick_out *o, uint64_t stac
 }
 
 void cp_gattr_sites(const cp_gattr *g, cp_finding *f, cp_proc *p, uint32_t sb, uint32_t eb,
-                    unsigned width_log, int teardown, uint64_t t_grown, cp_gattr_out *out)
+                    unsigned width_log, uint64_t held_end, uint64_t t_grown,
+                    cp_gattr_out *out)
 {
     memset(out, 0, sizeof *out);
     if (!g)
@@ -182,7 +188,7 @@ void cp_gattr_sites(const cp_gattr *g, cp_finding *f, cp_proc *p, uint32_t sb, u
     for (int fw = 0; fw < CP_ATTR_FW_N; fw++) {
         const cp_gattr_sample *s = g->s[fw];
         ga_pick_out o;
-        if (!ga_pick(g, fw, sb, eb, width_log, teardown, t_grown, &o))
+        if (!ga_pick(g, fw, sb, eb, width_log, held_end, t_grown, &o))
             continue;
         out->spanned |= 1u << fw;
         if (s[o.b].unattributed_bytes > s[o.a].unattributed_bytes)

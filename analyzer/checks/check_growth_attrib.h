@@ -22,6 +22,7 @@ typedef struct cp_gattr_sample {
     int64_t w;                  /* the work clock (launches since the first allocation)
                                  * when taken, -1 before the first allocation */
     uint64_t ts;
+    uint64_t held;              /* device memory the process held when taken */
     cp_attrib_row *rows;        /* owned */
     size_t n;
     uint64_t unattributed_bytes;
@@ -45,16 +46,19 @@ typedef struct cp_gattr_out {
 } cp_gattr_out;
 
 /*! cp_gattr_add() : keep sample a, taken at work clock w (-1: before the
+ *  first allocation) while the process held `held` bytes of device memory.
  *  first allocation).  *g is allocated on first use.  @return : 0 or
  *  -ENOMEM. */
-int cp_gattr_add(cp_gattr **g, const cp_attrib_sample *a, int64_t w);
+int cp_gattr_add(cp_gattr **g, const cp_attrib_sample *a, int64_t w, uint64_t held);
 
 /*! cp_gattr_sites() : add to f, as sites of p, the lines whose live bytes
  *  grew from the growth's start to its end, per framework: from the last
  *  sample taken by the end of work bucket sb (else the first one after it)
  *  to the more a line held of two ends: the last sample taken by the end
- *  of bucket eb, or the last of all when the window runs to the end (no
- *  teardown: the exit's, with no step's temporaries live); and the last
+ *  of bucket eb or while the process still held nearly held_end (the
+ *  growth's last level: the teardown had freed little yet), or the last
+ *  of all when the window runs to the end (held_end 0, no teardown: the
+ *  exit's, with no step's temporaries live); and the last
  *  one taken by t_grown, the growth's last memory event (what the program
  *  freed after its growth but before it exited).  Buckets are 2^width_log
  *  launches wide.  Sites holding less than 1/64 of what all grew are left
@@ -63,7 +67,8 @@ int cp_gattr_add(cp_gattr **g, const cp_attrib_sample *a, int64_t w);
  *  rose in the growth's second half: its bytes count in keeps.
  *  @return : what was added, in *out (sites 0: nothing to say). */
 void cp_gattr_sites(const cp_gattr *g, cp_finding *f, cp_proc *p, uint32_t sb, uint32_t eb,
-                    unsigned width_log, int teardown, uint64_t t_grown, cp_gattr_out *out);
+                    unsigned width_log, uint64_t held_end, uint64_t t_grown,
+                    cp_gattr_out *out);
 
 /*! cp_gattr_remap() : the work buckets moved (cp_gwin_respread()): a
  *  sample taken in old bucket j < n (2^width_log launches wide) is now in

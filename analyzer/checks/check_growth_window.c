@@ -193,6 +193,8 @@ int cp_gwin_respread(cp_growth *s, uint32_t map[CP_GROWTH_BUCKETS])
     if (!s->started || !s->lc_moved || s->lc_from < s->w0 || s->w <= s->lc_from)
         return 0;
     uint64_t late = s->w - s->lc_from, t0 = s->b[0].ts0, t1 = s->lc_ts;
+    if (s->py_exit_ts > t0 && s->py_exit_ts < t1)
+        t1 = s->py_exit_ts;     /* the program's code had returned by then */
     if (late <= (s->w - s->w0) / CP_GROWTH_SEGS || t1 <= t0)
         return 0;
     uint32_t end = cp_gwin_index(s, s->w);      /* (may merge) */

@@ -66,6 +66,7 @@ typedef struct cp_growth {
      * and when they were written (cp_gwin_respread()). */
     int lc_moved;
     uint64_t lc_from, lc_ts;
+    uint64_t py_exit_ts;        /* the companion's first exit record, 0: none */
     uint64_t n_alloc;
     int in_tail;                /* frees since the last allocation */
     uint64_t tail_w, tail_ts, tail_min_pre;
@@ -84,6 +85,7 @@ typedef struct cp_growth {
     int torch_seen;
     uint64_t torch_n, torch_pre;    /* samples in all; before the first allocation */
     cp_growth_torch t0, t1;              /* first and last PyTorch allocator sample */
+    cp_growth_torch t_run;      /* the last one before the companion's exit record */
     cp_growth_torch t_pre;      /* the last sample before the tail of frees, if
                                  * one is going on (ts 0: none) */
     uint64_t ts_alloc;          /* when the last allocation was made */

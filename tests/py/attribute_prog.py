@@ -69,9 +69,31 @@ def cupy_loop(fn):
     return len(keep), None
 
 
+def cupy_short(fn):
+    """A loop shorter than attribution's least gap between samples (one
+    sample at its first segment, the next at exit), then a library's
+    workspace freed before the exit's sample: the teardown has begun, but
+    the exit's sample still sees every kept block."""
+    import cupy
+
+    ws = ctypes.c_void_p()
+    assert CUDA.cuMemAlloc_v2(ctypes.byref(ws), 192 << 10) == 0   # a library's workspace
+    pool = cupy.get_default_memory_pool()
+    keep = []
+    for _ in range(24):
+        keep.append(pool.malloc(4 * MiB))  # SHORT KEEP
+        t = pool.malloc(4 * MiB)
+        work(fn)
+        pool.free(t)
+        assert CUDA.cuCtxSynchronize() == 0
+    assert CUDA.cuMemFree_v2(ws) == 0
+    return len(keep), None
+
+
 def main():
     fn = setup()
-    kept, _ = {"torch": torch_loop, "cupy": cupy_loop}[sys.argv[1]](fn)
+    kept, _ = {"torch": torch_loop, "cupy": cupy_loop,
+               "cupy_short": cupy_short}[sys.argv[1]](fn)
     print("steps done, kept", kept)
 
 

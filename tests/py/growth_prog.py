@@ -32,13 +32,26 @@ Scenarios (the planted ones keep memory at a line marked KEEP):
               cache grows, the live tensor too, and none is left at exit;
   teardown    an output kept every step; at the end the epoch's accuracy
               is read back, the list cleared and the cache emptied
-              (torch.cuda.empty_cache()), as Lightning's teardown does.
+              (torch.cuda.empty_cache()), as Lightning's teardown does;
+  slowexit    backward, then an interpreter teardown of a second after the
+              companion's exit record (the launch counts written at exit
+              come that much after the program's last step).
 """
+import atexit
 import ctypes
 import sys
 import time
 
-import torch
+
+def _slow_teardown():
+    """Registered before torch's import, so that it runs after the
+    companion's exit handler (atexit runs the last registered first)."""
+    if sys.argv[1:2] == ["slowexit"]:
+        time.sleep(1.0)
+
+
+atexit.register(_slow_teardown)
+import torch  # noqa: E402  (after the handler above)
 
 CUDA = ctypes.CDLL("libcuda.so.1")
 MiB = 1 << 20
@@ -151,7 +164,7 @@ def main():
     if scenario in ("evalloss", "evalclean"):
         evalloss(run, scenario == "evalloss")
     else:
-        {"backward": backward, "graphs": graphs, "concat": concat,
+        {"backward": backward, "slowexit": backward, "graphs": graphs, "concat": concat,
          "teardown": teardown}[scenario](run)
     print("steps done")
 

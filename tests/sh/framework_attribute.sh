@@ -98,7 +98,17 @@ expect_grep 'kind="torch.attrib" json="\{\\"v\\":1,\\"event\\":\\"off\\",\\"reas
 expect_grep 'kind="torch.exit"' "$TMP/async.dump"
 expect_no_grep 'companion disabled' "$TMP/async.dump"
 
-# 5. --attribute needs the companion: refused with --no-python.
+# 5. A loop shorter than attribution's gap: the growth's end is the exit's
+#    sample, taken after a library freed a small workspace (the teardown's
+#    first free) but while every kept block was still held.
+KEEP=$(line_of "SHORT KEEP")
+explain short CUPROBE_ATTRIBUTE=1 STANDIN_CUPY_DRIVER=1 -- cupy_short
+rc_is short 0
+growth short
+site short "$KEEP" cupy_short
+expect_grep '"sites_from":"attribution"' "$TMP/short.json"
+
+# 6. --attribute needs the companion: refused with --no-python.
 "$CUPROBE" run --attribute --no-python -- true 2>"$TMP/refused"; rc=$?
 [ $rc -eq 2 ] || die "--attribute --no-python: exit $rc, expected 2"
 expect_grep "^cuprobe: run: --attribute needs the framework companion" "$TMP/refused"
