@@ -25,6 +25,12 @@ Usage (from anywhere, after `make`; the GPU machine needs build/):
       A shard runs every Nth workload: shards run into one OUTDIR, or
       into several, add up.  ACCURACY_ONLY="NAME ..." is --only.  Exit 1
       when a workload failed to run as written.
+  run.py --again OUTDIR... [--docs]
+      without a GPU: the traces a --keep-traces run left in OUTDIR reported
+      again with this build and judged against the markers as the scripts
+      have them now (results.json keeps each run's exit status and time,
+      and names the build that reported again), then the table as --table
+      makes it.
   run.py --table OUTDIR... [--docs]
       the table again from the results of one or more OUTDIRs (later ones
       win), on stdout; --docs writes docs/validation/accuracy.md and copies
@@ -366,6 +372,10 @@ def table(meta, runs, workloads=None):
                % ("--attribute " if meta.get("attribute") else "", where, meta.get("date", "?"),
                   meta.get("commit", "?"),
                   sum(wall.values()), " in %d shards" % len(wall) if len(wall) > 1 else ""))
+    if meta.get("reported_again"):
+        out.append("Its traces reported again by cuprobe %s (`run.py --again OUTDIR --docs`, no "
+                   "GPU): the programs ran under the build above, the analyzer is this one."
+                   % meta["reported_again"])
     if meta.get("versions"):
         out += ["", "Frameworks: " + ", ".join("%s %s" % kv
                                                 for kv in sorted(meta["versions"].items())) + "."]
@@ -503,6 +513,14 @@ def run_one(outdir, w, variant, keep_traces=False, limit=RUN_TIMEOUT, attribute=
                     or ["exit 77"])[-1]
         rec.update(status="skipped", why=last[:160])
         return rec
+    return report_one(outdir, tag, rec, keep_traces)
+
+
+def report_one(outdir, tag, rec, keep_traces=True):
+    """Report the traces of run `tag` (OUTDIR/TAG/*.trace) into TAG.txt and
+    TAG.json, noting the report in rec; the traces are removed afterwards
+    unless keep_traces.  @return : rec."""
+    tdir = os.path.join(outdir, tag)
     traces = sorted(os.path.join(tdir, f) for f in os.listdir(tdir) if f.endswith(".trace"))
     if not traces:
         return rec
@@ -683,6 +701,24 @@ def check():
     return problems
 
 
+def report_again(outdir):
+    """--again: the kept traces of every run in results.json reported again
+    with this build (no program runs), and the table redone."""
+    path = os.path.join(outdir, "results.json")
+    with open(path) as f:
+        data = json.load(f)
+    for rec in data.get("runs") or ():
+        tag = "%s-%s" % (rec["name"], rec["variant"])
+        if rec.get("status") == "ran" and os.path.isdir(os.path.join(outdir, tag)):
+            rec.pop("report_error", None)
+            rec["expect"] = expectation(rec["script"])    # the marker as the script has it now
+            report_one(outdir, tag, rec)
+    data.setdefault("meta", {})["reported_again"] = cuprobe_commit()
+    with open(path + ".tmp", "w") as f:
+        json.dump(data, f, indent=1)
+    os.replace(path + ".tmp", path)
+
+
 def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("outdir", nargs="*")
@@ -695,6 +731,8 @@ def main(argv=None):
     p.add_argument("--table", action="store_true")
     p.add_argument("--docs", action="store_true")
     p.add_argument("--check", action="store_true")
+    p.add_argument("--again", action="store_true",
+                   help="report the traces an earlier --keep-traces run left in OUTDIR again")
     p.add_argument("--attribute", action="store_true",
                    help="run every workload under `cuprobe run --attribute`")
     args = p.parse_args(argv)
@@ -707,7 +745,10 @@ def main(argv=None):
         return 1 if problems else 0
     if not args.outdir:
         args.outdir = [os.environ.get("OUT", "accuracy-out")]
-    if args.table:
+    if args.again:
+        for outdir in args.outdir:
+            report_again(os.path.abspath(outdir))
+    if args.table or args.again:
         meta, runs = load_results(args.outdir)
         page = table(meta, runs)
         if args.docs:

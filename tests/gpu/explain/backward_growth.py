@@ -1,9 +1,9 @@
-"""backward_growth.py - a plain PyTorch loop that keeps every step's
-activations in a list: memory grows, and the caching allocator takes its
-new segments where a step peaks, in the backward pass, on the autograd
-engine's threads (no Python frames).  Expected: memory-growth with a site
-at a line of this file (the companion names the line that called
-backward()).  Argument "clean" (the accuracy suite): nothing is kept."""
+"""backward_growth.py - a plain PyTorch loop keeps every step's activations:
+memory grows, the caching allocator taking its segments where a step peaks,
+in the backward pass on autograd's threads (no Python frames).  Expected:
+memory-growth at a line of this file: with `cuprobe run --attribute` the
+marked one, which made what stays; without it, the line that called
+backward().  Argument "clean" (the accuracy suite): nothing is kept."""
 import sys
 
 import torch
@@ -15,11 +15,11 @@ opt = torch.optim.SGD(model.parameters(), lr=1e-3)
 kept = []
 for step in range(60):
     x = torch.randn(1024, 2048, device="cuda")
-    out = model(x)
+    out = model(x)  # EXPECT: memory-growth
     if not CLEAN:
         kept.append(out)                            # every step's activations stay
     loss = out.square().mean()
-    loss.backward()  # EXPECT: memory-growth
+    loss.backward()
     opt.step()
     opt.zero_grad(set_to_none=True)
     if step % 10 == 0:

@@ -1,8 +1,8 @@
-"""backward_growth_lightning.py - the same growth in a Lightning module: its
-training_step keeps every step's activations in a list, and Lightning calls
-backward() itself.  Expected: memory-growth with a site at a line of this
-file (the innermost line of the program above backward(): trainer.fit).
-Argument "clean" (the accuracy suite): nothing is kept."""
+"""backward_growth_lightning.py - the same growth in a Lightning module (which
+calls backward() itself): training_step keeps every step's activations.
+Expected: memory-growth at a line of this file (trainer.fit's, above
+backward()).  "clean" (the accuracy suite): nothing kept.  Batches pinned:
+Lightning copies them with non_blocking=True (pageable would block)."""
 import sys
 
 import torch
@@ -30,7 +30,7 @@ class KeepActivations(L.LightningModule):
         return torch.optim.SGD(self.parameters(), lr=1e-3)
 
 
-data = DataLoader(TensorDataset(torch.randn(60 * 1024, 2048)), batch_size=1024)
+data = DataLoader(TensorDataset(torch.randn(60 * 1024, 2048)), batch_size=1024, pin_memory=True)
 trainer = L.Trainer(max_steps=60, accelerator="gpu", devices=1, logger=False,
                     enable_checkpointing=False, enable_progress_bar=False,
                     enable_model_summary=False)
