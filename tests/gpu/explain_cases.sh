@@ -95,7 +95,10 @@ else:
     ok = bool(found) if kind == "growth" else mark in found
     why.append("%s at %s:%s" % (want, base, sorted(found) or "no line of the script"))
     if kind == "growth":
-        why.append("marked line %d %s" % (mark, "named" if mark in found else "not among them"))
+        # The marker is the line --attribute names (what allocated the
+        # memory that stays); a run without it names the backward() call.
+        why.append("marked line %d %s" % (mark, "named" if mark in found else
+                   "not named (the line --attribute names; without it, the backward() call)"))
         notes = [s.get("note") for f in hits for s in f.get("sites") or () if s.get("note")]
         why.append("notes: %s" % (notes[:2] or "none"))
     if kind == "sync":
