@@ -26,7 +26,8 @@ With arguments CUPROBE FAKE_DIR (the front end and the fake driver's
 folder), also the whole path on the fake driver: run.py runs
 accuracy_fake_prog.py (copies from pageable memory; clean: pinned) under
 cuprobe, a program that exits 77, one whose module is missing and one that
-needs 2 GPUs, and its table must say so.
+needs 2 GPUs, and its table must say so; then --again reports the kept
+traces again.
 """
 import importlib.util
 import io
@@ -254,7 +255,7 @@ if len(sys.argv) == 3:
     fake = os.path.join(tmp, "fake")
     out = io.StringIO()
     with redirect_stdout(out):
-        rc = run.main(["-j", "2", "--gpus", "1", fake])
+        rc = run.main(["-j", "2", "--gpus", "1", "--keep-traces", fake])
     log = out.getvalue()
     try:
         with open(os.path.join(fake, "accuracy.md")) as f:
@@ -273,6 +274,18 @@ if len(sys.argv) == 3:
         want(p in page, "fake-driver table lacks %r:\n%s" % (p, page))
     for f in ("fake_copy-bug.json", "fake_copy-bug.txt", "fake_copy-clean.out", "results.json"):
         want(os.path.exists(os.path.join(fake, f)), "run.py wrote no %s" % f)
+    # --again: the kept traces reported again (the reports gone here), the
+    # same verdicts, and the table says which build reported them.
+    for f in ("fake_copy-bug.json", "fake_copy-bug.txt"):
+        os.unlink(os.path.join(fake, f))
+    with redirect_stdout(io.StringIO()) as again:
+        rc = run.main(["--again", fake])
+    want(rc == 0 and os.path.exists(os.path.join(fake, "fake_copy-bug.json")),
+         "run.py --again returned %r and wrote no report" % rc)
+    lines = again.getvalue().rstrip("\n").splitlines()
+    want(lines[-1:] == ["recall 1/1 at the line, 0 false alarms in 1 clean runs"] and
+         any(l.startswith("Its traces reported again by cuprobe ") for l in lines[:5]),
+         "run.py --again table:\n%s" % again.getvalue())
 
 # The real suite's markers and scripts.
 run.HERE = os.path.join(ROOT, "tests", "gpu", "accuracy")
