@@ -33,6 +33,10 @@ Scenarios (the planted ones keep memory at a line marked KEEP):
   teardown    an output kept every step; at the end the epoch's accuracy
               is read back, the list cleared and the cache emptied
               (torch.cuda.empty_cache()), as Lightning's teardown does;
+  predict     predictions concatenated into one tensor 4 MiB larger each
+              step (up to 72 MiB; the cache keeps every smaller one), moved
+              to the host before the program returns: the exit's sample
+              sees no live tensor, the last one before it sees 72 MiB;
   slowexit    backward, then an interpreter teardown of a second after the
               companion's exit record (the launch counts written at exit
               come that much after the program's last step).
@@ -144,6 +148,19 @@ def concat(run):
     run.launch(8)
 
 
+def predict(run):
+    total = None
+    for step in range(18):
+        run.launch(8)
+        out = alloc((step + 1) * 4 * MiB)  # PREDICT KEEP
+        if total is not None:
+            free(total)
+        total = out
+        time.sleep(0.06)                        # a segment sample per step
+    free(total)                                 # the predictions, moved to the host
+    run.launch(8)
+
+
 def teardown(run):
     kept = []
     for _ in range(STEPS):
@@ -165,6 +182,7 @@ def main():
         evalloss(run, scenario == "evalloss")
     else:
         {"backward": backward, "slowexit": backward, "graphs": graphs, "concat": concat,
+         "predict": predict,
          "teardown": teardown}[scenario](run)
     print("steps done")
 

@@ -19,6 +19,9 @@
 #             frees it before exit (predictions concatenated on the GPU, then
 #             moved to the host);
 #   teardown  the program empties the cache at the end (Lightning);
+#   predict   attribution off: PyTorch's timeline decides, and ends at the
+#             last sample before the companion's exit record (the exit's
+#             own comes after the program freed what grew);
 #   slowexit  backward with a second of interpreter teardown after the
 #             companion's exit record: the launch counts written at exit
 #             stand for work done before that record, not after it.
@@ -58,6 +61,10 @@ warns graphs "GRAPHS KEEP"
 expect_grep '"torch_cause":"tensors"' "$TMP/graphs.json"
 warns concat "CONCAT KEEP"
 expect_grep '"torch_cause":"kept"' "$TMP/concat.json"
+explain predict CUPROBE_ATTRIBUTE=0 STANDIN_TORCH_DRIVER=1 -- predict "$TMP/libcthread.so"
+rc_is predict 0
+warns predict "PREDICT KEEP"
+expect_grep '"torch_cause":"tensors"' "$TMP/predict.json"
 # The timeline ends where the growth did, not after the teardown.
 warns teardown "TEARDOWN KEEP"
 expect_grep "^  PyTorch's own timeline .*: live tensors are growing" "$TMP/teardown.growth"
