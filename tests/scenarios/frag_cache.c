@@ -4,12 +4,8 @@
  * (reserved 3.84 GiB, allocated 1.29 GiB) with no failed allocation, no
  * retry and no churn: the fragmentation number is reported, as info.
  */
-#include <dlfcn.h>
-#include <string.h>
 
 #include "scenario.h"
-
-typedef int (*record_fn)(const char *kind, const char *json, size_t len);
 
 static const char torch_exit[] =
     "{\"v\":1,\"torch_version\":\"2.11.0\",\"devices\":[{\"device\":0,"
@@ -24,8 +20,6 @@ int main(void)
     sc_start(0);
     CK(cuMemAlloc_v2(&d, 64 * MIB));
     CK(cuMemFree_v2(d));
-    record_fn rec = (record_fn)dlsym(RTLD_DEFAULT, "cuprobe_framework_record");
-    if (!rec || rec("torch.exit", torch_exit, strlen(torch_exit)) != 0)
-        fprintf(stderr, "cuprobe_framework_record unavailable\n");
+    sc_record("torch.exit", torch_exit);
     return 0;
 }

@@ -5,12 +5,8 @@
  * (1 GiB free) and PyTorch reports 1.8 GiB reserved but unallocated whose
  * largest free block is 600 MiB.  The driver alone would say "capacity".
  */
-#include <dlfcn.h>
-#include <string.h>
 
 #include "scenario.h"
-
-typedef int (*record_fn)(const char *kind, const char *json, size_t len);
 
 static const char torch_oom[] =
     "{\"v\":1,\"device\":0,\"request_bytes\":1610612736,\"device_allocated\":3221225472,"
@@ -33,9 +29,7 @@ int main(void)
         CK(cuMemAlloc_v2(&seg[i], 1024 * MIB));
     CUresult r = cuMemAlloc_v2(&big, 1536 * MIB);
     printf("1.5 GiB: %d\n", (int)r);
-    record_fn rec = (record_fn)dlsym(RTLD_DEFAULT, "cuprobe_framework_record");
-    if (!rec || rec("torch.oom", torch_oom, strlen(torch_oom)) != 0)
-        fprintf(stderr, "cuprobe_framework_record unavailable\n");
+    sc_record("torch.oom", torch_oom);
     for (int i = 0; i < 3; i++)
         CK(cuMemFree_v2(seg[i]));
     return 0;

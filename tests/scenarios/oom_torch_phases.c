@@ -8,12 +8,8 @@
  * (fragmentation).  Each failure is retried once, as PyTorch does after
  * releasing its cache.  Two OOMs for the user, two verdicts.
  */
-#include <dlfcn.h>
-#include <string.h>
 
 #include "scenario.h"
-
-typedef int (*record_fn)(const char *kind, const char *json, size_t len);
 
 static const char oom_full[] =
     "{\"v\":1,\"device\":0,\"request_bytes\":2147483648,\"device_allocated\":3221225472,"
@@ -43,9 +39,7 @@ static void torch_empty_fails(size_t n, const char *oom_json)
     for (int attempt = 0; attempt < 2; attempt++)
         if (cuMemAlloc_v2(&d, n) == CUDA_SUCCESS)
             exit(11);
-    record_fn rec = (record_fn)dlsym(RTLD_DEFAULT, "cuprobe_framework_record");
-    if (!rec || rec("torch.oom", oom_json, strlen(oom_json)) != 0)
-        fprintf(stderr, "cuprobe_framework_record unavailable\n");
+    sc_record("torch.oom", oom_json);
 }
 
 int main(void)

@@ -32,7 +32,6 @@ int main(void)
     if (cuMemAlloc_v2(&big, 4096 * MIB) != CUDA_ERROR_OUT_OF_MEMORY)
         return 1;
     sc_record("torch.oom", torch_oom);
-    for (int i = 0; i < 2; i++)
-        CK(cuMemFree_v2(seg[i]));
+    sc_free_all(seg, 2);
     return 0;
 }

@@ -6,12 +6,8 @@
  * GPU 1, so stray-device is info saying what GPU 1 cost, with XLA's knob
  * (CUDA_VISIBLE_DEVICES), not a PyTorch set_device warning.
  */
-#include <dlfcn.h>
-#include <string.h>
 
 #include "scenario.h"
-
-typedef int (*record_fn)(const char *kind, const char *json, size_t len);
 
 int main(void)
 {
@@ -32,9 +28,7 @@ int main(void)
         CK(cuLaunchKernel(fill, 4, 1, 1, 256, 1, 1, 0, NULL, p, NULL));
     CK(cuCtxSynchronize());
     static const char js[] = "{\"v\":1,\"devices\":[]}";
-    record_fn rec = (record_fn)dlsym(RTLD_DEFAULT, "cuprobe_framework_record");
-    if (!rec || rec("jax.exit", js, strlen(js)) != 0)
-        fprintf(stderr, "cuprobe_framework_record unavailable\n");
+    sc_record("jax.exit", js);
     CK(cuMemFree_v2(big));
     CK(cuCtxSetCurrent(c[1]));
     CK(cuMemFree_v2(small));
