@@ -135,30 +135,28 @@ def graphs(run):
     return kept
 
 
-def concat(run):
+def gather(run, steps, mib_per_step):
+    """concat and predict: every step's output concatenated into a new
+    tensor mib_per_step larger (the previous one freed), moved to the host
+    at the end.  A segment sample, and an attribution sample, per step."""
     total = None
-    for step in range(STEPS * 3 // 5):          # the cache holds every size: 0.7 GiB
+    for step in range(steps):
         run.launch(8)
-        out = alloc((step + 2) * MiB)  # CONCAT KEEP
+        out = alloc((step + 2) * mib_per_step * MiB)  # GATHER KEEP
         if total is not None:
             free(total)
         total = out
-        time.sleep(0.06)                        # attribution samples through the growth
+        time.sleep(0.06)
     free(total)                                 # the predictions, moved to the host
     run.launch(8)
+
+
+def concat(run):
+    gather(run, STEPS * 3 // 5, 1)              # 2 to 37 MiB; the cache holds 0.7 GiB
 
 
 def predict(run):
-    total = None
-    for step in range(18):
-        run.launch(8)
-        out = alloc((step + 1) * 4 * MiB)  # PREDICT KEEP
-        if total is not None:
-            free(total)
-        total = out
-        time.sleep(0.06)                        # a segment sample per step
-    free(total)                                 # the predictions, moved to the host
-    run.launch(8)
+    gather(run, 17, 4)                          # 8 to 72 MiB
 
 
 def teardown(run):

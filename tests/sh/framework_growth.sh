@@ -59,11 +59,11 @@ warns slowexit "BACKWARD CALL"
 # 69 MiB (over 64 MiB and a sixteenth of the growth): they are the cause.
 warns graphs "GRAPHS KEEP"
 expect_grep '"torch_cause":"tensors"' "$TMP/graphs.json"
-warns concat "CONCAT KEEP"
+warns concat "GATHER KEEP"
 expect_grep '"torch_cause":"kept"' "$TMP/concat.json"
 explain predict CUPROBE_ATTRIBUTE=0 STANDIN_TORCH_DRIVER=1 -- predict "$TMP/libcthread.so"
 rc_is predict 0
-warns predict "PREDICT KEEP"
+warns predict "GATHER KEEP"
 expect_grep '"torch_cause":"tensors"' "$TMP/predict.json"
 # The timeline ends where the growth did, not after the teardown.
 warns teardown "TEARDOWN KEEP"
