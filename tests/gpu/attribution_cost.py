@@ -76,12 +76,13 @@ def _companion(name):
 
 
 class Asker:
-    """Asks the attribution object for a sample every ASK_EVERY_S while
-    running, as the companion's sampler thread does when the allocator keeps
-    growing; pause() returns once no sample is in flight."""
+    """Calls fn, then waits gap() seconds (ASK_EVERY_S unless given), while
+    running: the attribution object asked for a sample as the companion's
+    sampler thread asks when the allocator keeps growing, or XLA's pool
+    looked at; pause() returns once no call is in flight."""
 
-    def __init__(self, fn):
-        self.fn = fn
+    def __init__(self, fn, gap=lambda: ASK_EVERY_S):
+        self.fn, self.gap = fn, gap
         self.on = threading.Event()
         self.idle = threading.Event()
         self.idle.set()
@@ -98,7 +99,7 @@ class Asker:
                     self.fn()
             finally:
                 self.idle.set()
-            time.sleep(ASK_EVERY_S)
+            time.sleep(self.gap())
 
     def resume(self):
         self.on.set()
@@ -249,37 +250,9 @@ def worker_cupy(reps):
     return out
 
 
-class Looker:
-    """Looks at XLA's pool through collector c as the companion's thread
-    does (c.quick(), then sleep c.quick_period()) while on, each look forced
-    to be a growing pool's: a full sample with the program's line, and the
-    next one soonest.  Counts the looks and their wall time."""
-
-    def __init__(self, c):
-        self.c = c
-        self.looks, self.spent = 0, 0.0
-        self.on = threading.Event()
-        self.t = threading.Thread(target=self._run, daemon=True)
-        self.t.start()
-
-    def _run(self):
-        c = self.c
-        while True:
-            if not self.on.wait(0.1):
-                continue
-            c._last, c.samples = None, 0        # every look writes; the budget never runs out
-            t0 = time.perf_counter()
-            c.quick()
-            self.spent += time.perf_counter() - t0
-            self.looks += 1
-            c._rising = True                    # the pool grows: the shortest gap
-            time.sleep(c.quick_period())
-
-
 def worker_flax(reps):
     try:
         import jax
-        import jax.numpy as jnp
         import optax
         import flax.linen as nn
     except Exception as exc:
@@ -319,21 +292,29 @@ def worker_flax(reps):
         return record(kind, obj, shrink)
 
     c = _others.JaxCollector(jax, count, lambda where, fn, *a: fn(*a))
-    looker = Looker(c)
+    looked = [0, 0.0]                           # looks, their wall time
+
+    def look():
+        # Each look a growing pool's: a full sample with the program's
+        # line, the budget never spent, and the next one soonest.
+        c._last, c.samples = None, 0
+        t0 = time.perf_counter()
+        c.quick()
+        looked[1] += time.perf_counter() - t0
+        looked[0] += 1
+        c._rising = True
+
+    looker = Asker(look, c.quick_period)
 
     def switch(on):
-        if on:
-            looker.on.set()
-        else:
-            looker.on.clear()
-            time.sleep(0.05)                    # a look in flight ends
+        (looker.resume if on else looker.pause)()
 
     per, off, on = _timed_blocks(step, lambda: jax.block_until_ready(state[0]), "flax",
                                  reps, switch)
     return {"steps_per_block": per, "off": off, "on": on, "attribution": "on",
             "backend": "XLA BFC pool", "jax": jax.__version__,
             "gpu": str(jax.devices()[0].device_kind), "samples": written[0],
-            "sample_us_mean": looker.spent / max(1, looker.looks) * 1e6}
+            "sample_us_mean": looked[1] / max(1, looked[0]) * 1e6}
 
 
 def worker(kind, reps):
