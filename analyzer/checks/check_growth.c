@@ -566,7 +566,7 @@ static void gr_finish(cp_proc *p, void *st, cp_report *rep)
      * refilled) are left out. */
     cp_gattr_out ga;
     cp_gattr_sites(s->attr, f, p, sb, eb, s->width_log,
-                   g.teardown && s->b[eb].used ? s->b[eb].last : 0, s->ts_alloc, &ga);
+                   g.teardown ? s->b[cp_gwin_used_at(s, eb)].last : 0, s->ts_alloc, &ga);
     unsigned drop = ga.sites ? gr_attr_fws(ga.fw) : 0;
     size_t it = 0;
     cp_growth_site *gs;

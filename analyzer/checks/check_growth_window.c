@@ -222,8 +222,7 @@ int cp_gwin_respread(cp_growth *s, uint32_t map[CP_GROWTH_BUCKETS])
     return 1;
 }
 
-/* The last bucket at or before j with a memory event (bucket 0 has one). */
-static uint32_t gw_used_at(const cp_growth *s, uint32_t j)
+uint32_t cp_gwin_used_at(const cp_growth *s, uint32_t j)
 {
     while (j && !s->b[j].used)
         j--;
@@ -260,7 +259,7 @@ static void gw_start(const cp_growth *s, cp_growth_win *g, const uint64_t *lv)
             continue;
         if (j - last_rise > eighth && lv[j - 1] < g->floor[CP_GROWTH_SEGS - 1]) {
             g->start = s->b[j].used ? j : j - 1;    /* j > eighth >= 2 */
-            g->t_plateau = s->b[gw_used_at(s, last_rise)].ts1;
+            g->t_plateau = s->b[cp_gwin_used_at(s, last_rise)].ts1;
             g->base = lv[j - 1];
         }
         last_rise = j;
@@ -332,7 +331,7 @@ int cp_gwin_window(cp_growth *s, cp_growth_win *g, const uint64_t *less)
             return 0;
         g->half = 1;
         g->start = half;
-        g->t_plateau = s->b[gw_used_at(s, half - 1)].ts1;
+        g->t_plateau = s->b[cp_gwin_used_at(s, half - 1)].ts1;
         g->base = g->floor[0];
     }
     /* A warm-up that took the memory, then a plateau: what came after it

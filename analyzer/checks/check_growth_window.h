@@ -104,6 +104,10 @@ typedef struct cp_growth_win {
     int half;                   /* 1: the floors are those of the window's second half */
 } cp_growth_win;
 
+/*! cp_gwin_used_at() : the last bucket at or before j with a memory event
+ *  (bucket 0 has one once s->started). */
+uint32_t cp_gwin_used_at(const cp_growth *s, uint32_t j);
+
 /*! cp_gwin_index() : the bucket of work clock value w (>= s->w0), merging the
  *  buckets (and every site's and step's at[]) until it fits.
  *  @return : the bucket, < CP_GROWTH_BUCKETS. */
