@@ -12,8 +12,9 @@
  *                                 "async_step NS", "async_deep NS",
  *                                 "async_fan NS", "async_memset NS",
  *                                 "async_inside NS", "async_view NS",
- *                                 "async_2t NS", "ctx_current NS"
- *                                 (per call / per pair)
+ *                                 "async_2t NS", "ctx_current NS",
+ *                                 "fw_sample NS"
+ *                                 (per call / per pair / per sample)
  *
  * async_live: a stream-ordered free of the oldest of LIVE allocations and
  * a new allocation, so the shim's maps hold as many ranges as a training
@@ -32,6 +33,12 @@
  * zero_grad(set_to_none=True)); every allocation then lives 1 to 2 * ACT - 1
  * allocations.
  *
+ * fw_sample: what one sample of the framework companion costs the thread
+ * that takes it, beside the kernels launched since the one before: FW_K
+ * launches, one of each of FW_K functions, then a record of FW_JSON bytes
+ * through cuprobe_framework_record (the shim writes the pending launch
+ * counts first).  Plain, without the shim, it is the launches alone.
+ *
  * BENCH_PAUSE=1 under the shim: recording paused (cuprobe_bench_pause)
  * before the timed loops, so each figure is the wrappers' pass-through
  * cost: what bench/gpu_steps.py's toggle mode has in its paused turns.
@@ -48,6 +55,7 @@
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 #include "fake_api.h"
@@ -289,6 +297,42 @@ static void run_async_2t(long n)
     }
 }
 
+#define FW_K 8
+#define FW_JSON 256
+typedef int (*fw_record_fn)(const char *, const char *, size_t);
+static CUfunction fw_func[FW_K];
+static fw_record_fn fw_record;
+static char fw_json[FW_JSON];
+
+static void run_fw_sample(long n)
+{
+    for (long i = 0; i < n; i++) {
+        for (int k = 0; k < FW_K; k++)
+            CK(cuLaunchKernel(fw_func[k], 1, 1, 1, 1, 1, 1, 0, NULL, NULL, NULL));
+        if (fw_record)
+            fw_record("bench.sample", fw_json, FW_JSON);
+    }
+}
+
+/* fw_sample's functions (one module each: the fake driver hands out a
+ * function per module and kernel) and the shim's entry, when loaded. */
+static int fw_setup(void)
+{
+    for (int k = 0; k < FW_K; k++) {
+        CUmodule m;
+        char name[32];
+        snprintf(name, sizeof name, "fake_noop@fw_sample_%d", k);
+        if (cuModuleLoadData(&m, "fake") != CUDA_SUCCESS ||
+            cuModuleGetFunction(&fw_func[k], m, name) != CUDA_SUCCESS)
+            return 0;
+    }
+    memset(fw_json, ' ', sizeof fw_json);
+    fw_json[0] = '{';
+    fw_json[FW_JSON - 1] = '}';
+    fw_record = (fw_record_fn)dlsym(RTLD_DEFAULT, "cuprobe_framework_record");
+    return 1;
+}
+
 /* Median ns per call of `fn` over BATCHES batches of n / BATCHES calls. */
 static double median_ns(void (*fn)(long), long n)
 {
@@ -330,6 +374,8 @@ int main(int argc, char **argv)
     printf("async_memset %.1f\n", median_ns(run_async_memset, n / 10));
     printf("async_inside %.1f\n", median_ns(run_async_inside, n / 10));
     printf("async_view %.1f\n", median_ns(run_async_view, n / 10));
+    if (have_kernel && fw_setup())
+        printf("fw_sample %.1f\n", median_ns(run_fw_sample, n / 100));
     pthread_t helper;
     bench_ctx = ctx;
     if (pthread_create(&helper, NULL, helper_main, NULL) == 0) {

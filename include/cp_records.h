@@ -106,7 +106,7 @@ typedef struct cp_oom_proc {
     R(STREAM, 17, stream, EV, "a stream created or destroyed, a capture begun or ended") \
     R(VMM, 18, vmm, EV, "an address range reserved or freed, a physical allocation mapped or unmapped, access set") \
     R(POOL, 19, pool, EV, "a memory pool created, destroyed or trimmed, an attribute set, or read at a failed allocation") \
-    R(LAUNCH_COUNT, 20, launch_count, REC, "count: launches of func on this thread since its previous LAUNCH_COUNT; name: the function's name in the first LAUNCH_COUNT of func from each thread in a file, empty in later ones (and when unknown)") \
+    R(LAUNCH_COUNT, 20, launch_count, REC, "count: launches of func by one thread since that thread's previous LAUNCH_COUNT of func (written by that thread every 4096 of its launches, by any thread before a FRAMEWORK record and at flush points); name: the function's name in the first LAUNCH_COUNT of func from each thread in a file, empty in later ones (and when unknown)") \
     R(XDEV, 21, xdev, EV, "a kernel parameter pointing at memory of another device") \
     R(OOM, 22, oom, EV, "EV of the failed call; procs: the processes on the device (NVML)") \
     R(SYNC, 23, sync, EV, "launches as in COPY") \

@@ -86,6 +86,11 @@ CP_FW_EXPORT int cuprobe_framework_record(const char *kind, const char *json,
     if (!cp_rec_on())
         return -ENOTCONN;
 
+    /* A sample is placed on the run's work axis by the launch counts
+     * recorded before it; a thread's counts otherwise leave only every
+     * few thousand launches, and a short jitted loop of a few hundred
+     * steps would reach the trace at exit, after all its samples. */
+    cp_rec_catch_up();
     if (json_len <= CP_FW_PART_BYTES)
         rc = cp_fw_put(kind, klen, json, json_len);
     else

@@ -418,6 +418,13 @@ void cp_rec_flush(void)
     g_out->flush(ms < 100 ? 100 : ms);
 }
 
+void cp_rec_catch_up(void)
+{
+    if (!cp__rec_running() || g_out->is_self())
+        return;
+    cp__rec_run_flush_hooks(atomic_load(&g_on));
+}
+
 /* ---- lifecycle entry points --------------------------------------------- */
 
 static void cp_rec_log_put(int level, const char *msg, size_t len)

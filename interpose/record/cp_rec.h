@@ -81,6 +81,13 @@ uint32_t cp_rec_tid(void);
  *  cp_rec_begin/commit pair; bounded wait (CUPROBE_FLUSH_MS * 10). */
 void cp_rec_flush(void);
 
+/*! cp_rec_catch_up() : run the cp_rec_on_flush() callbacks without
+ *  flushing, so that state kept outside the record buffers (launch counts)
+ *  is recorded before the record that follows: a framework sample then
+ *  sits after the work that preceded it.  Any thread; a no-op when tracing
+ *  is off. */
+void cp_rec_catch_up(void);
+
 /*! cp_rec_generation() : a number that changes whenever a new trace file is
  *  started (process start, a forked child's first record).  Interning tables
  *  (strings, stacks, API names) compare it to know they must announce their
@@ -93,9 +100,9 @@ uint32_t cp_rec_generation(void);
  *  most 16 callbacks. */
 void cp_rec_on_new_file(void (*fn)(void));
 
-/*! cp_rec_on_flush() : register fn to run before every cp_rec_flush() and
- *  before the file is closed (exit, _exit, exec, fatal signal), on the thread
- *  that flushes: state kept outside the record buffers (launch counters) is
+/*! cp_rec_on_flush() : register fn to run before every cp_rec_flush(), at
+ *  every cp_rec_catch_up() and before the file is closed (exit, _exit, exec,
+ *  fatal signal), on the thread that flushes: state kept outside the record buffers (launch counters) is
  *  recorded there.  fn may record; it must not flush.  At most 8 callbacks. */
 void cp_rec_on_flush(void (*fn)(void));
 
