@@ -20,6 +20,9 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+/* ZSTD_initStaticCCtx and ZSTD_estimateCStreamSize: zstd is linked in
+ * statically, so its experimental API is that of the build. */
+#define ZSTD_STATIC_LINKING_ONLY
 #include <zstd.h>
 
 #include "cp_env.h"
@@ -283,10 +286,25 @@ static void *cp_writer_main(void *arg)
     return NULL;
 }
 
+/* The context is static: its workspace is sized for the level once, here.
+ * A context zstd manages allocates its workspace at a file's first
+ * compression and may grow or shrink it at a later frame, but the first
+ * compression can be the emergency path's, inside a signal handler that
+ * interrupted malloc (a fatal signal in a forked child that had not
+ * flushed yet): malloc there waits forever on the lock the interrupted
+ * code holds.  A static context never allocates. */
 static int cp_writer_alloc(struct cp_wfile *w)
 {
-    if (!w->cctx && !(w->cctx = ZSTD_createCCtx()))
-        return -ENOMEM;
+    if (!w->cctx) {
+        size_t ws_bytes = ZSTD_estimateCStreamSize(cp_config()->zstd_level);
+        void *ws = malloc(ws_bytes);
+        if (!ws)
+            return -ENOMEM;
+        if (!(w->cctx = ZSTD_initStaticCCtx(ws, ws_bytes))) {
+            free(ws);
+            return -ENOMEM;
+        }
+    }
     ZSTD_CCtx_reset(w->cctx, ZSTD_reset_session_and_parameters);
     ZSTD_CCtx_setParameter(w->cctx, ZSTD_c_compressionLevel, cp_config()->zstd_level);
     ZSTD_CCtx_setParameter(w->cctx, ZSTD_c_checksumFlag, 1);
