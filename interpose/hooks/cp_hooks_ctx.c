@@ -3,6 +3,7 @@
  * synchronisation.
  */
 #include <pthread.h>
+#include <stdatomic.h>
 
 #include "cp_evt.h"
 #include "cp_imap.h"
@@ -14,6 +15,7 @@ static pthread_mutex_t cp_drv_lock = PTHREAD_MUTEX_INITIALIZER;
 static uint32_t cp_drv_gen;         /* cp_rec_generation() + 1; 0: none yet */
 static int64_t cp_drv_version;
 static uint64_t cp_drv_result;
+static atomic_int cp_init_failed;   /* a cuInit failed in this image */
 
 /* A forked child: only the forking thread exists, any lock another thread
  * held at the fork stays held, and the parent's live memory is not the
@@ -22,6 +24,7 @@ static uint64_t cp_drv_result;
 static void cp_hooks_atfork_child(void)
 {
     pthread_mutex_init(&cp_drv_lock, NULL);
+    atomic_store(&cp_init_failed, 0);
     cp_imap_reset();
     cp_launch_after_fork();
     cp_inflight_after_fork();
@@ -44,6 +47,13 @@ void cp_hook_init(cp_call *c, unsigned int Flags)
     cp_ev_call(c, NULL, 1);
     if (c->res == CUDA_SUCCESS)
         cp_ev_devices();
+    /* A failed cuInit is often the last thing a process does with CUDA,
+     * and its life may be short: a child forked after its parent
+     * initialised CUDA gets CUDA_ERROR_NOT_INITIALIZED here, and
+     * multiprocessing.Pool kills its workers as soon as one raises, before
+     * the writer flushes on its timer.  Flushed now, the first time. */
+    else if (!atomic_exchange(&cp_init_failed, 1))
+        cp_rec_flush();
 }
 
 /* cudart asks the driver's version before anything else and gives up

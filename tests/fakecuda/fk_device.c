@@ -36,6 +36,19 @@ static pthread_once_t fk_env_once = PTHREAD_ONCE_INIT;
 static int fk_nphys = 1;
 static int fk_initialized;          /* 1 after a successful cuInit */
 static CUresult fk_init_result = CUDA_ERROR_NOT_INITIALIZED;
+static int fk_fork_poison;          /* FAKECUDA_FORK_POISON */
+static int fk_poisoned;             /* a child forked after cuInit succeeded */
+
+/* Like the real driver (FAKECUDA_FORK_POISON=1): a child forked after its
+ * parent's cuInit succeeded cannot use CUDA; its cuInit, and every call
+ * after it, return CUDA_ERROR_NOT_INITIALIZED. */
+static void fk_atfork_child(void)
+{
+    if (fk_fork_poison && __atomic_load_n(&fk_initialized, __ATOMIC_ACQUIRE)) {
+        fk_poisoned = 1;
+        __atomic_store_n(&fk_initialized, 0, __ATOMIC_RELEASE);
+    }
+}
 
 /* Parse "12", "4K", "1.5G" ... into bytes; 0 on garbage. */
 static size_t fk_parse_size(const char *s)
@@ -153,6 +166,10 @@ static void fk_env_parse(void)
         fk_driver_version = atoi(s);
     if ((s = getenv("FAKECUDA_GPA_NEWER")) && atoi(s) != 0)
         fk_gpa_newer = 1;
+    if ((s = getenv("FAKECUDA_FORK_POISON")) && atoi(s) != 0) {
+        fk_fork_poison = 1;
+        pthread_atfork(NULL, NULL, fk_atfork_child);
+    }
     if ((s = getenv("CUDA_API_PER_THREAD_DEFAULT_STREAM")) && atoi(s) == 1)
         fk_ptds_default = 1;
     if ((s = getenv("FAKECUDA_DEVICES")) && *s) {
@@ -264,6 +281,8 @@ CUresult cuInit(unsigned int Flags)
         return CUDA_ERROR_STUB_LIBRARY;
     if (Flags != 0)
         return CUDA_ERROR_INVALID_VALUE;
+    if (fk_poisoned)
+        return CUDA_ERROR_NOT_INITIALIZED;
     pthread_mutex_lock(&fk_lock);
     if (fk_init_result == CUDA_ERROR_NOT_INITIALIZED) {
         /* Like the real driver, the first outcome sticks. */

@@ -3,6 +3,10 @@
  *
  *   fork-cuda     the child allocates (after its own cuInit) and exits
  *   fork-nocuda   the child only computes and exits
+ *   fork-killed   the child calls cuInit (which fails under
+ *                 FAKECUDA_FORK_POISON=1, as after a real fork) and tells
+ *                 the parent, which kills it with SIGKILL at once, as
+ *                 multiprocessing.Pool.terminate() ends its workers
  *   exec          allocate, then exec /bin/true
  *   _exit         allocate, then _exit(3) (no atexit handlers run)
  *   loop          allocate and free forever, printing "ready" once the
@@ -42,8 +46,17 @@ int main(int argc, char **argv)
     const char *mode = argc > 1 ? argv[1] : "";
     if (strncmp(mode, "fork", 4) == 0) {
         setup();
+        int done[2];
+        if (pipe(done) != 0)
+            return 1;
         pid_t pid = fork();
         if (pid == 0) {
+            if (strcmp(mode, "fork-killed") == 0) {
+                char rc = (char)cuInit(0);
+                if (write(done[1], &rc, 1) != 1)
+                    _exit(1);
+                pause();
+            }
             if (strcmp(mode, "fork-cuda") == 0) {
                 CUdeviceptr d;
                 CUcontext ctx;
@@ -55,6 +68,12 @@ int main(int argc, char **argv)
             _exit(0);
         }
         int st;
+        if (strcmp(mode, "fork-killed") == 0) {
+            char rc = -1;
+            if (read(done[0], &rc, 1) == 1)
+                printf("child cuInit %d\n", rc);
+            kill(pid, SIGKILL);
+        }
         waitpid(pid, &st, 0);
         printf("child %d exited %d\n", (int)pid, WEXITSTATUS(st));
         return 0;
@@ -116,7 +135,7 @@ int main(int argc, char **argv)
         printf("pause %d resume %d\n", a, b);
         return 0;
     }
-    fprintf(stderr, "usage: shim_lifecycle fork-cuda|fork-nocuda|exec|_exit|loop|segv|"
+    fprintf(stderr, "usage: shim_lifecycle fork-cuda|fork-nocuda|fork-killed|exec|_exit|loop|segv|"
                     "exit N|return N|term|pause\n");
     return 2;
 }

@@ -20,6 +20,21 @@ expect_no_grep '^ALLOC .*size=4096' "$child"     # the parent's records stay in 
 run fork-nocuda >/dev/null || die "fork-nocuda failed"
 [ "$(ls "$TMP/fork-nocuda" | wc -l)" = 1 ] || die "fork-nocuda: a child without CUDA must write nothing"
 
+# A child forked after CUDA was initialised, killed (SIGKILL: nothing runs)
+# right after its cuInit failed, long before a timed flush: the failed
+# cuInit was flushed at once, and the report finds the fork.
+mkdir -p "$TMP/fork-killed"
+FAKECUDA_FORK_POISON=1 CUPROBE_FLUSH_MS=10000 run fork-killed >"$TMP/fork-killed.out" ||
+    die "fork-killed failed"
+expect_grep '^child cuInit 3$' "$TMP/fork-killed.out"
+child=$(for f in "$TMP"/fork-killed/*.trace; do
+    "$ANA" dump "$f" 2>/dev/null | grep -q '^FORK' || echo "$f"; done)
+[ -n "$child" ] || die "fork-killed: no trace of the child"
+"$ANA" dump "$child" >"$TMP/fork-killed.txt" 2>&1
+expect_grep '^CALL .*api=cuInit result=3 ' "$TMP/fork-killed.txt"
+"$ANA" report --no-progress "$TMP/fork-killed" >"$TMP/fork-killed.report" 2>&1
+expect_grep '\[fork-after-init\] .*then called cuInit without an exec' "$TMP/fork-killed.report"
+
 run exec || die "exec failed"
 "$ANA" dump "$TMP"/exec/*.trace >"$TMP/exec.txt" || die "exec: trace incomplete"
 expect_grep '^EXEC .*path="/bin/true"' "$TMP/exec.txt"
