@@ -25,7 +25,12 @@
  * it is tried again without the last of them, from a sixteenth up to a
  * third of the work: a window that holds it, followed by samples none of
  * which is below its last floor, is growth kept to the end (taken when it
- * shows more growth than the whole).
+ * shows more growth than the whole).  The top may be longer, up to seven
+ * eighths of the work, when it runs elsewhere: none of its samples names
+ * a place at which the window saw the pool grow, so the loop that grew it
+ * has ended (a warm-up's plateau is the same loop going on at the same
+ * line).  A pass over a few hundred kept arrays, one eager operation
+ * each per leaf, can take longer than the jitted loop that made them.
  *
  * XLA keeps no allocation stacks.  Each sample names where the program
  * was when it was taken (the companion's "at": the innermost frame of the
@@ -49,7 +54,8 @@
  * apart from attribution's (1 << 61) and the backward pass's (1 << 62). */
 #define CP_GPOOL_ID (1ull << 60)
 #define CP_GPOOL_TAIL_DIV 3         /* a flat top: at most 1/3 of the work, */
-#define CP_GPOOL_TAIL_MIN_DIV 16    /* and at least 1/16 of it */
+#define CP_GPOOL_TAIL_MIN_DIV 16    /* and at least 1/16 of it; */
+#define CP_GPOOL_TAIL_FAR 7         /* up to 7/8 of it when it runs elsewhere */
 #define CP_GPOOL_CUTS 64            /* places a flat top may start, tried */
 #define CP_GPOOL_SITES 3            /* sites named: the first, the next with 1/4 of the growth */
 
@@ -63,6 +69,7 @@ typedef struct gp_at {
 typedef struct cp_gpool_sample {
     uint64_t w, ts, in_use, limit;
     uint32_t place;                 /* 1 + its index in places, 0: none named */
+    uint32_t at_exit;               /* jax.exit: taken as the interpreter ends */
 } cp_gpool_sample;
 
 struct cp_gpool {
@@ -74,6 +81,8 @@ struct cp_gpool {
     gp_at places[CP_GPOOL_PLACES];
     uint32_t n_places;
     uint64_t n_ids;                 /* stack and frame ids handed out (CP_GPOOL_ID) */
+    size_t from;                    /* the first sample gp_judge() judged last, */
+    int after_plateau;              /* the last of a warm-up's plateau */
 };
 
 static int gp_at_same(const gp_at *a, const gp_at *b)
@@ -134,7 +143,7 @@ int cp_gpool_add(struct cp_gpool **gp, const cp_proc *p, uint64_t w, uint64_t ts
         g->n = CP_GPOOL_KEEP / 2;
         g->stride_log++;
     }
-    cp_gpool_sample x = { w, ts, 0, 0, gp_place(g, v) };
+    cp_gpool_sample x = { w, ts, 0, 0, gp_place(g, v), strcmp(k, "jax.exit") == 0 };
     uint64_t pool = 0;
     for (int i = 0; i < n; i++) {
         x.in_use += d[i].in_use;
@@ -163,11 +172,22 @@ static void gp_spread_work(cp_gpool_sample *s, size_t n, uint64_t w_end, uint64_
     }
 }
 
-/* The samples as memory-growth's window state (buckets only), in *t.
- * @return : 0, or -1 when there is no work to place them on. */
-static int gp_buckets(const struct cp_gpool *g, size_t n, cp_growth *t)
+/* The work at which samples [from, ...) start: the first's own, or when
+ * it is the last of a warm-up's plateau, just before the next sample's.
+ * The companion writes a sample only when the numbers changed, so the
+ * plateau's last sample held until the next one was written. */
+static uint64_t gp_w_from(const struct cp_gpool *g, size_t from)
 {
-    uint64_t w0 = g->s[0].w, span = g->s[n - 1].w - w0;
+    uint64_t w = g->s[from].w;
+    return g->after_plateau && g->s[from + 1].w > w + 1 ? g->s[from + 1].w - 1 : w;
+}
+
+/* Samples [from, n) as memory-growth's window state (buckets only), in
+ * *t, the first at gp_w_from().  @return : 0, or -1 when there is no work
+ * to place them on. */
+static int gp_buckets(const struct cp_gpool *g, size_t from, size_t n, cp_growth *t)
+{
+    uint64_t w0 = gp_w_from(g, from), span = g->s[n - 1].w - w0;
     if (span < CP_GROWTH_MIN_WORK)
         return -1;
     t->started = 1;
@@ -175,9 +195,9 @@ static int gp_buckets(const struct cp_gpool *g, size_t n, cp_growth *t)
     t->w = g->s[n - 1].w;
     while (span >> t->width_log >= CP_GROWTH_BUCKETS)
         t->width_log++;
-    for (size_t i = 0; i < n; i++) {
+    for (size_t i = from; i < n; i++) {
         const cp_gpool_sample *x = &g->s[i];
-        cp_growth_bucket *b = &t->b[(x->w - w0) >> t->width_log];
+        cp_growth_bucket *b = &t->b[(x->w > w0 ? x->w - w0 : 0) >> t->width_log];
         if (!b->used) {
             b->used = 1;
             b->min = x->in_use;
@@ -191,10 +211,16 @@ static int gp_buckets(const struct cp_gpool *g, size_t n, cp_growth *t)
 }
 
 /* The samples before the end's drop with no work (the program letting
- * its arrays go).  @return : how many. */
+ * its arrays go).  A drop at the exit sample is that too, whatever work
+ * came after the last look: the arrays went between the two, and work
+ * done after they went would have been seen by a look (the companion
+ * looks about once a second at the least) unless it was shorter.  @return : how
+ * many. */
 static size_t gp_window_end(const struct cp_gpool *g)
 {
     size_t n = g->n;
+    if (n > 2 && g->s[n - 1].at_exit && g->s[n - 1].in_use < g->s[n - 2].in_use)
+        n--;
     while (n > 2) {
         const cp_gpool_sample *a = &g->s[n - 2], *b = &g->s[n - 1];
         if (b->in_use >= a->in_use ||
@@ -212,6 +238,45 @@ typedef struct gp_sites_out {
     uint64_t top_samples, top_bytes;    /* the first site's */
     uint64_t net;                   /* what the window's samples saw added, net */
 } gp_sites_out;
+
+/* The bytes the samples [from, n) (from >= 1) saw added since the sample
+ * before, net, by the place each names, into net and count (per place).
+ * @return : how many of them name one. */
+static uint64_t gp_net(const struct cp_gpool *g, size_t from, size_t n, int64_t *net,
+                       uint64_t *count)
+{
+    uint64_t named = 0;
+    memset(net, 0, CP_GPOOL_PLACES * sizeof *net);
+    memset(count, 0, CP_GPOOL_PLACES * sizeof *count);
+    for (size_t i = from; i < n; i++) {
+        const cp_gpool_sample *x = &g->s[i];
+        if (!x->place)
+            continue;
+        named++;
+        /* Bytes in use are far below 2^63: the difference fits. */
+        net[x->place - 1] += (int64_t)(x->in_use - g->s[i - 1].in_use);
+        count[x->place - 1]++;
+    }
+    return named;
+}
+
+/* Whether the samples [m, n) run elsewhere than the growth of the window
+ * [from, m): one names a place at least, and none names a place whose
+ * samples in the window saw the pool grow (net). */
+static int gp_elsewhere(const struct cp_gpool *g, size_t from, size_t m, size_t n)
+{
+    int64_t net[CP_GPOOL_PLACES];
+    uint64_t count[CP_GPOOL_PLACES];
+    int named = 0;
+    gp_net(g, from ? from : 1, m, net, count);
+    for (size_t i = m; i < n; i++) {
+        uint32_t p = g->s[i].place;
+        if (p && net[p - 1] > 0)
+            return 0;
+        named |= p != 0;
+    }
+    return named;
+}
 
 /* Place i of g as a stack of p's own (Python frames only).  @return : its
  * id, or 0 when out of memory. */
@@ -236,21 +301,13 @@ static uint64_t gp_stack(struct cp_gpool *g, uint32_t i, cp_proc *p)
 static void gp_sites(struct cp_gpool *g, size_t from, size_t n, cp_finding *f, cp_proc *p,
                      gp_sites_out *o)
 {
-    int64_t net[CP_GPOOL_PLACES] = { 0 };
-    uint64_t count[CP_GPOOL_PLACES] = { 0 };
+    int64_t net[CP_GPOOL_PLACES];
+    uint64_t count[CP_GPOOL_PLACES];
     memset(o, 0, sizeof *o);
     if (from == 0)
         from = 1;
-    for (size_t i = from; i < n; i++) {
-        const cp_gpool_sample *x = &g->s[i];
-        o->samples++;
-        if (!x->place)
-            continue;
-        o->named++;
-        /* Bytes in use are far below 2^63: the difference fits. */
-        net[x->place - 1] += (int64_t)(x->in_use - g->s[i - 1].in_use);
-        count[x->place - 1]++;
-    }
+    o->samples = from < n ? n - from : 0;
+    o->named = gp_net(g, from, n, net, count);
     o->net = from < n && g->s[n - 1].in_use > g->s[from - 1].in_use
            ? g->s[n - 1].in_use - g->s[from - 1].in_use : 0;
     unsigned char used[CP_GPOOL_PLACES] = { 0 };
@@ -279,7 +336,7 @@ static size_t gp_first_in(const struct cp_gpool *g, size_t n, const cp_growth *t
                           const cp_growth_win *w)
 {
     uint64_t w_start = t->w0 + ((uint64_t)w->start << t->width_log);
-    size_t i = 0;
+    size_t i = g->from;
     while (i < n && g->s[i].w < w_start)
         i++;
     return i;
@@ -298,6 +355,10 @@ static void gp_finding(struct cp_gpool *g, size_t m, size_t n, const cp_growth *
     while (j < w->end && !t->b[j].used)
         j++;
     uint64_t t0 = t->b[j].ts0, t1 = last->ts;
+    /* After a warm-up's plateau, bucket 0 holds its last sample, taken
+     * when the plateau began to hold: the growth began at the next. */
+    if (g->after_plateau && t0 < g->s[g->from + 1].ts)
+        t0 = g->s[g->from + 1].ts;
     double secs = t1 > t0 ? (double)(t1 - t0) / 1e9 : 0;
     double rate = secs > 0 ? (double)growth / secs : 0;
     cp_finding *f = cp_finding_new(rep, check, p, "memory in use in XLA's pool grew by %s while "
@@ -319,7 +380,7 @@ static void gp_finding(struct cp_gpool *g, size_t m, size_t n, const cp_growth *
                     cp_fmt_bytes(g->pool, b1, sizeof b1), n);
     cp_finding_line(f, "Lowest in use in each eighth of the %s: from %s to %s, rising to the "
                     "end%s.", w->half ? "second half of the work (kernel launches; the first "
-                    "half was its warm-up)" : w->start ? "work after its warm-up plateau "
+                    "half was its warm-up)" : w->start || g->after_plateau ? "work after its warm-up plateau "
                     "(kernel launches)" : "work (kernel launches)",
                     cp_fmt_bytes(w->floor[0], b1, sizeof b1),
                     cp_fmt_bytes(w->floor[CP_GROWTH_SEGS - 1], b2, sizeof b2),
@@ -366,7 +427,7 @@ static void gp_finding(struct cp_gpool *g, size_t m, size_t n, const cp_growth *
     cp_jb_ks(b, "source", "xla_pool_samples");
     cp_jb_ku(b, "growth_bytes", growth);
     cp_jb_ku(b, "start_ns", t0);
-    cp_jb_ku(b, "plateau_bytes", w->start ? w->base : 0);
+    cp_jb_ku(b, "plateau_bytes", w->start || g->after_plateau ? w->base : 0);
     cp_jb_kd(b, "rate_bytes_per_s", rate);
     cp_jb_kd(b, "duration_s", secs);
     cp_jb_ku(b, "samples", n);
@@ -385,36 +446,87 @@ static void gp_finding(struct cp_gpool *g, size_t m, size_t n, const cp_growth *
     cp_jb_close(b, ']');
 }
 
-/* The rule over samples [0, n): t reset and filled, *w its window.
- * @return : 1 when they grew. */
-static int gp_judge(const struct cp_gpool *g, size_t n, cp_growth *t, cp_growth_win *w)
+/* The end of a warm-up's plateau in samples [0, m): the last sample of
+ * the last flat stretch (within CP_GROWTH_STEP) of what stays, the least
+ * in use from each sample to the m-th, that spans an eighth of their work
+ * or more and ends before the last.  @return : 1 + its index, or 0 when
+ * there is none.  A stretch
+ * lasts until the sample after it (the companion writes one only when
+ * the numbers changed).  XLA compiles and autotunes the first call of a
+ * jitted step, launching more kernels than a short loop does, so a
+ * plateau can take most of the work. */
+static size_t gp_plateau_end(const struct cp_gpool *g, size_t m)
 {
-    memset(t, 0, sizeof *t);
-    /* cp_gwin_window() may merge buckets, which walks the (empty) site maps. */
-    cp_map_init(&t->sites, sizeof(cp_growth_site));
-    cp_map_init(&t->steps, sizeof(cp_growth_site));
-    return gp_buckets(g, n, t) == 0 && cp_gwin_window(t, w, NULL);
+    uint64_t all = g->s[m - 1].w - g->s[0].w, stays = UINT64_MAX, level = 0;
+    size_t hi = m;                  /* the stretch's last sample; m: none yet */
+    for (size_t i = m; i-- > 0;) {
+        if (g->s[i].in_use < stays)
+            stays = g->s[i].in_use;
+        if (hi < m && stays + CP_GROWTH_STEP >= level)
+            continue;
+        if (hi + 1 < m && (g->s[hi + 1].w - g->s[i + 1].w) * 8 >= all)
+            return hi + 1;
+        hi = i;
+        level = stays;
+    }
+    return hi + 1 < m && (g->s[hi + 1].w - g->s[0].w) * 8 >= all ? hi + 1 : 0;
+}
+
+/* The rule over samples [0, n), or when it fails, over those after a
+ * warm-up's plateau (gp_plateau_end()): t reset and filled, *w its window,
+ * g->from its first sample.  @return : 1 when they grew. */
+static int gp_judge(struct cp_gpool *g, size_t n, cp_growth *t, cp_growth_win *w)
+{
+    size_t from = 0, end;
+    g->after_plateau = 0;
+    for (int k = 0; k < 2; k++) {
+        memset(t, 0, sizeof *t);
+        /* cp_gwin_window() may merge buckets, which walks the (empty) site maps. */
+        cp_map_init(&t->sites, sizeof(cp_growth_site));
+        cp_map_init(&t->steps, sizeof(cp_growth_site));
+        g->from = from;
+        if (gp_buckets(g, from, n, t) == 0 && cp_gwin_window(t, w, NULL)) {
+            /* The window starts where the plateau ended: a stretch of it
+             * between two samples that are far apart on the work axis is
+             * no second plateau. */
+            if (g->after_plateau) {
+                w->start = 0;
+                w->half = 0;
+                w->base = w->floor[0];
+            }
+            return 1;
+        }
+        if (k || !(end = gp_plateau_end(g, n)))
+            break;
+        from = end - 1;
+        g->after_plateau = 1;
+    }
+    return 0;
 }
 
 /* A flat top (see the top of the file) after the first m of the n
  * samples: the most samples m < n whose rule holds, none after them below
  * the last floor of their window, the work from their last to the end
- * between 1/CP_GPOOL_TAIL_MIN_DIV and 1/CP_GPOOL_TAIL_DIV of all of it.
- * t and *w are left as m's.  @return : m, or 0 when there is none. */
-static size_t gp_flat_top(const struct cp_gpool *g, size_t n, cp_growth *t, cp_growth_win *w)
+ * between 1/CP_GPOOL_TAIL_MIN_DIV and 1/CP_GPOOL_TAIL_DIV of all of it,
+ * or up to CP_GPOOL_TAIL_FAR/8 of it when they run elsewhere.  t and *w
+ * are left as m's.  @return : m, or 0 when there is none. */
+static size_t gp_flat_top(struct cp_gpool *g, size_t n, cp_growth *t, cp_growth_win *w)
 {
     uint64_t w_last = g->s[n - 1].w, all = w_last - g->s[0].w;
     size_t lo = n - 1;
-    while (lo > CP_GROWTH_SEGS && (w_last - g->s[lo - 1].w) * CP_GPOOL_TAIL_DIV <= all)
+    while (lo > CP_GROWTH_SEGS && (w_last - g->s[lo - 1].w) * 8 <= all * CP_GPOOL_TAIL_FAR)
         lo--;
     size_t step = (n - 1 - lo) / CP_GPOOL_CUTS + 1;
     uint64_t tail_min = UINT64_MAX;
     for (size_t m = n - 1; m >= lo && m >= CP_GROWTH_SEGS; m--) {
         if (g->s[m].in_use < tail_min)
             tail_min = g->s[m].in_use;
-        if ((n - 1 - m) % step || (w_last - g->s[m - 1].w) * CP_GPOOL_TAIL_MIN_DIV < all)
+        uint64_t tail = w_last - g->s[m - 1].w;
+        if ((n - 1 - m) % step || tail * CP_GPOOL_TAIL_MIN_DIV < all)
             continue;
-        if (gp_judge(g, m, t, w) && tail_min + CP_GROWTH_STEP >= w->floor[CP_GROWTH_SEGS - 1])
+        if (!gp_judge(g, m, t, w) || tail_min + CP_GROWTH_STEP < w->floor[CP_GROWTH_SEGS - 1])
+            continue;
+        if (tail * CP_GPOOL_TAIL_DIV <= all || gp_elsewhere(g, gp_first_in(g, m, t, w), m, n))
             return m;
     }
     return 0;

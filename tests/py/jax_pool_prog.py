@@ -22,6 +22,13 @@ Usage: jax_pool_prog.py SCENARIO.  Scenarios:
             STANDIN_JAX_EXEC_S (device time per execution) so that the loop
             takes a fraction of a second, as on a GPU
   train_clean  the same loop keeping a running mean instead
+  train_warm  train after a warm-up of 1500 executions that keep nothing,
+            as XLA's autotuning of the first call launches more kernels
+            than a short loop: the plateau is most of the work
+  train_long  train, its mean taken leaf by leaf over four leaves, as
+            jax.tree_util.tree_map over a Flax MLP's four parameter arrays
+            does: the last pass is longer than the loop, in time and in
+            kernel launches
   sysmon    the limit scenario under a RAISE callback of the program's own
             (sys.monitoring, 3.12+, the debugger's tool id), which counts
             the exceptions it sees on the main thread
@@ -108,7 +115,14 @@ def scaled_sum(acc, p):
     return arr(acc.nbytes), arr(acc.nbytes), arr(acc.nbytes)
 
 
-def train(keep, n=40):
+def autotune(n):
+    """n executions whose results are dropped at once: kernels launched,
+    nothing kept."""
+    for _ in range(n):
+        arr(MiB)
+
+
+def train(keep, n=40, leaves=1):
     params = arr(8 * MiB)
     history, avg = [], arr(8 * MiB)
     for i in range(n):
@@ -117,8 +131,9 @@ def train(keep, n=40):
             history.append(params)
         else:
             avg = running_mean(avg, params)
-    for p in history:
-        avg, _, _ = scaled_sum(avg, p)  # MEAN
+    for _ in range(leaves):
+        for p in history:
+            avg, _, _ = scaled_sum(avg, p)  # MEAN
     print("steps", n, "kept", len(history))
 
 
@@ -154,6 +169,11 @@ def main(scenario):
         steps(30, 60)
     elif scenario in ("train", "train_clean"):
         train(scenario == "train")
+    elif scenario == "train_warm":
+        autotune(1500)
+        train(True)
+    elif scenario == "train_long":
+        train(True, leaves=4)
     elif scenario == "sysmon":
         sysmon()
     elif scenario == "tools":
