@@ -143,28 +143,29 @@ sys.exit(not (top["file"] == sys.argv[2] and top["line"] == int(sys.argv[3]) and
 PY
         die "$1: the first site is not the step's line"
 }
-explain train STANDIN_JAX_DRIVER=1 STANDIN_JAX_EXEC_S=0.001 -- train
-rc_is train 0
+# train_case SCENARIO: run it with 1 ms of device time per execution.
+train_case() {
+    explain "$1" STANDIN_JAX_DRIVER=1 STANDIN_JAX_EXEC_S=0.001 -- "$1"
+    rc_is "$1" 0
+}
+train_case train
 at_step train
 # 3c. The mean taken leaf by leaf over four leaves, as tree_map over a Flax
 #     MLP's parameters does: the last pass is longer than the loop (in
 #     time and in launches) and runs at other lines; the growth is still
 #     found, kept to the end.  The program lets the kept arrays go as it
 #     ends, a few launches after the last look: that drop is its teardown.
-explain train_long STANDIN_JAX_DRIVER=1 STANDIN_JAX_EXEC_S=0.001 -- train_long
-rc_is train_long 0
+train_case train_long
 at_step train_long
 has "\[memory-growth\] .*, and kept it to the end$" train_long
 has "Then it grew no more but let nothing go: the last [5-7][0-9]% of the work" train_long
 # 3d. After a warm-up that launched more kernels than the loop and kept
 #     nothing (XLA autotuning the first call): the growth is measured from
 #     the plateau's end.
-explain train_warm STANDIN_JAX_DRIVER=1 STANDIN_JAX_EXEC_S=0.001 -- train_warm
-rc_is train_warm 0
+train_case train_warm
 at_step train_warm
 has "Lowest in use in each eighth of the work after its warm-up plateau" train_warm
-explain train_clean STANDIN_JAX_DRIVER=1 STANDIN_JAX_EXEC_S=0.001 -- train_clean
-rc_is train_clean 0
+train_case train_clean
 pool_ok train_clean
 
 # 4. The same steps keeping nothing: no finding about the pool at all, on
