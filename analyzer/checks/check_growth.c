@@ -333,40 +333,6 @@ static const char *const gr_cause_words[] = {
     "allocator, which does not release it",
 };
 
-/* PyTorch's samples at the growth's start and end, in *t0 and *t1.
- * @return : how many samples the growth has. */
-static uint64_t gr_torch_ends(const cp_growth *s, const cp_growth_win *g, cp_growth_torch *t0,
-                              cp_growth_torch *t1)
-{
-    uint64_t n = gr_torch_from(s, g, t0);
-    /* The end of the growth: the last sample, or after a teardown the last
-     * one before it (the exit's comes after the program freed what grew and
-     * emptied the cache: Lightning's teardown). */
-    *t1 = g->teardown && s->t_pre.ts ? s->t_pre : s->t1;
-    /* The exit's sample comes after the program's code returned, which
-     * may have let go of what grew (predictions gathered on the GPU, then
-     * moved to the host): the last sample taken while it ran says what
-     * grew, when it held more live tensors. */
-    if (s->t_run.ts >= t0->ts && s->t_run.ts < t1->ts && s->t_run.alloc > t1->alloc)
-        *t1 = s->t_run;
-    return n;
-}
-
-/* What attribution's lines must have grown by for them to be the sites:
- * a quarter of what PyTorch's own timeline saw live tensors grow by, when
- * that is CP_GROWTH_MIN or more (growth by the rule's own measure).  Less
- * means its samples missed when the growth
- * was held (predictions gathered on the GPU after one sample and moved to
- * the host before the next, the exit's), and the lines they name are
- * whatever else changed. */
-static uint64_t gr_attr_min(const cp_growth *s, const cp_growth_win *g)
-{
-    cp_growth_torch t0, t1;
-    if (gr_torch_ends(s, g, &t0, &t1) < 2 || t1.alloc < t0.alloc + CP_GROWTH_MIN)
-        return 0;
-    return (t1.alloc - t0.alloc) / 4;
-}
-
 /* keeps: bytes attribution saw still rising at lines of the program in the
  * growth's second half (cp_gattr_out). */
 static void gr_torch_lines(cp_finding *f, cp_growth *s, const cp_growth_win *g, uint64_t growth,
@@ -374,8 +340,18 @@ static void gr_torch_lines(cp_finding *f, cp_growth *s, const cp_growth_win *g, 
 {
     char b1[32], b2[32], b3[32], b4[32];
     enum gr_cause cause;
-    cp_growth_torch t0, t1;
-    uint64_t n = gr_torch_ends(s, g, &t0, &t1);
+    cp_growth_torch t0;
+    uint64_t n = gr_torch_from(s, g, &t0);
+    /* The end of the growth: the last sample, or after a teardown the last
+     * one before it (the exit's comes after the program freed what grew and
+     * emptied the cache: Lightning's teardown). */
+    cp_growth_torch t1 = g->teardown && s->t_pre.ts ? s->t_pre : s->t1;
+    /* The exit's sample comes after the program's code returned, which
+     * may have let go of what grew (predictions gathered on the GPU, then
+     * moved to the host): the last sample taken while it ran says what
+     * grew, when it held more live tensors. */
+    if (s->t_run.ts >= t0.ts && s->t_run.ts < t1.ts && s->t_run.alloc > t1.alloc)
+        t1 = s->t_run;
     if (n < 2) {
         /* One record (at exit) has no trend: say what holds the memory. */
         cause = t1.alloc * 2 >= t1.res ? GR_TENSORS : GR_CACHE;
@@ -464,13 +440,6 @@ static const char *gr_attr_advice(const cp_proc *p, int fwk, const cp_gattr_out 
         if (!((ga->spanned >> fw) & 1))
             return " Attribution was on, but too few of its samples fell in the growth to "
                    "tell which lines kept it.";
-        if ((ga->short_of >> fw) & 1) {
-            snprintf(buf, sizeof buf, " Attribution was on, but the lines its samples saw grow "
-                     "hold %s, less than a quarter of what live tensors grew by (PyTorch's "
-                     "timeline below): its samples missed when that memory was held.",
-                     cp_fmt_bytes(ga->short_bytes, b1, sizeof b1));
-            return buf;
-        }
         snprintf(buf, sizeof buf, " Attribution was on and no line of the program holds more "
                  "live memory at the end than at the start: what grew is the allocator's "
                  "cache%s%s%s.", ga->unattributed ? ", or memory with no frame of the program's "
@@ -597,8 +566,7 @@ static void gr_finish(cp_proc *p, void *st, cp_report *rep)
      * refilled) are left out. */
     cp_gattr_out ga;
     cp_gattr_sites(s->attr, f, p, sb, eb, s->width_log,
-                   g.teardown ? s->b[cp_gwin_used_at(s, eb)].last : 0, s->ts_alloc,
-                   gr_attr_min(s, &g), &ga);
+                   g.teardown ? s->b[cp_gwin_used_at(s, eb)].last : 0, s->ts_alloc, &ga);
     unsigned drop = ga.sites ? gr_attr_fws(ga.fw) : 0;
     size_t it = 0;
     cp_growth_site *gs;

@@ -179,7 +179,7 @@ static void ga_add(const cp_gattr_sample *s, const ga_pick_out *o, uint64_t stac
 }
 
 void cp_gattr_sites(const cp_gattr *g, cp_finding *f, cp_proc *p, uint32_t sb, uint32_t eb,
-                    unsigned width_log, uint64_t held_end, uint64_t t_grown, uint64_t min_bytes,
+                    unsigned width_log, uint64_t held_end, uint64_t t_grown,
                     cp_gattr_out *out)
 {
     memset(out, 0, sizeof *out);
@@ -197,11 +197,6 @@ void cp_gattr_sites(const cp_gattr *g, cp_finding *f, cp_proc *p, uint32_t sb, u
         ga_each(s, &o, ga_sum, &x.grew);
         if (!x.grew)
             continue;
-        if (x.grew < min_bytes) {
-            out->short_of |= 1u << fw;
-            out->short_bytes += x.grew;
-            continue;
-        }
         ga_each(s, &o, ga_add, &x);
         out->fw |= 1u << fw;
         if (!out->ts_from || s[o.a].ts < out->ts_from)

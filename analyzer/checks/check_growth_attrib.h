@@ -43,9 +43,6 @@ typedef struct cp_gattr_out {
                                  * second half: memory kept, not a warm-up's */
     uint64_t ts_from, ts_to;    /* the first and last sample used */
     uint64_t unattributed;      /* growth of memory with no frame of the program's own */
-    unsigned short_of;          /* enum cp_attr_fw bits of those whose lines grew by less
-                                 * than min_bytes: their samples missed the growth */
-    uint64_t short_bytes;       /* what those lines grew by */
 } cp_gattr_out;
 
 /*! cp_gattr_add() : keep sample a, taken at work clock w (-1: before the
@@ -67,12 +64,10 @@ int cp_gattr_add(cp_gattr **g, const cp_attrib_sample *a, int64_t w, uint64_t he
  *  launches wide.  Sites holding less than 1/64 of what all grew are left
  *  out.  A site whose live bytes in the last sample by the middle of the
  *  work (buckets sb..eb) lie strictly between its start and its end still
- *  rose in the growth's second half: its bytes count in keeps.  A
- *  framework whose lines grew by less than min_bytes in all gives no
- *  sites (short_of): its samples missed what the growth held.
+ *  rose in the growth's second half: its bytes count in keeps.
  *  @return : what was added, in *out (sites 0: nothing to say). */
 void cp_gattr_sites(const cp_gattr *g, cp_finding *f, cp_proc *p, uint32_t sb, uint32_t eb,
-                    unsigned width_log, uint64_t held_end, uint64_t t_grown, uint64_t min_bytes,
+                    unsigned width_log, uint64_t held_end, uint64_t t_grown,
                     cp_gattr_out *out);
 
 /*! cp_gattr_remap() : the work buckets moved (cp_gwin_respread()): a

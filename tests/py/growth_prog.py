@@ -37,12 +37,6 @@ Scenarios (the planted ones keep memory at a line marked KEEP):
               step (up to 72 MiB; the cache keeps every smaller one), moved
               to the host before the program returns: the exit's sample
               sees no live tensor, the last one before it sees 72 MiB;
-  missed      predict with attribution on, its samples missing the gather:
-              one taken at a new segment just before, then 8 MiB kept at
-              another line from the cache (no segment, no sample), then the
-              gather in about 0.1 s, under attribution's least gap between
-              samples (0.25 s), gone before the exit's sample: the only
-              line attribution sees grow is the other one;
   slowexit    backward, then an interpreter teardown of a second after the
               companion's exit record (the launch counts written at exit
               come that much after the program's last step).
@@ -141,11 +135,10 @@ def graphs(run):
     return kept
 
 
-def gather(run, steps, mib_per_step, pause=0.06):
+def gather(run, steps, mib_per_step):
     """concat and predict: every step's output concatenated into a new
     tensor mib_per_step larger (the previous one freed), moved to the host
-    at the end.  A segment sample per step, and with pause 0.06 s an
-    attribution sample every few steps."""
+    at the end.  A segment sample, and an attribution sample, per step."""
     total = None
     for step in range(steps):
         run.launch(8)
@@ -153,7 +146,7 @@ def gather(run, steps, mib_per_step, pause=0.06):
         if total is not None:
             free(total)
         total = out
-        time.sleep(pause)
+        time.sleep(0.06)
     free(total)                                 # the predictions, moved to the host
     run.launch(8)
 
@@ -164,30 +157,6 @@ def concat(run):
 
 def predict(run):
     gather(run, 17, 4)                          # 8 to 72 MiB
-
-
-def attrib_samples():
-    """How many samples torch attribution has taken; -1 without it."""
-    try:
-        from cuprobe_companion import _core
-    except ImportError:
-        return -1
-    state = _core._state
-    attrib = state.attributors.get("torch") if state is not None else None
-    return attrib.sites.seq if attrib is not None else -1
-
-
-def missed(run):
-    spare = alloc(16 * MiB)
-    free(spare)                                 # in the cache for OTHER KEEP
-    seen = attrib_samples()
-    first = alloc(24 * MiB)                     # a new segment: attribution samples
-    end = time.monotonic() + 10
-    while seen >= 0 and attrib_samples() == seen and time.monotonic() < end:
-        time.sleep(0.005)
-    other = alloc(8 * MiB)  # OTHER KEEP
-    gather(run, 17, 4, pause=0.005)             # 8 to 72 MiB, in about 0.1 s
-    return first, other
 
 
 def teardown(run):
@@ -211,7 +180,7 @@ def main():
         evalloss(run, scenario == "evalloss")
     else:
         {"backward": backward, "slowexit": backward, "graphs": graphs, "concat": concat,
-         "predict": predict, "missed": missed,
+         "predict": predict,
          "teardown": teardown}[scenario](run)
     print("steps done")
 
