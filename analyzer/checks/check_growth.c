@@ -365,9 +365,13 @@ static void gr_torch_lines(cp_finding *f, cp_growth *s, const cp_growth_win *g, 
         /* Live tensors that grew by a quarter of it, or by a sixteenth
          * and 64 MiB or more: tensors gathered by concatenation (each
          * step a bigger copy) grow the cache many times faster than
-         * themselves, and they are what cannot be released. */
+         * themselves, and they are what cannot be released.  The sixteenth
+         * is also of what the pool reserved between the same two samples:
+         * the driver's growth runs on past the timeline's last one. */
         uint64_t live = t1.alloc > t0.alloc ? t1.alloc - t0.alloc : 0;
-        cause = live > growth / 4 || (live >= growth / 16 && live >= 4 * CP_GROWTH_MIN)
+        uint64_t res = t1.res > t0.res ? t1.res - t0.res : 0;
+        cause = live > growth / 4 ||
+                        (live >= 4 * CP_GROWTH_MIN && (live >= growth / 16 || live >= res / 16))
                                                  ? GR_TENSORS
                 : keeps >= CP_GROWTH_MIN          ? GR_KEPT
                 : t1.res >= t0.res + growth / 2  ? GR_CACHE
@@ -543,7 +547,12 @@ static void gr_finish(cp_proc *p, void *st, cp_report *rep)
         return;
     }
     uint64_t growth = g.floor[CP_GROWTH_SEGS - 1] - g.base;
-    uint64_t t_start = s->b[g.start].ts0, t_end = g.teardown ? s->tail_ts : p->t_last;
+    /* The growth's first event: its start bucket (half the work, after a
+     * warm-up of half) may hold none, and an unused bucket has no time. */
+    uint32_t j0 = g.start;
+    while (j0 < g.end && !s->b[j0].used)
+        j0++;
+    uint64_t t_start = s->b[j0].ts0, t_end = g.teardown ? s->tail_ts : p->t_last;
     double secs = t_end > t_start ? (double)(t_end - t_start) / 1e9 : 0;
     double rate = secs > 0 ? (double)growth / secs : 0;
     char b1[32], b2[32], b3[32], tb[32];

@@ -25,6 +25,15 @@
  * (reserved grows, allocated stays at the weights): the cache grows, which
  * is info.  Measured from the first sample of the run, the weights taken
  * in the warm-up looked like tensor growth.
+ *
+ * SC_GROWTH=gather (run it with FAKECUDA_MEM=3G): predictions gathered by
+ * concatenation, as Trainer.predict does: each growth segment is 32 MiB
+ * and holds 7% of it more of live tensors, and the companion's samples
+ * stop two thirds of the way through (its sampler lags behind a fast
+ * loop).  Between the timeline's two ends live tensors grew by 90 MiB and
+ * the pool reserved 1.25 GiB (a fourteenth), while the driver saw nearly
+ * 2 GiB (live tensors, a twentieth of that): growing tensors (a warning),
+ * by the timeline's own reserved bytes.
  */
 #include <dlfcn.h>
 #include <stdio.h>
@@ -43,10 +52,14 @@
 
 typedef int (*record_fn)(const char *kind, const char *json, size_t len);
 
+#define GATHER_SEG (32 * MIB)
+#define GATHER_LIVE (GATHER_SEG * 7 / 100)
+#define GATHER_SAMPLED (STEPS - GROW_FROM) / EVERY * 2 / 3
+
 static CUdeviceptr seg[WARM_SEGS + STEPS / EVERY];
 static int k;
 static unsigned long long allocated, reserved;
-static int cache_only, sample;
+static int cache_only, gather, sample;
 static record_fn rec;
 
 /* The companion's torch.segment record: the allocator's counts right
@@ -65,10 +78,11 @@ static void torch_sample(void)
 
 static __attribute__((noinline)) void take_segment(int tensors)
 {
-    CK(cuMemAlloc_v2(&seg[k++], SEG));
-    reserved += SEG;
+    size_t size = gather && k >= WARM_SEGS ? GATHER_SEG : SEG;
+    CK(cuMemAlloc_v2(&seg[k++], size));
+    reserved += size;
     if (tensors)
-        allocated += SEG;
+        allocated += size == SEG ? SEG : GATHER_LIVE;
 }
 
 static void stamp(const char *what)
@@ -100,7 +114,7 @@ static void take(int step)
         stamp("growth_start_ns");
     for (int i = 0; i < n; i++)
         take_segment(tensors);
-    if (n)
+    if (n && !(gather && k - WARM_SEGS > GATHER_SAMPLED))
         torch_sample();
     if (ms)
         sleep_ms(ms);
@@ -110,6 +124,7 @@ int main(void)
 {
     const char *g = getenv("SC_GROWTH");
     cache_only = g && strcmp(g, "cache") == 0;
+    gather = g && strcmp(g, "gather") == 0;
     rec = (record_fn)dlsym(RTLD_DEFAULT, "cuprobe_framework_record");
     sc_start(0);
     CUdeviceptr work = sc_train(STEPS, take);

@@ -17,6 +17,8 @@
 #      PyTorch's timeline over the growth says the cache grew: info.  From
 #      the run's first sample, the warm-up's weights looked like growing
 #      tensors (a warning).
+#   4. SC_GROWTH=gather: tensors gathered by concatenation, the timeline's
+#      samples stopping before the growth does: growing tensors.
 ROOT=${ROOT:-$(cd "$(dirname "$0")/../.." && pwd)}
 . "$ROOT/tests/sh/lib.sh"
 P="$B/tests/scenarios/growth_torch_warmup"
@@ -86,4 +88,14 @@ out=$(fields "$TMP/cache.json") || die "cache: $out"
 set -- $out
 [ "$1" = info ] && [ "$7" = cache ] || die "expected info for cache growth: $out"
 expect_grep "PyTorch's own timeline \(62 samples of the growth\): allocated 100.00 MiB -> 100.00 MiB, reserved 102.00 MiB -> 224.00 MiB: the cache grows" "$TMP/cache.report"
+
+# 4. SC_GROWTH=gather: live tensors grew by 90 MiB, under a sixteenth of
+#    the driver's growth but over a sixteenth of the 1.25 GiB the pool
+#    reserved between the timeline's two ends (its last sample two thirds
+#    of the way): growing tensors, a warning.
+run gather SC_GROWTH=gather FAKECUDA_MEM=3G
+out=$(fields "$TMP/gather.json") || die "gather: $out"
+set -- $out
+[ "$1" = warning ] && [ "$7" = tensors ] || die "expected a warning for gathered tensors: $out"
+expect_grep "PyTorch's own timeline \(4[0-9] samples of the growth\): .*: live tensors are growing" "$TMP/gather.report"
 echo "ok"
