@@ -547,12 +547,8 @@ static void gr_finish(cp_proc *p, void *st, cp_report *rep)
         return;
     }
     uint64_t growth = g.floor[CP_GROWTH_SEGS - 1] - g.base;
-    /* The growth's first event: its start bucket (half the work, after a
-     * warm-up of half) may hold none, and an unused bucket has no time. */
-    uint32_t j0 = g.start;
-    while (j0 < g.end && !s->b[j0].used)
-        j0++;
-    uint64_t t_start = s->b[j0].ts0, t_end = g.teardown ? s->tail_ts : p->t_last;
+    uint64_t t_start = s->b[cp_gwin_used_from(s, g.start, g.end)].ts0;
+    uint64_t t_end = g.teardown ? s->tail_ts : p->t_last;
     double secs = t_end > t_start ? (double)(t_end - t_start) / 1e9 : 0;
     double rate = secs > 0 ? (double)growth / secs : 0;
     char b1[32], b2[32], b3[32], tb[32];

@@ -47,8 +47,7 @@ typedef struct cp_gattr_out {
 
 /*! cp_gattr_add() : keep sample a, taken at work clock w (-1: before the
  *  first allocation) while the process held `held` bytes of device memory.
- *  first allocation).  *g is allocated on first use.  @return : 0 or
- *  -ENOMEM. */
+ *  *g is allocated on first use.  @return : 0 or -ENOMEM. */
 int cp_gattr_add(cp_gattr **g, const cp_attrib_sample *a, int64_t w, uint64_t held);
 
 /*! cp_gattr_sites() : add to f, as sites of p, the lines whose live bytes
@@ -58,8 +57,8 @@ int cp_gattr_add(cp_gattr **g, const cp_attrib_sample *a, int64_t w, uint64_t he
  *  of bucket eb or while the process still held nearly held_end (the
  *  growth's last level: the teardown had freed little yet), or the last
  *  of all when the window runs to the end (held_end 0, no teardown: the
- *  exit's, with no step's temporaries live); and the last
- *  one taken by t_grown, the growth's last memory event (what the program
+ *  exit's, with no step's temporaries live); and the last one taken by
+ *  t_grown, the growth's last memory event (what the program
  *  freed after its growth but before it exited).  Buckets are 2^width_log
  *  launches wide.  Sites holding less than 1/64 of what all grew are left
  *  out.  A site whose live bytes in the last sample by the middle of the

@@ -82,7 +82,7 @@ struct cp_gpool {
     uint32_t n_places;
     uint64_t n_ids;                 /* stack and frame ids handed out (CP_GPOOL_ID) */
     size_t from;                    /* the first sample gp_judge() judged last, */
-    int after_plateau;              /* the last of a warm-up's plateau */
+    int after_plateau;              /* ... when it is the last of a warm-up's plateau */
 };
 
 static int gp_at_same(const gp_at *a, const gp_at *b)
@@ -214,8 +214,8 @@ static int gp_buckets(const struct cp_gpool *g, size_t from, size_t n, cp_growth
  * its arrays go).  A drop at the exit sample is that too, whatever work
  * came after the last look: the arrays went between the two, and work
  * done after they went would have been seen by a look (the companion
- * looks about once a second at the least) unless it was shorter.  @return : how
- * many. */
+ * looks about once a second at the least) unless it was shorter.
+ * @return : how many. */
 static size_t gp_window_end(const struct cp_gpool *g)
 {
     size_t n = g->n;
@@ -350,11 +350,7 @@ static void gp_finding(struct cp_gpool *g, size_t m, size_t n, const cp_growth *
     char b1[32], b2[32], b3[32], tb[32];
     const cp_gpool_sample *last = &g->s[m - 1];
     uint64_t growth = w->floor[CP_GROWTH_SEGS - 1] - w->base;
-    /* The growth's first sample: its start bucket may hold none. */
-    uint32_t j = w->start;
-    while (j < w->end && !t->b[j].used)
-        j++;
-    uint64_t t0 = t->b[j].ts0, t1 = last->ts;
+    uint64_t t0 = t->b[cp_gwin_used_from(t, w->start, w->end)].ts0, t1 = last->ts;
     /* After a warm-up's plateau, bucket 0 holds its last sample, taken
      * when the plateau began to hold: the growth began at the next. */
     if (g->after_plateau && t0 < g->s[g->from + 1].ts)
@@ -378,9 +374,10 @@ static void gp_finding(struct cp_gpool *g, size_t m, size_t n, const cp_growth *
                     "serves every array from it. These are XLA's own numbers: bytes in use, "
                     "%zu samples of memory_stats() over the run.",
                     cp_fmt_bytes(g->pool, b1, sizeof b1), n);
+    int plateau = w->start || g->after_plateau;
     cp_finding_line(f, "Lowest in use in each eighth of the %s: from %s to %s, rising to the "
                     "end%s.", w->half ? "second half of the work (kernel launches; the first "
-                    "half was its warm-up)" : w->start || g->after_plateau ? "work after its warm-up plateau "
+                    "half was its warm-up)" : plateau ? "work after its warm-up plateau "
                     "(kernel launches)" : "work (kernel launches)",
                     cp_fmt_bytes(w->floor[0], b1, sizeof b1),
                     cp_fmt_bytes(w->floor[CP_GROWTH_SEGS - 1], b2, sizeof b2),
@@ -427,7 +424,7 @@ static void gp_finding(struct cp_gpool *g, size_t m, size_t n, const cp_growth *
     cp_jb_ks(b, "source", "xla_pool_samples");
     cp_jb_ku(b, "growth_bytes", growth);
     cp_jb_ku(b, "start_ns", t0);
-    cp_jb_ku(b, "plateau_bytes", w->start || g->after_plateau ? w->base : 0);
+    cp_jb_ku(b, "plateau_bytes", plateau ? w->base : 0);
     cp_jb_kd(b, "rate_bytes_per_s", rate);
     cp_jb_kd(b, "duration_s", secs);
     cp_jb_ku(b, "samples", n);
@@ -449,12 +446,11 @@ static void gp_finding(struct cp_gpool *g, size_t m, size_t n, const cp_growth *
 /* The end of a warm-up's plateau in samples [0, m): the last sample of
  * the last flat stretch (within CP_GROWTH_STEP) of what stays, the least
  * in use from each sample to the m-th, that spans an eighth of their work
- * or more and ends before the last.  @return : 1 + its index, or 0 when
- * there is none.  A stretch
- * lasts until the sample after it (the companion writes one only when
- * the numbers changed).  XLA compiles and autotunes the first call of a
- * jitted step, launching more kernels than a short loop does, so a
- * plateau can take most of the work. */
+ * or more and ends before the last.  A stretch lasts until the sample
+ * after it (the companion writes one only when the numbers changed).  XLA
+ * compiles and autotunes the first call of a jitted step, launching more
+ * kernels than a short loop does, so a plateau can take most of the work.
+ * @return : 1 + its index, or 0 when there is none. */
 static size_t gp_plateau_end(const struct cp_gpool *g, size_t m)
 {
     uint64_t all = g->s[m - 1].w - g->s[0].w, stays = UINT64_MAX, level = 0;

@@ -229,6 +229,13 @@ uint32_t cp_gwin_used_at(const cp_growth *s, uint32_t j)
     return j;
 }
 
+uint32_t cp_gwin_used_from(const cp_growth *s, uint32_t j, uint32_t end)
+{
+    while (j < end && !s->b[j].used)
+        j++;
+    return j;
+}
+
 /* Is `now` a rise over *ref, the level at the last rise or the lowest
  * since: by more than CP_GROWTH_STEP, so that a creep of a few bytes a
  * step is flat but adds up until it is not.  Moves *ref. */

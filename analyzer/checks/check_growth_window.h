@@ -108,6 +108,11 @@ typedef struct cp_growth_win {
  *  (bucket 0 has one once s->started). */
 uint32_t cp_gwin_used_at(const cp_growth *s, uint32_t j);
 
+/*! cp_gwin_used_from() : the first bucket from j up to end with a memory
+ *  event, else end: the growth's first event when its start bucket (half
+ *  the work, after a warm-up) holds none, and an unused bucket no time. */
+uint32_t cp_gwin_used_from(const cp_growth *s, uint32_t j, uint32_t end);
+
 /*! cp_gwin_index() : the bucket of work clock value w (>= s->w0), merging the
  *  buckets (and every site's and step's at[]) until it fits.
  *  @return : the bucket, < CP_GROWTH_BUCKETS. */

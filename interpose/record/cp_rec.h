@@ -102,8 +102,9 @@ void cp_rec_on_new_file(void (*fn)(void));
 
 /*! cp_rec_on_flush() : register fn to run before every cp_rec_flush(), at
  *  every cp_rec_catch_up() and before the file is closed (exit, _exit, exec,
- *  fatal signal), on the thread that flushes: state kept outside the record buffers (launch counters) is
- *  recorded there.  fn may record; it must not flush.  At most 8 callbacks. */
+ *  fatal signal), on the thread that flushes: state kept outside the record
+ *  buffers (launch counters) is recorded there.  fn may record; it must not
+ *  flush.  At most 8 callbacks. */
 void cp_rec_on_flush(void (*fn)(void));
 
 /*! cp_log() : the shim's one logging function.  Prints "[cuprobe pid] ..." on
